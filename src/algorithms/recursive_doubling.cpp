@@ -1,0 +1,5 @@
+#include "algorithms/families.hpp"
+
+namespace topocoll::algorithms {
+void register_recursive_doubling(Registry&) {}
+}  // namespace topocoll::algorithms

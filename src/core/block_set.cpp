@@ -1,0 +1,91 @@
+#include "core/block_set.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace topocoll {
+
+BlockSet BlockSet::range(BlockIndex begin, BlockIndex end) {
+  BlockSet set;
+  set.add(begin, end);
+  return set;
+}
+
+void BlockSet::add(BlockIndex begin, BlockIndex end) {
+  if (begin >= end) return;
+  if (!ranges_.empty() && ranges_.back().end == begin) {
+    ranges_.back().end = end;
+    return;
+  }
+  ranges_.push_back({begin, end});
+}
+
+void BlockSet::add(const BlockSet& other) {
+  for (const auto& r : other.ranges_) add(r.begin, r.end);
+}
+
+void BlockSet::normalize() {
+  if (is_normalized()) return;
+  std::sort(ranges_.begin(), ranges_.end(),
+            [](const BlockRange& a, const BlockRange& b) { return a.begin < b.begin; });
+  std::vector<BlockRange> merged;
+  merged.reserve(ranges_.size());
+  for (const auto& r : ranges_) {
+    if (!merged.empty() && r.begin <= merged.back().end) {
+      merged.back().end = std::max(merged.back().end, r.end);
+    } else {
+      merged.push_back(r);
+    }
+  }
+  ranges_ = std::move(merged);
+}
+
+bool BlockSet::is_normalized() const {
+  for (std::size_t i = 1; i < ranges_.size(); ++i) {
+    if (ranges_[i].begin <= ranges_[i - 1].end) return false;
+  }
+  return true;
+}
+
+std::uint64_t BlockSet::block_count() const {
+  std::uint64_t n = 0;
+  for (const auto& r : ranges_) n += r.size();
+  return n;
+}
+
+bool BlockSet::contains(BlockIndex block) const {
+  auto it = std::upper_bound(ranges_.begin(), ranges_.end(), block,
+                             [](BlockIndex b, const BlockRange& r) { return b < r.end; });
+  return it != ranges_.end() && it->begin <= block;
+}
+
+BlockSet BlockSet::clipped(BlockIndex begin, BlockIndex end) const {
+  BlockSet out;
+  for (const auto& r : ranges_) out.add(std::max(r.begin, begin), std::min(r.end, end));
+  return out;
+}
+
+std::vector<BlockIndex> BlockSet::to_vector() const {
+  std::vector<BlockIndex> out;
+  for (const auto& r : ranges_)
+    for (BlockIndex b = r.begin; b < r.end; ++b) out.push_back(b);
+  return out;
+}
+
+std::string BlockSet::to_string() const {
+  std::ostringstream os;
+  os << '{';
+  for (std::size_t i = 0; i < ranges_.size(); ++i) {
+    if (i) os << ',';
+    const auto& r = ranges_[i];
+    if (r.size() == 1) {
+      os << r.begin;
+    } else {
+      os << r.begin << '-' << (r.end - 1);
+    }
+  }
+  os << '}';
+  return os.str();
+}
+
+}  // namespace topocoll

@@ -1,0 +1,53 @@
+#pragma once
+// Block sets: the unit of data movement in a schedule. A set is a sorted list of disjoint
+// half-open ranges, so a contiguous send costs O(1) to describe and the number of ranges is
+// the number of separate messages a sender must issue unless it packs.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace topocoll {
+
+using BlockIndex = std::uint32_t;
+
+struct BlockRange {
+  BlockIndex begin = 0;
+  BlockIndex end = 0;  // exclusive
+  [[nodiscard]] BlockIndex size() const { return end - begin; }
+  friend bool operator==(const BlockRange&, const BlockRange&) = default;
+};
+
+class BlockSet {
+ public:
+  BlockSet() = default;
+  static BlockSet range(BlockIndex begin, BlockIndex end);
+  static BlockSet single(BlockIndex block) { return range(block, block + 1); }
+
+  // Appends a range; merges with the last one when adjacent. Ranges may arrive unsorted:
+  // call normalize() afterwards in that case.
+  void add(BlockIndex begin, BlockIndex end);
+  void add(BlockIndex block) { add(block, block + 1); }
+  void add(const BlockSet& other);
+  // Sorts and merges overlapping or adjacent ranges.
+  void normalize();
+  void clear() { ranges_.clear(); }
+
+  [[nodiscard]] const std::vector<BlockRange>& ranges() const { return ranges_; }
+  [[nodiscard]] std::size_t range_count() const { return ranges_.size(); }
+  [[nodiscard]] bool empty() const { return ranges_.empty(); }
+  [[nodiscard]] std::uint64_t block_count() const;
+  [[nodiscard]] bool contains(BlockIndex block) const;
+  [[nodiscard]] bool is_normalized() const;
+  // The ranges clipped to [begin, end).
+  [[nodiscard]] BlockSet clipped(BlockIndex begin, BlockIndex end) const;
+  // Blocks in order, expanded (for small sets and tests).
+  [[nodiscard]] std::vector<BlockIndex> to_vector() const;
+  [[nodiscard]] std::string to_string() const;
+
+  friend bool operator==(const BlockSet&, const BlockSet&) = default;
+
+ private:
+  std::vector<BlockRange> ranges_;
+};
+
+}  // namespace topocoll

@@ -1,0 +1,54 @@
+#pragma once
+// One step of one rank: a set of operations executed concurrently (DESIGN.md, "The schedule
+// model"). Sends read the buffer as it was when the step began; receives and local copies
+// are applied, in list order, when every operation of the step has completed.
+#include <string>
+#include <vector>
+
+#include "core/block_set.hpp"
+
+namespace topocoll {
+
+enum class OpKind { send, recv, copy };
+
+// What a receive (or a local copy) does with the incoming data.
+enum class Combine { copy, reduce };
+
+// Operand order of a reduction: received_first is inout = in ∘ inout (the order of
+// MPI_Reduce_local(in, inout)); local_first is inout = inout ∘ in.
+enum class OperandOrder { received_first, local_first };
+
+struct Operation {
+  OpKind kind = OpKind::send;
+  int peer = -1;  // send and recv only
+  // Lane of a concurrent sub-collective (multi-port). Sends and receives match per
+  // (sender, receiver, port) in posting order, as MPI matches per (source, tag).
+  int port = 0;
+  BlockSet blocks;  // send: slots read; recv and copy: slots written
+  BlockSet source;  // copy only: slots read, same block count as `blocks`
+  Combine combine = Combine::copy;
+  OperandOrder order = OperandOrder::received_first;
+
+  static Operation send(int peer, BlockSet blocks, int port = 0);
+  static Operation recv(int peer, BlockSet blocks, Combine combine, int port = 0,
+                        OperandOrder order = OperandOrder::received_first);
+  static Operation local_copy(BlockSet source, BlockSet destination,
+                              Combine combine = Combine::copy,
+                              OperandOrder order = OperandOrder::received_first);
+
+  [[nodiscard]] bool writes() const { return kind != OpKind::send; }
+  [[nodiscard]] std::string to_string() const;
+  friend bool operator==(const Operation&, const Operation&) = default;
+};
+
+struct Step {
+  std::vector<Operation> ops;
+  void clear() { ops.clear(); }
+  [[nodiscard]] bool empty() const { return ops.empty(); }
+};
+
+[[nodiscard]] std::string_view op_kind_name(OpKind kind);
+[[nodiscard]] std::string_view combine_name(Combine combine);
+[[nodiscard]] std::string_view operand_order_name(OperandOrder order);
+
+}  // namespace topocoll

@@ -1,0 +1,36 @@
+#pragma once
+// Integer helpers shared by the algorithm families.
+#include <cstdint>
+
+namespace topocoll {
+
+[[nodiscard]] constexpr int mod(long long a, long long n) {
+  const long long r = a % n;
+  return static_cast<int>(r < 0 ? r + n : r);
+}
+
+[[nodiscard]] constexpr bool is_power_of(long long n, long long base) {
+  if (n < 1) return false;
+  while (n % base == 0) n /= base;
+  return n == 1;
+}
+
+// Largest power of `base` <= n (n >= 1).
+[[nodiscard]] constexpr long long floor_power(long long n, long long base) {
+  long long p = 1;
+  while (p * base <= n) p *= base;
+  return p;
+}
+
+// Smallest k with base^k >= n (n >= 1).
+[[nodiscard]] constexpr int ceil_log(long long n, long long base) {
+  int k = 0;
+  long long p = 1;
+  while (p < n) {
+    p *= base;
+    ++k;
+  }
+  return k;
+}
+
+}  // namespace topocoll

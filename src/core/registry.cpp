@@ -1,0 +1,190 @@
+#include "core/registry.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+#include "algorithms/families.hpp"
+#include "core/rank_math.hpp"
+
+namespace topocoll {
+
+bool AlgorithmInfo::supports(Collective c) const {
+  return std::find(collectives.begin(), collectives.end(), c) != collectives.end();
+}
+
+std::vector<int> AlgorithmInfo::accepted_ports(int dimensions) const {
+  const PortsRule& rule = requirements.ports;
+  std::vector<int> out;
+  if (rule.one) out.push_back(1);
+  if (rule.two) out.push_back(2);
+  if (rule.per_dimension) out.push_back(dimensions);
+  if (rule.two_per_dimension) out.push_back(2 * dimensions);
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+int AlgorithmInfo::default_ports(int dimensions) const {
+  switch (requirements.ports.default_ports) {
+    case PortsRule::Default::one: return 1;
+    case PortsRule::Default::two: return 2;
+    case PortsRule::Default::per_dimension: return dimensions;
+    case PortsRule::Default::two_per_dimension: return 2 * dimensions;
+  }
+  return 1;
+}
+
+void Registry::add(AlgorithmInfo info) { algorithms_.push_back(std::move(info)); }
+
+const AlgorithmInfo* Registry::find(std::string_view name) const {
+  for (const auto& a : algorithms_)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+const AlgorithmInfo& Registry::get(std::string_view name) const {
+  if (const auto* a = find(name)) return *a;
+  throw UnsupportedRequest("unknown algorithm '" + std::string(name) + "'; accepted: " + names());
+}
+
+std::vector<const AlgorithmInfo*> Registry::for_collective(Collective c) const {
+  std::vector<const AlgorithmInfo*> out;
+  for (const auto& a : algorithms_)
+    if (a.supports(c)) out.push_back(&a);
+  return out;
+}
+
+std::string Registry::names() const {
+  std::string out;
+  for (const auto& a : algorithms_) {
+    if (!out.empty()) out += ", ";
+    out += a.name;
+  }
+  return out;
+}
+
+namespace {
+
+std::string join(const std::vector<int>& values) {
+  std::string out;
+  for (int v : values) {
+    if (!out.empty()) out += ", ";
+    out += std::to_string(v);
+  }
+  return out;
+}
+
+std::string collectives_of(const AlgorithmInfo& algo) {
+  std::string out;
+  for (auto c : algo.collectives) {
+    if (!out.empty()) out += ", ";
+    out += collective_name(c);
+  }
+  return out;
+}
+
+std::optional<std::string> rank_rule_violation(const AlgorithmInfo& algo, int p) {
+  const auto& req = algo.requirements;
+  const std::string who = algo.name + " ";
+  if (p < req.min_ranks) {
+    return who + "needs at least " + std::to_string(req.min_ranks) + " ranks (got " +
+           std::to_string(p) + ")";
+  }
+  switch (req.ranks) {
+    case RankRule::any: return std::nullopt;
+    case RankRule::even:
+      if (p % 2 == 0) return std::nullopt;
+      return who + "needs an even number of ranks (got " + std::to_string(p) +
+             "); accepted: 2, 4, 6, ...";
+    case RankRule::power_of_two:
+      if (is_power_of(p, 2)) return std::nullopt;
+      return who + "needs a power-of-two number of ranks (got " + std::to_string(p) +
+             "); accepted: 2, 4, 8, 16, ...";
+    case RankRule::power_of_three:
+      if (is_power_of(p, 3)) return std::nullopt;
+      return who + "needs a power-of-three number of ranks (got " + std::to_string(p) +
+             "); accepted: 3, 9, 27, 81, ...";
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::string> Registry::rejection(const AlgorithmInfo& algo,
+                                               const ScheduleRequest& request) {
+  if (!algo.supports(request.collective)) {
+    return algo.name + " does not implement " + std::string(collective_name(request.collective)) +
+           "; it implements: " + collectives_of(algo);
+  }
+  if (auto why = rank_rule_violation(algo, request.ranks)) return why;
+  const int d = std::max<int>(1, static_cast<int>(request.dims.size()));
+  if (d > 1 && algo.requirements.dims == DimsRule::ring_only) {
+    return algo.name + " runs on a ring (1D) only; got a " + std::to_string(d) +
+           "-dimensional torus; accepted: --dims omitted or a single size";
+  }
+  const auto ports = algo.accepted_ports(d);
+  if (request.ports != 0 && std::find(ports.begin(), ports.end(), request.ports) == ports.end()) {
+    return algo.name + " cannot use " + std::to_string(request.ports) + " ports on a " +
+           std::to_string(d) + "-dimensional shape; accepted: " + join(ports);
+  }
+  if (algo.requirements.commutative_op && !request.commutative) {
+    return algo.name + " reorders operands and needs a commutative operator";
+  }
+  if (is_rooted(request.collective) && (request.root < 0 || request.root >= request.ranks)) {
+    return "root " + std::to_string(request.root) + " is out of range; accepted: 0.." +
+           std::to_string(request.ranks - 1);
+  }
+  return std::nullopt;
+}
+
+void normalize_shape(ScheduleRequest& request) {
+  for (int size : request.dims) {
+    if (size < 1) {
+      throw UnsupportedRequest("torus dimension sizes must be >= 1 (got " + std::to_string(size) +
+                               ")");
+    }
+  }
+  if (request.dims.empty()) {
+    if (request.ranks < 1) throw UnsupportedRequest("give the number of ranks (>= 2) or --dims");
+    request.dims = {request.ranks};
+    return;
+  }
+  const long long product = std::accumulate(request.dims.begin(), request.dims.end(), 1LL,
+                                            std::multiplies<long long>());
+  if (product > (1LL << 30)) throw UnsupportedRequest("torus has too many ranks");
+  if (request.ranks == 0) request.ranks = static_cast<int>(product);
+  if (product != request.ranks) {
+    throw UnsupportedRequest("--dims multiply to " + std::to_string(product) + " but --ranks is " +
+                             std::to_string(request.ranks) + "; they must agree");
+  }
+}
+
+SchedulePtr Registry::build(std::string_view name, ScheduleRequest request) const {
+  const AlgorithmInfo& algo = get(name);
+  normalize_shape(request);
+  if (auto why = rejection(algo, request)) throw UnsupportedRequest(*why);
+  if (request.ports == 0) request.ports = algo.default_ports(static_cast<int>(request.dims.size()));
+  return algo.build(request);
+}
+
+const Registry& registry() {
+  static const Registry instance = [] {
+    Registry r;
+    algorithms::register_ring(r);
+    algorithms::register_recursive_doubling(r);
+    algorithms::register_bruck(r);
+    algorithms::register_bucket(r);
+    algorithms::register_swing(r);
+    algorithms::register_bine(r);
+    algorithms::register_trivance(r);
+    algorithms::register_hamiltonian(r);
+    algorithms::register_binomial_trees(r);
+    algorithms::register_bine_trees(r);
+    algorithms::register_personalized(r);
+    algorithms::register_hypercube_rooted(r);
+    return r;
+  }();
+  return instance;
+}
+
+}  // namespace topocoll

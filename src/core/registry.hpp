@@ -1,0 +1,94 @@
+#pragma once
+// The algorithm registry: what each algorithm is, what it needs (as data), and how to build
+// its schedule. Callers never branch on algorithm names; they ask the registry.
+#include <functional>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "core/schedule.hpp"
+
+namespace topocoll {
+
+// Raised for a request an algorithm cannot serve; the message names the reason and the
+// accepted values. The CLI maps it to exit code 2.
+class UnsupportedRequest : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+struct ScheduleRequest {
+  Collective collective = Collective::allreduce;
+  int ranks = 0;
+  std::vector<int> dims;  // empty or {P}: a ring; otherwise a torus with product == ranks
+  int ports = 0;          // 0: the algorithm's default for the shape
+  int root = 0;
+  bool commutative = true;  // whether the reduction operator commutes
+};
+
+enum class RankRule { any, even, power_of_two, power_of_three };
+enum class DimsRule { ring_only, any_torus };
+
+// Accepted port counts: 1, plus (optional) 2 (both ring directions), D (one per dimension),
+// 2D (both directions of every dimension), for a torus of D dimensions.
+struct PortsRule {
+  bool one = true;
+  bool two = false;
+  bool per_dimension = false;
+  bool two_per_dimension = false;
+  enum class Default { one, two, per_dimension, two_per_dimension } default_ports = Default::one;
+};
+
+struct Requirements {
+  int min_ranks = 2;
+  RankRule ranks = RankRule::any;
+  DimsRule dims = DimsRule::ring_only;
+  PortsRule ports;
+  bool commutative_op = false;  // the algorithm reorders operands
+};
+
+struct AlgorithmInfo {
+  std::string name;     // e.g. "swing-bw"
+  std::string family;   // e.g. "swing"
+  std::string variant;  // e.g. "bandwidth-optimal"
+  std::string paper;    // e.g. "swing-nsdi24.txt sections 3.1.1, 4"
+  std::string summary;  // one line for `topocoll algorithms`
+  std::vector<Collective> collectives;
+  Requirements requirements;
+  // Builds the schedule for a request that passed the data requirements; may still throw
+  // UnsupportedRequest for constraints that are not expressible as data.
+  std::function<SchedulePtr(const ScheduleRequest&)> build;
+
+  [[nodiscard]] bool supports(Collective c) const;
+  [[nodiscard]] std::vector<int> accepted_ports(int dimensions) const;
+  [[nodiscard]] int default_ports(int dimensions) const;
+};
+
+class Registry {
+ public:
+  void add(AlgorithmInfo info);
+  [[nodiscard]] const std::vector<AlgorithmInfo>& all() const { return algorithms_; }
+  [[nodiscard]] const AlgorithmInfo* find(std::string_view name) const;
+  [[nodiscard]] const AlgorithmInfo& get(std::string_view name) const;  // throws with the list
+  [[nodiscard]] std::vector<const AlgorithmInfo*> for_collective(Collective c) const;
+  [[nodiscard]] std::string names() const;
+
+  // The reason the request cannot be served, naming the accepted values; nullopt if it can.
+  [[nodiscard]] static std::optional<std::string> rejection(const AlgorithmInfo& algo,
+                                                            const ScheduleRequest& request);
+  // Checks, fills defaults (ports, dims) and builds. Throws UnsupportedRequest.
+  [[nodiscard]] SchedulePtr build(std::string_view name, ScheduleRequest request) const;
+
+ private:
+  std::vector<AlgorithmInfo> algorithms_;
+};
+
+// The registry with every algorithm of topocoll.
+[[nodiscard]] const Registry& registry();
+
+// Normalizes a request's shape: empty dims become {ranks}; ranks 0 becomes the product.
+// Throws UnsupportedRequest when the two disagree or a dimension is < 1.
+void normalize_shape(ScheduleRequest& request);
+
+}  // namespace topocoll

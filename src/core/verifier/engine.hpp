@@ -1,0 +1,358 @@
+#pragma once
+// The symbolic executor behind verify(). It runs every rank's steps asynchronously, as MPI
+// would: a rank posts step k, each send and receive waits for its partner (matched per
+// (sender, receiver, port) in posting order), and the rank moves on when every operation of
+// the step has completed. Sends are treated as synchronous, so a schedule that only works
+// with eager buffering is reported as a deadlock.
+//
+// Work proceeds in rounds: post (parallel: build steps, check them, snapshot send data),
+// match (sequential), complete (parallel: apply receives and local copies).
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/parallel_for.hpp"
+#include "core/schedule.hpp"
+#include "core/verifier/expectation.hpp"
+#include "core/verifier/verifier.hpp"
+
+namespace topocoll::detail {
+
+struct Finding {
+  Violation violation = Violation::none;
+  int rank = -1;
+  int step = -1;
+  long long block = -1;
+  std::string expected;
+  std::string found;
+  std::string what;  // the sentence, without the location prefix
+};
+
+// Whether `peer` is a torus neighbour of `rank` (wrap-around links included).
+bool torus_adjacent(const std::vector<int>& dims, int rank, int peer);
+// Structural problems of one step that do not depend on data; empty if none.
+std::optional<Finding> check_step_shape(const ScheduleInfo& info, const VerifyOptions& options,
+                                        int rank, int step, const Step& s);
+std::optional<Finding> check_write_conflicts(int rank, int step, const Step& s);
+
+template <class Content>
+class Engine {
+  using Value = typename Content::Value;
+
+ public:
+  Engine(const Schedule& schedule, const VerifyOptions& options, Content& content,
+         BlockIndex window_begin, BlockIndex window_end)
+      : schedule_(schedule),
+        info_(schedule.info()),
+        options_(options),
+        content_(content),
+        w0_(window_begin),
+        w1_(window_end),
+        width_(window_end - window_begin),
+        threads_(resolve_threads(options.threads)),
+        ranks_(static_cast<std::size_t>(info_.ranks)),
+        state_(static_cast<std::size_t>(info_.ranks) * width_) {}
+
+  // Runs the schedule; returns the first violation, if any. `stats` receives counts.
+  std::optional<Finding> run(VerifyReport& stats) {
+    initialize();
+    std::vector<int> to_post;
+    for (int r = 0; r < info_.ranks; ++r) {
+      ranks_[r].step_count = schedule_.step_count(r);
+      stats.max_steps = std::max(stats.max_steps, ranks_[r].step_count);
+      if (ranks_[r].step_count > 0) to_post.push_back(r);
+    }
+    while (!to_post.empty()) {
+      if (auto f = post_all(to_post)) return f;
+      std::vector<int> to_complete;
+      if (auto f = match_all(to_post, to_complete, stats)) return f;
+      if (auto f = complete_all(to_complete)) return f;
+      to_post.clear();
+      for (int r : to_complete)
+        if (!ranks_[r].finished) to_post.push_back(r);
+    }
+    if (auto f = diagnose_stall()) return f;
+    return check_result();
+  }
+
+ private:
+  struct RankState {
+    int step_count = 0;
+    int step = 0;
+    Step current;
+    int pending = 0;
+    std::vector<char> matched;               // per op of the current step
+    std::vector<std::vector<Value>> data;    // per op: outgoing (send) or incoming data
+    bool finished = false;
+  };
+  struct Pending {
+    int rank;
+    int op;
+  };
+  struct Queue {
+    std::vector<Pending> items;
+    std::size_t head = 0;
+    [[nodiscard]] bool empty() const { return head == items.size(); }
+    Pending pop() { return items[head++]; }
+  };
+  struct Channel {
+    Queue sends;
+    Queue recvs;
+  };
+
+  Value& slot(int rank, BlockIndex s) {
+    return state_[static_cast<std::size_t>(rank) * width_ + (s - w0_)];
+  }
+
+  void initialize() {
+    parallel_for(ranks_.size(), threads_, [&](std::size_t r) {
+      for (BlockIndex s = w0_; s < w1_; ++s)
+        if (initially_defined(info_, static_cast<int>(r), s))
+          slot(static_cast<int>(r), s) = content_.initial(static_cast<int>(r), s);
+    });
+  }
+
+  std::string location(int rank, int step) const {
+    return "rank " + std::to_string(rank) + " step " + std::to_string(step);
+  }
+
+  // Reads the window part of `blocks` at `rank` into `out`.
+  std::optional<Finding> snapshot(int rank, int step, const Operation& op, const BlockSet& blocks,
+                                  std::vector<Value>& out) {
+    out.clear();
+    for (const auto& range : blocks.ranges()) {
+      for (BlockIndex b = std::max(range.begin, w0_); b < std::min(range.end, w1_); ++b) {
+        const Value& v = slot(rank, b);
+        if (!Content::defined(v)) {
+          return Finding{Violation::read_undefined, rank, step, b, "a written slot",
+                         "a slot never written",
+                         op.to_string() + " reads block " + std::to_string(b) +
+                             ", which holds no data yet"};
+        }
+        out.push_back(v);
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Finding> post(int r) {
+    RankState& rs = ranks_[r];
+    rs.current.clear();
+    schedule_.build_step(r, rs.step, rs.current);
+    if (auto f = check_step_shape(info_, options_, r, rs.step, rs.current)) return f;
+    const auto n = rs.current.ops.size();
+    rs.matched.assign(n, 0);
+    rs.data.resize(n);
+    rs.pending = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Operation& op = rs.current.ops[i];
+      rs.data[i].clear();
+      if (op.kind == OpKind::send) {
+        if (auto f = snapshot(r, rs.step, op, op.blocks, rs.data[i])) return f;
+      } else if (op.kind == OpKind::copy) {
+        if (auto f = snapshot(r, rs.step, op, op.source, rs.data[i])) return f;
+      }
+      if (op.kind != OpKind::copy) ++rs.pending;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Finding> post_all(const std::vector<int>& to_post) {
+    std::vector<std::optional<Finding>> findings(to_post.size());
+    parallel_for(to_post.size(), threads_, [&](std::size_t i) { findings[i] = post(to_post[i]); });
+    for (auto& f : findings)
+      if (f) return f;
+    return std::nullopt;
+  }
+
+  std::uint64_t channel_key(int from, int to, int port) const {
+    return (static_cast<std::uint64_t>(from) * static_cast<std::uint64_t>(info_.ranks) +
+            static_cast<std::uint64_t>(to)) *
+               static_cast<std::uint64_t>(std::max(1, info_.ports)) +
+           static_cast<std::uint64_t>(port);
+  }
+
+  std::optional<Finding> pair(Pending send, Pending recv, VerifyReport& stats) {
+    RankState& sender = ranks_[send.rank];
+    RankState& receiver = ranks_[recv.rank];
+    const Operation& sop = sender.current.ops[send.op];
+    const Operation& rop = receiver.current.ops[recv.op];
+    const bool same = info_.keeps_positions ? sop.blocks == rop.blocks
+                                            : sop.blocks.block_count() == rop.blocks.block_count();
+    if (!same) {
+      return Finding{Violation::block_mismatch, recv.rank, receiver.step, -1,
+                     sop.blocks.to_string(), rop.blocks.to_string(),
+                     rop.to_string() + " matched the send of rank " + std::to_string(send.rank) +
+                         " step " + std::to_string(sender.step) + ", which carries blocks " +
+                         sop.blocks.to_string()};
+    }
+    receiver.data[recv.op] = std::move(sender.data[send.op]);
+    stats.messages += 1;
+    stats.block_transfers += sop.blocks.block_count();
+    stats.ranges += sop.blocks.range_count();
+    for (Pending p : {send, recv}) {
+      ranks_[p.rank].matched[p.op] = 1;
+      --ranks_[p.rank].pending;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Finding> match_all(const std::vector<int>& to_post, std::vector<int>& to_complete,
+                                   VerifyReport& stats) {
+    std::vector<int> touched;
+    for (int r : to_post) {
+      RankState& rs = ranks_[r];
+      touched.push_back(r);
+      for (int i = 0; i < static_cast<int>(rs.current.ops.size()); ++i) {
+        const Operation& op = rs.current.ops[i];
+        if (op.kind == OpKind::copy) continue;
+        const bool is_send = op.kind == OpKind::send;
+        const auto key = is_send ? channel_key(r, op.peer, op.port) : channel_key(op.peer, r, op.port);
+        Channel& ch = channels_[key];
+        Queue& partners = is_send ? ch.recvs : ch.sends;
+        if (partners.empty()) {
+          (is_send ? ch.sends : ch.recvs).items.push_back({r, i});
+          continue;
+        }
+        const Pending other = partners.pop();
+        touched.push_back(other.rank);
+        auto f = is_send ? pair({r, i}, other, stats) : pair(other, {r, i}, stats);
+        if (f) return f;
+        if (ch.sends.empty() && ch.recvs.empty()) channels_.erase(key);
+      }
+    }
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    for (int r : touched)
+      if (ranks_[r].pending == 0 && !ranks_[r].finished) to_complete.push_back(r);
+    return std::nullopt;
+  }
+
+  std::optional<Finding> apply(int r, const Operation& op, std::vector<Value>& incoming) {
+    RankState& rs = ranks_[r];
+    std::size_t i = 0;
+    for (const auto& range : op.blocks.ranges()) {
+      for (BlockIndex b = std::max(range.begin, w0_); b < std::min(range.end, w1_); ++b, ++i) {
+        Value& target = slot(r, b);
+        if (op.combine == Combine::copy) {
+          target = std::move(incoming[i]);
+          continue;
+        }
+        if (!Content::defined(target)) {
+          return Finding{Violation::read_undefined, r, rs.step, b, "a written slot",
+                         "a slot never written",
+                         op.to_string() + " reduces into block " + std::to_string(b) +
+                             ", which holds no data yet"};
+        }
+        target = content_.reduce(incoming[i], target, op.order);
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Finding> complete(int r) {
+    RankState& rs = ranks_[r];
+    if (auto f = check_write_conflicts(r, rs.step, rs.current)) return f;
+    for (std::size_t i = 0; i < rs.current.ops.size(); ++i) {
+      const Operation& op = rs.current.ops[i];
+      if (op.kind == OpKind::send) continue;
+      if (auto f = apply(r, op, rs.data[i])) return f;
+      rs.data[i].clear();
+    }
+    if (++rs.step == rs.step_count) rs.finished = true;
+    return std::nullopt;
+  }
+
+  std::optional<Finding> complete_all(const std::vector<int>& to_complete) {
+    std::vector<std::optional<Finding>> findings(to_complete.size());
+    parallel_for(to_complete.size(), threads_,
+                 [&](std::size_t i) { findings[i] = complete(to_complete[i]); });
+    for (auto& f : findings)
+      if (f) return f;
+    return std::nullopt;
+  }
+
+  // The first unmatched operation of a stalled rank, and the chain of ranks it waits on.
+  std::optional<Finding> diagnose_stall() {
+    int stalled = -1;
+    for (int r = 0; r < info_.ranks && stalled < 0; ++r)
+      if (!ranks_[r].finished) stalled = r;
+    if (stalled < 0) return std::nullopt;
+    auto first_unmatched = [&](int r) -> const Operation* {
+      const RankState& rs = ranks_[r];
+      for (std::size_t i = 0; i < rs.current.ops.size(); ++i)
+        if (rs.current.ops[i].kind != OpKind::copy && !rs.matched[i]) return &rs.current.ops[i];
+      return nullptr;
+    };
+    const Operation* op = first_unmatched(stalled);
+    std::string chain = std::to_string(stalled);
+    std::vector<char> seen(static_cast<std::size_t>(info_.ranks), 0);
+    int r = stalled;
+    std::string ending;
+    while (true) {
+      seen[r] = 1;
+      const Operation* waiting = first_unmatched(r);
+      if (!waiting) break;
+      const int q = waiting->peer;
+      chain += " -> " + std::to_string(q);
+      if (ranks_[q].finished) {
+        ending = "; rank " + std::to_string(q) + " finished all " +
+                 std::to_string(ranks_[q].step_count) + " steps without a matching operation";
+        break;
+      }
+      if (seen[q]) {
+        ending = "; the ranks wait on each other in a cycle (deadlock)";
+        break;
+      }
+      r = q;
+    }
+    const RankState& rs = ranks_[stalled];
+    return Finding{Violation::unmatched, stalled, rs.step, -1,
+                   "a matching operation at rank " + std::to_string(op->peer),
+                   "none",
+                   op->to_string() + " is never matched (waits: " + chain + ending + ")"};
+  }
+
+  std::optional<Finding> check_result() {
+    for (int r = 0; r < info_.ranks; ++r) {
+      for (BlockIndex s = w0_; s < w1_; ++s) {
+        const SlotExpectation e = expected_content(info_, r, s);
+        if (e.kind == SlotExpectation::Kind::dont_care) continue;
+        std::string found = content_.mismatch(slot(r, s), e);
+        if (found.empty()) continue;
+        std::string expected = describe(e);
+        return Finding{Violation::wrong_result, r, ranks_[r].step_count, s, expected, found,
+                       "block " + std::to_string(s) + " holds " + found + "; expected " +
+                           expected};
+      }
+    }
+    return std::nullopt;
+  }
+
+  std::string describe(const SlotExpectation& e) const {
+    if (e.kind == SlotExpectation::Kind::single) {
+      return "the contribution of rank " + std::to_string(e.origin) + " block " +
+             std::to_string(e.block);
+    }
+    std::string out = "block " + std::to_string(e.block) + " of all " +
+                      std::to_string(info_.ranks) + " ranks, each once";
+    if (!options_.commutative) out += ", in rank order";
+    return out;
+  }
+
+  const Schedule& schedule_;
+  const ScheduleInfo& info_;
+  const VerifyOptions& options_;
+  Content& content_;
+  BlockIndex w0_, w1_;
+  std::size_t width_;
+  int threads_;
+  std::vector<RankState> ranks_;
+  std::vector<Value> state_;
+  std::unordered_map<std::uint64_t, Channel> channels_;
+};
+
+}  // namespace topocoll::detail

@@ -1,0 +1,113 @@
+#include "core/verifier/verifier.hpp"
+
+#include <algorithm>
+
+#include "core/verifier/engine.hpp"
+#include "core/verifier/exact_content.hpp"
+#include "core/verifier/fingerprint_content.hpp"
+
+namespace topocoll {
+namespace {
+
+void fill(VerifyReport& report, const detail::Finding& f) {
+  report.ok = false;
+  report.violation = f.violation;
+  report.rank = f.rank;
+  report.step = f.step;
+  report.block = f.block;
+  report.expected = f.expected;
+  report.found = f.found;
+  report.message = std::string(violation_name(f.violation)) + ": rank " + std::to_string(f.rank) +
+                   (f.step >= 0 ? " step " + std::to_string(f.step) : std::string()) + ": " +
+                   f.what;
+}
+
+std::optional<std::string> info_problem(const ScheduleInfo& info) {
+  if (info.ranks < 1) return "the schedule has no ranks";
+  if (info.blocks < 0) return "the schedule has a negative block count";
+  if (info.total_slots() < info.user_slots())
+    return "slots (" + std::to_string(info.slots) + ") is smaller than the user buffer (" +
+           std::to_string(info.user_slots()) + ")";
+  if (is_chunked_per_rank(info.collective) && info.blocks % info.ranks != 0) {
+    return "a " + std::string(collective_name(info.collective)) +
+           " schedule needs a block count divisible by the ranks (got " +
+           std::to_string(info.blocks) + " blocks for " + std::to_string(info.ranks) + " ranks)";
+  }
+  if (is_rooted(info.collective) && (info.root < 0 || info.root >= info.ranks))
+    return "root " + std::to_string(info.root) + " is out of range";
+  return std::nullopt;
+}
+
+template <class Content>
+VerifyReport run_windows(const Schedule& schedule, const VerifyOptions& options, Content& content,
+                         std::size_t value_bytes, bool allow_windows) {
+  VerifyReport report;
+  const auto& info = schedule.info();
+  const auto slots = static_cast<BlockIndex>(info.total_slots());
+  // State plus in-flight copies: about twice the state in the worst step.
+  const std::uint64_t per_slot = 2ULL * value_bytes * static_cast<std::uint64_t>(info.ranks);
+  BlockIndex width = slots;
+  if (allow_windows && info.keeps_positions && per_slot * slots > options.memory_budget)
+    width = static_cast<BlockIndex>(std::max<std::uint64_t>(1, options.memory_budget / per_slot));
+  for (BlockIndex begin = 0; begin < slots || begin == 0; begin += std::max<BlockIndex>(width, 1)) {
+    const BlockIndex end = std::min<BlockIndex>(slots, begin + width);
+    VerifyReport pass_stats;
+    detail::Engine<Content> engine(schedule, options, content, begin, end);
+    auto finding = engine.run(pass_stats);
+    if (report.passes == 0) {
+      report.max_steps = pass_stats.max_steps;
+      report.messages = pass_stats.messages;
+      report.block_transfers = pass_stats.block_transfers;
+      report.ranges = pass_stats.ranges;
+    }
+    ++report.passes;
+    if (finding) {
+      fill(report, *finding);
+      return report;
+    }
+    if (slots == 0) break;
+  }
+  report.message = "OK";
+  return report;
+}
+
+}  // namespace
+
+std::string_view violation_name(Violation v) {
+  switch (v) {
+    case Violation::none: return "none";
+    case Violation::malformed: return "malformed operation";
+    case Violation::ports_exceeded: return "ports exceeded";
+    case Violation::not_adjacent: return "peer not adjacent";
+    case Violation::block_mismatch: return "block set mismatch";
+    case Violation::unmatched: return "unmatched operation";
+    case Violation::read_undefined: return "read of unwritten block";
+    case Violation::write_conflict: return "write conflict";
+    case Violation::wrong_result: return "wrong result";
+  }
+  return "?";
+}
+
+VerifyReport verify(const Schedule& schedule, const VerifyOptions& options) {
+  const auto& info = schedule.info();
+  if (auto problem = info_problem(info)) {
+    VerifyReport report;
+    report.ok = false;
+    report.violation = Violation::malformed;
+    report.message = std::string(violation_name(Violation::malformed)) + ": " + *problem;
+    return report;
+  }
+  const auto slots = static_cast<BlockIndex>(info.total_slots());
+  if (options.mode == VerifyMode::exact) {
+    ExactContent content(info.ranks, options.commutative);
+    return run_windows(schedule, options, content, sizeof(ExactContent::Value), false);
+  }
+  if (options.commutative) {
+    SumFingerprintContent content(info.ranks, slots, options.seed);
+    return run_windows(schedule, options, content, sizeof(SumFingerprint), true);
+  }
+  OrderedFingerprintContent content(info.ranks, slots, options.seed);
+  return run_windows(schedule, options, content, sizeof(OrderedFingerprint), true);
+}
+
+}  // namespace topocoll

@@ -1,0 +1,61 @@
+#pragma once
+// Symbolic execution of a schedule against its collective's post-condition
+// (DESIGN.md, "Verifier invariants").
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/schedule.hpp"
+
+namespace topocoll {
+
+enum class VerifyMode { exact, fingerprint };
+
+enum class Violation {
+  none,
+  malformed,           // an operation that cannot be executed (bad peer, block out of range, ...)
+  ports_exceeded,      // more concurrent operations per direction than ports
+  not_adjacent,        // a peer that is not a neighbour in the requested topology
+  block_mismatch,      // a matched send and receive disagree on the blocks
+  unmatched,           // an operation whose partner never comes (deadlock or missing partner)
+  read_undefined,      // a read of a slot that was never written
+  write_conflict,      // two writers to one slot in one step, one of them a copy
+  wrong_result,        // the post-condition fails
+};
+
+[[nodiscard]] std::string_view violation_name(Violation v);
+
+struct VerifyOptions {
+  VerifyMode mode = VerifyMode::exact;
+  bool commutative = true;  // false: the reduction order must be the canonical rank order
+  std::uint64_t seed = 0x5eed;
+  // Check that every peer is a neighbour in a torus of these sizes (empty: no check). A
+  // hypercube of dimension d is the torus 2x2x...x2.
+  std::vector<int> adjacency_torus;
+  // Memory budget for block state, in bytes; the verifier splits the blocks into windows
+  // and runs the schedule once per window when a single pass would not fit.
+  std::uint64_t memory_budget = 4ULL << 30;
+  int threads = 0;  // 0: hardware concurrency
+};
+
+struct VerifyReport {
+  bool ok = true;
+  Violation violation = Violation::none;
+  int rank = -1;
+  int step = -1;
+  long long block = -1;
+  std::string expected;
+  std::string found;
+  std::string message;  // full sentence naming rank, step, block, expected and found
+
+  // Statistics of the run.
+  int max_steps = 0;
+  std::uint64_t messages = 0;      // matched send/receive pairs
+  std::uint64_t block_transfers = 0;  // blocks carried by all messages
+  std::uint64_t ranges = 0;        // ranges in all sends (separate messages without packing)
+  int passes = 0;                  // block windows the run was split into
+};
+
+[[nodiscard]] VerifyReport verify(const Schedule& schedule, const VerifyOptions& options = {});
+
+}  // namespace topocoll

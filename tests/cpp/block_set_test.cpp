@@ -1,0 +1,38 @@
+#include "core/block_set.hpp"
+
+#include <gtest/gtest.h>
+
+namespace topocoll {
+
+TEST(BlockSet, AddMergesAdjacentRanges) {
+  BlockSet s;
+  s.add(0, 2);
+  s.add(2, 5);
+  s.add(7);
+  ASSERT_EQ(s.range_count(), 2u);
+  EXPECT_EQ(s.block_count(), 6u);
+  EXPECT_TRUE(s.contains(4));
+  EXPECT_FALSE(s.contains(5));
+  EXPECT_TRUE(s.contains(7));
+  EXPECT_EQ(s.to_string(), "{0-4,7}");
+}
+
+TEST(BlockSet, NormalizeSortsAndMergesOverlaps) {
+  BlockSet s;
+  s.add(8, 10);
+  s.add(1, 3);
+  s.add(2, 4);
+  s.normalize();
+  EXPECT_EQ(s.to_vector(), (std::vector<BlockIndex>{1, 2, 3, 8, 9}));
+  EXPECT_EQ(s.range_count(), 2u);
+}
+
+TEST(BlockSet, ClippedKeepsOnlyTheWindow) {
+  BlockSet s;
+  s.add(0, 4);
+  s.add(6, 9);
+  EXPECT_EQ(s.clipped(2, 7).to_vector(), (std::vector<BlockIndex>{2, 3, 6}));
+  EXPECT_TRUE(s.clipped(4, 6).empty());
+}
+
+}  // namespace topocoll
