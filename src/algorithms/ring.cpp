@@ -86,6 +86,8 @@ void register_ring(Registry& registry) {
   info.summary = "reduce-scatter + allgather around a ring, P-1 steps each; ports=2 runs both directions";
   info.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
   info.requirements.ports.two = true;
+  // Each block's partial sum starts after its owner and wraps around the ring.
+  info.requirements.commutative_op = true;
   info.build = build_ring;
   registry.add(std::move(info));
 }

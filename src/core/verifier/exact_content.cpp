@@ -43,8 +43,8 @@ std::string ExactContent::check_all_ranks(const std::vector<Contribution>& items
   if (!commutative_) {
     for (std::size_t i = 0; i < items.size(); ++i) {
       if (items[i].origin != i) {
-        return "the reduction order has rank " + std::to_string(items[i].origin) +
-               " at position " + std::to_string(i);
+        return "all contributions, but rank " + std::to_string(items[i].origin) +
+               " at position " + std::to_string(i) + " of the reduction order";
       }
     }
   }

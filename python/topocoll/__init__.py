@@ -1,0 +1,23 @@
+"""topocoll: topology-aware collective communication (schedules, verifier, CLI)."""
+
+from topocoll._core import (
+    Schedule,
+    accepted_ports,
+    algorithms,
+    build,
+    collectives,
+    load_json,
+    partition_sizes,
+    verify,
+)
+
+__all__ = [
+    "Schedule",
+    "accepted_ports",
+    "algorithms",
+    "build",
+    "collectives",
+    "load_json",
+    "partition_sizes",
+    "verify",
+]

@@ -1,0 +1,43 @@
+"""Parsing of torus shapes and the standard shape list used by `verify --all`."""
+
+from __future__ import annotations
+
+
+class InputError(ValueError):
+    """Invalid command-line input; the CLI prints it and exits with code 2."""
+
+
+def parse_dims(text: str) -> list[int]:
+    """Parse `D0xD1x...` (for example `4x4` or `2x8x2`) into sizes."""
+    parts = text.lower().split("x")
+    try:
+        dims = [int(p) for p in parts]
+    except ValueError:
+        raise InputError(
+            f"--dims '{text}' is not a torus shape; accepted: sizes joined by 'x', e.g. 8, 4x4, 2x8x2"
+        ) from None
+    if any(d < 1 for d in dims):
+        raise InputError(f"--dims '{text}': every size must be >= 1")
+    return dims
+
+
+def format_dims(dims: list[int]) -> str:
+    return "x".join(str(d) for d in dims)
+
+
+def product(dims: list[int]) -> int:
+    result = 1
+    for d in dims:
+        result *= d
+    return result
+
+
+def standard_tori() -> list[list[int]]:
+    """The torus shapes the foundation issue asks every torus algorithm to verify on."""
+    shapes = [[a, b] for a in range(2, 9) for b in range(2, 9)]
+    shapes += [[4, 6], [6, 6], [2, 8, 2], [4, 6, 4], [10, 10], [3, 9], [9, 9], [27, 27]]
+    unique: list[list[int]] = []
+    for s in shapes:
+        if s not in unique:
+            unique.append(s)
+    return unique

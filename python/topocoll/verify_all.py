@@ -1,0 +1,82 @@
+"""`topocoll verify --all`: every registered algorithm over every supported rank count and a
+list of torus shapes, summarized per algorithm and collective."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from topocoll import _core
+from topocoll.shapes import format_dims, product, standard_tori
+
+ROOTED = {"bcast", "reduce", "gather", "scatter"}
+EXACT_LIMIT = 256  # ranks up to which --all uses exact mode; fingerprint above
+
+
+@dataclass
+class Tally:
+    algorithm: str
+    collective: str
+    verified: int = 0
+    unsupported: int = 0
+    failures: list[str] = field(default_factory=list)
+    largest: int = 0
+    shapes: int = 0
+    seconds: float = 0.0
+
+
+def roots_for(collective: str, ranks: int) -> list[int]:
+    if collective not in ROOTED:
+        return [0]
+    return sorted({0, ranks // 2, ranks - 1})
+
+
+def cases(max_ranks: int) -> list[tuple[int, list[int]]]:
+    """(ranks, dims) pairs: every 1D size 2..max_ranks, then the standard tori that fit."""
+    out = [(p, []) for p in range(2, max_ranks + 1)]
+    out += [(product(d), d) for d in standard_tori() if product(d) <= max_ranks]
+    return out
+
+
+def port_choices(algorithm: str, dims: list[int]) -> list[int]:
+    return _core.accepted_ports(algorithm, max(1, len(dims)))
+
+
+def check_case(tally: Tally, ranks: int, dims: list[int]) -> None:
+    mode = "exact" if ranks <= EXACT_LIMIT else "fingerprint"
+    for ports in port_choices(tally.algorithm, dims):
+        for root in roots_for(tally.collective, ranks):
+            try:
+                schedule = _core.build(tally.algorithm, tally.collective, ranks, dims, ports, root)
+            except ValueError:
+                tally.unsupported += 1
+                continue
+            report = _core.verify(schedule, mode)
+            if report["ok"]:
+                tally.verified += 1
+                tally.largest = max(tally.largest, ranks)
+                tally.shapes += 1 if dims else 0
+            else:
+                shape = format_dims(dims) if dims else str(ranks)
+                tally.failures.append(
+                    f"{tally.algorithm} {tally.collective} P={shape} ports={ports} root={root}: "
+                    f"{report['message']}"
+                )
+
+
+def run(max_ranks: int, algorithms: list[str] | None = None) -> list[Tally]:
+    tallies = []
+    for algo in _core.algorithms():
+        if algorithms and algo["name"] not in algorithms:
+            continue
+        torus = algo["requirements"]["torus"]
+        for collective in algo["collectives"]:
+            tally = Tally(algo["name"], collective)
+            start = time.perf_counter()
+            for ranks, dims in cases(max_ranks):
+                if dims and not torus:
+                    continue
+                check_case(tally, ranks, dims)
+            tally.seconds = time.perf_counter() - start
+            tallies.append(tally)
+    return tallies

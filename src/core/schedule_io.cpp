@@ -1,0 +1,234 @@
+#include "core/schedule_io.hpp"
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace topocoll {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kFormat = "topocoll-schedule";
+constexpr int kVersion = 1;
+
+json ranges_to_json(const BlockSet& set) {
+  json out = json::array();
+  for (const auto& r : set.ranges()) out.push_back({r.begin, r.end});
+  return out;
+}
+
+json op_to_json(const Operation& op) {
+  json j;
+  j["op"] = op_kind_name(op.kind);
+  if (op.kind != OpKind::copy) {
+    j["peer"] = op.peer;
+    j["port"] = op.port;
+  } else {
+    j["from"] = ranges_to_json(op.source);
+  }
+  j["blocks"] = ranges_to_json(op.blocks);
+  if (op.kind != OpKind::send) {
+    j["combine"] = combine_name(op.combine);
+    if (op.combine == Combine::reduce) j["order"] = operand_order_name(op.order);
+  }
+  return j;
+}
+
+// Parsing: every error names where it happened.
+struct Where {
+  std::string text;
+  [[noreturn]] void fail(const std::string& problem) const {
+    throw ScheduleFormatError("schedule JSON" + (text.empty() ? "" : " " + text) + ": " + problem);
+  }
+};
+
+const json& field(const json& obj, const char* name, const Where& where) {
+  if (!obj.is_object()) where.fail("expected an object");
+  auto it = obj.find(name);
+  if (it == obj.end()) where.fail(std::string("missing field '") + name + "'");
+  return *it;
+}
+
+long long integer(const json& value, const char* name, const Where& where, long long lo,
+                  long long hi) {
+  if (!value.is_number_integer())
+    where.fail(std::string("'") + name + "' must be an integer");
+  const auto v = value.get<long long>();
+  if (v < lo || v > hi) {
+    where.fail(std::string("'") + name + "' = " + std::to_string(v) + " is out of range; accepted: " +
+               std::to_string(lo) + ".." + std::to_string(hi));
+  }
+  return v;
+}
+
+long long optional_integer(const json& obj, const char* name, long long fallback,
+                           const Where& where, long long lo, long long hi) {
+  auto it = obj.find(name);
+  return it == obj.end() ? fallback : integer(*it, name, where, lo, hi);
+}
+
+BlockSet ranges_from_json(const json& value, const char* name, const Where& where) {
+  if (!value.is_array()) where.fail(std::string("'") + name + "' must be a list of [begin, end] pairs");
+  BlockSet set;
+  for (const auto& pair : value) {
+    if (!pair.is_array() || pair.size() != 2)
+      where.fail(std::string("'") + name + "' must be a list of [begin, end] pairs");
+    const auto begin = integer(pair[0], name, where, 0, 1LL << 32);
+    const auto end = integer(pair[1], name, where, 0, 1LL << 32);
+    if (end <= begin) where.fail(std::string("'") + name + "' has an empty or reversed range");
+    set.add(static_cast<BlockIndex>(begin), static_cast<BlockIndex>(end));
+  }
+  return set;
+}
+
+template <class Enum, std::size_t N>
+Enum choice(const json& obj, const char* name, Enum fallback,
+            const std::pair<std::string_view, Enum> (&options)[N], const Where& where) {
+  auto it = obj.find(name);
+  if (it == obj.end()) return fallback;
+  std::string accepted;
+  for (const auto& [text, value] : options) {
+    if (it->is_string() && it->get<std::string>() == text) return value;
+    accepted += (accepted.empty() ? "" : ", ") + std::string(text);
+  }
+  where.fail(std::string("'") + name + "' must be one of: " + accepted);
+}
+
+Operation op_from_json(const json& j, int ranks, const Where& where) {
+  static const std::pair<std::string_view, OpKind> kinds[] = {
+      {"send", OpKind::send}, {"recv", OpKind::recv}, {"copy", OpKind::copy}};
+  static const std::pair<std::string_view, Combine> combines[] = {{"copy", Combine::copy},
+                                                                  {"reduce", Combine::reduce}};
+  static const std::pair<std::string_view, OperandOrder> orders[] = {
+      {"received-first", OperandOrder::received_first}, {"local-first", OperandOrder::local_first}};
+  if (!j.is_object()) where.fail("an operation must be an object");
+  Operation op;
+  op.kind = choice(j, "op", OpKind::send, kinds, where);
+  if (!j.contains("op")) where.fail("missing field 'op' (send, recv or copy)");
+  op.blocks = ranges_from_json(field(j, "blocks", where), "blocks", where);
+  if (op.kind == OpKind::copy) {
+    op.source = ranges_from_json(field(j, "from", where), "from", where);
+  } else {
+    op.peer = static_cast<int>(integer(field(j, "peer", where), "peer", where, 0, ranks - 1));
+    op.port = static_cast<int>(optional_integer(j, "port", 0, where, 0, 1 << 20));
+  }
+  if (op.kind != OpKind::send) {
+    op.combine = choice(j, "combine", Combine::copy, combines, where);
+    op.order = choice(j, "order", OperandOrder::received_first, orders, where);
+  }
+  return op;
+}
+
+ScheduleInfo info_from_json(const json& doc) {
+  const Where top{""};
+  if (!doc.is_object()) top.fail("the document must be an object");
+  auto format = doc.find("format");
+  if (format == doc.end() || *format != kFormat)
+    top.fail(std::string("'format' must be \"") + kFormat + "\"");
+  if (integer(field(doc, "version", top), "version", top, 0, 1 << 20) != kVersion)
+    top.fail("unsupported 'version'; accepted: " + std::to_string(kVersion));
+  ScheduleInfo info;
+  const auto& name = field(doc, "collective", top);
+  auto collective = name.is_string() ? parse_collective(name.get<std::string>()) : std::nullopt;
+  if (!collective) top.fail("'collective' must be one of: " + collective_names_list());
+  info.collective = *collective;
+  if (auto it = doc.find("algorithm"); it != doc.end() && it->is_string())
+    info.algorithm = it->get<std::string>();
+  info.ranks = static_cast<int>(integer(field(doc, "ranks", top), "ranks", top, 1, 1 << 24));
+  info.blocks = static_cast<int>(integer(field(doc, "blocks", top), "blocks", top, 1, 1LL << 31));
+  info.slots = static_cast<int>(optional_integer(doc, "slots", 0, top, 0, 1LL << 31));
+  info.ports = static_cast<int>(optional_integer(doc, "ports", 1, top, 1, 1 << 20));
+  info.root = static_cast<int>(optional_integer(doc, "root", 0, top, 0, info.ranks - 1));
+  if (auto it = doc.find("dims"); it != doc.end()) {
+    if (!it->is_array()) top.fail("'dims' must be a list of sizes");
+    for (const auto& d : *it) info.dims.push_back(static_cast<int>(integer(d, "dims", top, 1, 1 << 24)));
+  }
+  if (auto it = doc.find("keeps_positions"); it != doc.end()) {
+    if (!it->is_boolean()) top.fail("'keeps_positions' must be true or false");
+    info.keeps_positions = it->get<bool>();
+  }
+  return info;
+}
+
+}  // namespace
+
+std::string schedule_to_json(const Schedule& schedule, int indent) {
+  const ScheduleInfo& info = schedule.info();
+  json doc;
+  doc["format"] = kFormat;
+  doc["version"] = kVersion;
+  doc["collective"] = collective_name(info.collective);
+  doc["algorithm"] = info.algorithm;
+  doc["ranks"] = info.ranks;
+  doc["blocks"] = info.blocks;
+  doc["slots"] = info.total_slots();
+  doc["ports"] = info.ports;
+  doc["root"] = info.root;
+  doc["dims"] = info.dims;
+  doc["keeps_positions"] = info.keeps_positions;
+  json ranks = json::array();
+  for (int r = 0; r < info.ranks; ++r) {
+    json steps = json::array();
+    for (const Step& s : schedule.steps_of(r)) {
+      json ops = json::array();
+      for (const Operation& op : s.ops) ops.push_back(op_to_json(op));
+      steps.push_back(std::move(ops));
+    }
+    ranks.push_back(std::move(steps));
+  }
+  doc["steps"] = std::move(ranks);
+  return doc.dump(indent);
+}
+
+std::unique_ptr<ExplicitSchedule> schedule_from_json(const std::string& text) {
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::parse_error& e) {
+    throw ScheduleFormatError(std::string("schedule JSON is not valid JSON: ") + e.what());
+  }
+  ScheduleInfo info = info_from_json(doc);
+  const Where top{""};
+  const json& ranks = field(doc, "steps", top);
+  if (!ranks.is_array() || static_cast<int>(ranks.size()) != info.ranks)
+    top.fail("'steps' must hold one list of steps per rank (" + std::to_string(info.ranks) + ")");
+  std::vector<std::vector<Step>> rank_steps(static_cast<std::size_t>(info.ranks));
+  for (int r = 0; r < info.ranks; ++r) {
+    if (!ranks[r].is_array()) Where{"rank " + std::to_string(r)}.fail("steps must be a list");
+    for (std::size_t k = 0; k < ranks[r].size(); ++k) {
+      const json& ops = ranks[r][k];
+      const Where at_step{"rank " + std::to_string(r) + " step " + std::to_string(k)};
+      if (!ops.is_array()) at_step.fail("a step must be a list of operations");
+      Step step;
+      for (std::size_t i = 0; i < ops.size(); ++i) {
+        const Where at_op{at_step.text + " op " + std::to_string(i)};
+        step.ops.push_back(op_from_json(ops[i], info.ranks, at_op));
+      }
+      rank_steps[r].push_back(std::move(step));
+    }
+  }
+  return std::make_unique<ExplicitSchedule>(std::move(info), std::move(rank_steps));
+}
+
+std::string schedule_to_text(const Schedule& schedule) {
+  const ScheduleInfo& info = schedule.info();
+  std::ostringstream os;
+  os << "# " << collective_name(info.collective) << " " << info.algorithm << ": " << info.ranks
+     << " ranks, " << info.blocks << " blocks, " << info.total_slots() << " slots, " << info.ports
+     << " port(s)";
+  if (is_rooted(info.collective)) os << ", root " << info.root;
+  os << '\n';
+  for (int r = 0; r < info.ranks; ++r) {
+    const auto steps = schedule.steps_of(r);
+    for (std::size_t k = 0; k < steps.size(); ++k) {
+      os << "rank " << r << " step " << k << ':';
+      if (steps[k].ops.empty()) os << " (idle)";
+      for (std::size_t i = 0; i < steps[k].ops.size(); ++i)
+        os << (i ? " | " : " ") << steps[k].ops[i].to_string();
+      os << '\n';
+    }
+  }
+  return os.str();
+}
+
+}  // namespace topocoll
