@@ -165,6 +165,12 @@ def cmd_schedule(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_traffic(args: argparse.Namespace) -> int:
+    from topocoll import traffic
+
+    return traffic.run(args)
+
+
 def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="topocoll", description=__doc__)
     sub = top.add_subparsers(dest="command", required=True)
@@ -184,6 +190,18 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--adjacent", action="store_true", help="require torus-neighbour peers")
     p.add_argument("--seed", type=int, default=0x5EED, help="fingerprint seed")
     p.set_defaults(run=cmd_verify)
+
+    p = sub.add_parser("traffic", help="bytes sent in total and across group boundaries")
+    p.add_argument("--collective", "-c")
+    p.add_argument("--algorithm", "-a")
+    p.add_argument("--compare", help="A,B: both algorithms and the reduction of B against A")
+    p.add_argument("--ranks", "-p", type=int, default=0)
+    p.add_argument("--dims", help="torus shape for torus algorithms")
+    p.add_argument("--groups", required=True, help="contiguous:G | random:NGROUPS:GROUPSIZE:SEED | FILE.csv")
+    p.add_argument("--size", default="1MiB", help="bytes of the whole vector (default 1MiB)")
+    p.add_argument("--root", type=int, default=0)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(run=cmd_traffic)
 
     p = sub.add_parser("schedule", help="print a schedule")
     add_shape_arguments(p)

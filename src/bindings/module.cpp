@@ -5,6 +5,7 @@
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
 
+#include "analysis/traffic.hpp"
 #include "core/partition.hpp"
 #include "core/registry.hpp"
 #include "core/schedule_io.hpp"
@@ -159,6 +160,22 @@ NB_MODULE(_core, m) {
   m.def("verify", &run_verify, "schedule"_a, "mode"_a = "exact", "commutative"_a = true,
         "seed"_a = 0x5eed, "adjacency_torus"_a = std::vector<int>{}, "threads"_a = 0,
         "memory_budget"_a = 0);
+  m.def(
+      "traffic",
+      [](const Schedule& s, const std::vector<int>& group_of, std::uint64_t vector_bytes) {
+        TrafficTotals t;
+        {
+          nb::gil_scoped_release release;
+          t = measure_traffic(s, group_of, vector_bytes);
+        }
+        nb::dict d;
+        d["bytes"] = t.bytes;
+        d["inter_group_bytes"] = t.inter_group_bytes;
+        d["messages"] = t.messages;
+        d["inter_group_messages"] = t.inter_group_messages;
+        return d;
+      },
+      "schedule"_a, "group_of"_a, "vector_bytes"_a);
   m.def("partition_sizes", [](const Schedule& s, std::uint64_t count) {
     BlockPartition p(s.info(), count);
     std::vector<std::uint64_t> sizes;
