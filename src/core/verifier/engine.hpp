@@ -96,7 +96,14 @@ class Engine {
     std::vector<Pending> items;
     std::size_t head = 0;
     [[nodiscard]] bool empty() const { return head == items.size(); }
-    Pending pop() { return items[head++]; }
+    Pending pop() {
+      const Pending p = items[head++];
+      if (head == items.size()) {  // keep the capacity for the next message on this channel
+        items.clear();
+        head = 0;
+      }
+      return p;
+    }
   };
   struct Channel {
     Queue sends;
@@ -221,7 +228,6 @@ class Engine {
         touched.push_back(other.rank);
         auto f = is_send ? pair({r, i}, other, stats) : pair(other, {r, i}, stats);
         if (f) return f;
-        if (ch.sends.empty() && ch.recvs.empty()) channels_.erase(key);
       }
     }
     std::sort(touched.begin(), touched.end());
