@@ -45,6 +45,7 @@ test-python: build-python
 
 lint: venv
 	$(VENV)/bin/ruff check python tests bench
+	$(VENV)/bin/ruff format --check python tests bench
 
 format:
 	clang-format -i $$(find src tests bench -name '*.cpp' -o -name '*.hpp')

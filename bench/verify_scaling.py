@@ -17,8 +17,16 @@ import time
 import topocoll
 
 DEFAULT_ALGORITHMS = [
-    "recdoub-lat", "recdoub-bw", "swing-lat", "swing-bw", "bine-lat", "bine-bw",
-    "trivance-lat", "trivance-bw", "bruck-lat", "bruck-bw",
+    "recdoub-lat",
+    "recdoub-bw",
+    "swing-lat",
+    "swing-bw",
+    "bine-lat",
+    "bine-bw",
+    "trivance-lat",
+    "trivance-bw",
+    "bruck-lat",
+    "bruck-bw",
 ]
 DEFAULT_SHAPES = ["1024", "4096", "16384", "64x64", "128x128"]
 
@@ -78,7 +86,8 @@ def main() -> int:
             "",
             f"Command: `{command}` (from `make bench`)",
             "",
-            f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()};"
+            f"Machine: {platform.machine()}, {os.cpu_count()} cores, "
+            f"Python {platform.python_version()};"
             f" collective: {args.collective}.",
             "",
             "| algorithm | shape | steps | block transfers | passes | seconds | result |",

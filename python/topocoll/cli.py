@@ -52,7 +52,8 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
     if args.collective:
         if args.collective not in _core.collectives():
             raise InputError(
-                f"unknown collective '{args.collective}'; accepted: {', '.join(_core.collectives())}"
+                f"unknown collective '{args.collective}'; "
+                f"accepted: {', '.join(_core.collectives())}"
             )
         algos = [a for a in algos if args.collective in a["collectives"]]
     if args.json:
@@ -134,15 +135,34 @@ def verify_all(args: argparse.Namespace) -> int:
     chosen = args.algorithm.split(",") if args.algorithm else None
     unknown = [n for n in chosen or [] if n not in names]
     if unknown:
-        raise InputError(f"unknown algorithm(s) {', '.join(unknown)}; accepted: {', '.join(sorted(names))}")
+        raise InputError(
+            f"unknown algorithm(s) {', '.join(unknown)}; accepted: {', '.join(sorted(names))}"
+        )
     tallies = va.run(args.max_ranks, chosen)
     table = Table(title=f"verify --all (P = 2..{args.max_ranks} and standard tori up to that size)")
-    for column in ("algorithm", "collective", "verified", "tori", "largest P", "unsupported", "failed", "time"):
-        table.add_column(column, justify="right" if column not in ("algorithm", "collective") else "left")
+    for column in (
+        "algorithm",
+        "collective",
+        "verified",
+        "tori",
+        "largest P",
+        "unsupported",
+        "failed",
+        "time",
+    ):
+        table.add_column(
+            column, justify="right" if column not in ("algorithm", "collective") else "left"
+        )
     for t in tallies:
         table.add_row(
-            t.algorithm, t.collective, str(t.verified), str(t.shapes), str(t.largest),
-            str(t.unsupported), str(len(t.failures)), f"{t.seconds:.1f}s",
+            t.algorithm,
+            t.collective,
+            str(t.verified),
+            str(t.shapes),
+            str(t.largest),
+            str(t.unsupported),
+            str(len(t.failures)),
+            f"{t.seconds:.1f}s",
         )
     Console(width=140).print(table)
     failures = [f for t in tallies for f in t.failures]
@@ -197,7 +217,9 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--compare", help="A,B: both algorithms and the reduction of B against A")
     p.add_argument("--ranks", "-p", type=int, default=0)
     p.add_argument("--dims", help="torus shape for torus algorithms")
-    p.add_argument("--groups", required=True, help="contiguous:G | random:NGROUPS:GROUPSIZE:SEED | FILE.csv")
+    p.add_argument(
+        "--groups", required=True, help="contiguous:G | random:NGROUPS:GROUPSIZE:SEED | FILE.csv"
+    )
     p.add_argument("--size", default="1MiB", help="bytes of the whole vector (default 1MiB)")
     p.add_argument("--root", type=int, default=0)
     p.add_argument("--json", action="store_true")

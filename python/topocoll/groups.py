@@ -59,7 +59,9 @@ def from_csv(path: Path, ranks: int) -> list[int]:
                     continue  # header
                 raise InputError(f"{path}:{number}: rank and group must be integers") from None
             if not 0 <= rank < ranks:
-                raise InputError(f"{path}:{number}: rank {rank} is out of range; accepted: 0..{ranks - 1}")
+                raise InputError(
+                    f"{path}:{number}: rank {rank} is out of range; accepted: 0..{ranks - 1}"
+                )
             if group < 0:
                 raise InputError(f"{path}:{number}: group must be >= 0 (got {group})")
             if rank in groups:

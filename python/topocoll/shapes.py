@@ -14,7 +14,8 @@ def parse_dims(text: str) -> list[int]:
         dims = [int(p) for p in parts]
     except ValueError:
         raise InputError(
-            f"--dims '{text}' is not a torus shape; accepted: sizes joined by 'x', e.g. 8, 4x4, 2x8x2"
+            f"--dims '{text}' is not a torus shape; "
+            "accepted: sizes joined by 'x', e.g. 8, 4x4, 2x8x2"
         ) from None
     if any(d < 1 for d in dims):
         raise InputError(f"--dims '{text}': every size must be >= 1")

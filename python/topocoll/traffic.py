@@ -24,8 +24,15 @@ class Traffic:
         return self.inter_group_bytes / self.bytes if self.bytes else 0.0
 
 
-def measure(algorithm: str, collective: str, ranks: int, dims: list[int], root: int,
-            group_of: list[int], size: int) -> Traffic:
+def measure(
+    algorithm: str,
+    collective: str,
+    ranks: int,
+    dims: list[int],
+    root: int,
+    group_of: list[int],
+    size: int,
+) -> Traffic:
     schedule = _core.build(algorithm, collective, ranks, dims, 0, root)
     totals = _core.traffic(schedule, group_of, size)
     return Traffic(algorithm, **totals)
@@ -60,23 +67,36 @@ def run(args) -> int:
     group_of = parse_groups(args.groups, ranks)
     results = [measure(n, args.collective, ranks, dims, args.root, group_of, size) for n in names]
     if args.json:
-        doc = {"collective": args.collective, "ranks": ranks, "groups": args.groups,
-               "groups_used": len(set(group_of)), "size": size,
-               "results": [asdict(r) for r in results]}
+        doc = {
+            "collective": args.collective,
+            "ranks": ranks,
+            "groups": args.groups,
+            "groups_used": len(set(group_of)),
+            "size": size,
+            "results": [asdict(r) for r in results],
+        }
         if len(results) == 2:
             doc["inter_group_reduction"] = reduction(*results)
         print(json.dumps(doc, indent=2))
         return 0
-    print(f"{args.collective} P={ranks} size={format_bytes(size)} groups={args.groups} "
-          f"({len(set(group_of))} groups used)")
-    print(f"{'algorithm':<20} {'bytes':>16} {'inter-group bytes':>18} {'share':>7} "
-          f"{'messages':>10} {'inter-group msgs':>16}")
+    print(
+        f"{args.collective} P={ranks} size={format_bytes(size)} groups={args.groups} "
+        f"({len(set(group_of))} groups used)"
+    )
+    print(
+        f"{'algorithm':<20} {'bytes':>16} {'inter-group bytes':>18} {'share':>7} "
+        f"{'messages':>10} {'inter-group msgs':>16}"
+    )
     for r in results:
-        print(f"{r.algorithm:<20} {r.bytes:>16,} {r.inter_group_bytes:>18,} "
-              f"{100 * r.inter_share:>6.1f}% {r.messages:>10,} {r.inter_group_messages:>16,}")
+        print(
+            f"{r.algorithm:<20} {r.bytes:>16,} {r.inter_group_bytes:>18,} "
+            f"{100 * r.inter_share:>6.1f}% {r.messages:>10,} {r.inter_group_messages:>16,}"
+        )
     if len(results) == 2:
         change = reduction(*results)
         verdict = "fewer" if change >= 0 else "more"
-        print(f"{results[1].algorithm} vs {results[0].algorithm}: {abs(100 * change):.1f}% {verdict} "
-              "inter-group bytes")
+        print(
+            f"{results[1].algorithm} vs {results[0].algorithm}: {abs(100 * change):.1f}% {verdict} "
+            "inter-group bytes"
+        )
     return 0

@@ -123,7 +123,10 @@ TEST_P(BrokenSchedules, ReadOfUnwrittenBlockIsReported) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, BrokenSchedules,
-                         ::testing::Values(VerifyMode::exact, VerifyMode::fingerprint));
+                         ::testing::Values(VerifyMode::exact, VerifyMode::fingerprint),
+                         [](const auto& info) {
+                           return info.param == VerifyMode::exact ? "exact" : "fingerprint";
+                         });
 
 }  // namespace
 }  // namespace topocoll

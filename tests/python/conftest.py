@@ -3,7 +3,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from topocoll import cli
 
 
@@ -22,7 +21,9 @@ def run_cli(capsys):
 @pytest.fixture
 def ring_json(run_cli, tmp_path):
     """A ring allreduce schedule on 6 ranks as a parsed JSON document and a writer."""
-    code, out, _ = run_cli("schedule", "-c", "allreduce", "-a", "ring", "-p", "6", "--format", "json")
+    code, out, _ = run_cli(
+        "schedule", "-c", "allreduce", "-a", "ring", "-p", "6", "--format", "json"
+    )
     assert code == 0
     doc = json.loads(out)
 

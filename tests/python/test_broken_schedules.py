@@ -43,7 +43,9 @@ def test_doubled_reduction(run_cli, ring_json, mode):
     code, out = verify_doc(run_cli, write, broken, "--mode", mode)
     assert code == 1
     assert "wrong result" in out
-    assert ("counted 2 times" in out) if mode == "exact" else ("7 contributions (expected 6)" in out)
+    assert (
+        ("counted 2 times" in out) if mode == "exact" else ("7 contributions (expected 6)" in out)
+    )
 
 
 def test_wrong_peer(run_cli, ring_json):

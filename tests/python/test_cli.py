@@ -26,7 +26,9 @@ def test_unknown_collective_is_input_error(run_cli):
 
 
 def test_verify_ok_prints_ok_last(run_cli):
-    code, out, _ = run_cli("verify", "-c", "reduce-scatter", "-a", "ring", "-p", "7", "--ports", "2")
+    code, out, _ = run_cli(
+        "verify", "-c", "reduce-scatter", "-a", "ring", "-p", "7", "--ports", "2"
+    )
     assert code == 0
     assert out.strip().splitlines()[-1].startswith("OK")
 
@@ -60,7 +62,9 @@ def test_verify_rejects_a_collective_the_algorithm_lacks(run_cli):
 
 
 def test_non_commutative_requirement_is_enforced(run_cli):
-    code, _, err = run_cli("verify", "-c", "allreduce", "-a", "ring", "-p", "4", "--non-commutative")
+    code, _, err = run_cli(
+        "verify", "-c", "allreduce", "-a", "ring", "-p", "4", "--non-commutative"
+    )
     assert code == 2
     assert "commutative" in err
 
@@ -83,7 +87,18 @@ def test_schedule_text_lists_every_rank_and_step(run_cli):
 
 def test_entry_point_runs_as_a_program():
     result = subprocess.run(
-        [sys.executable, "-m", "topocoll.cli", "verify", "-c", "allreduce", "-a", "ring", "-p", "5"],
+        [
+            sys.executable,
+            "-m",
+            "topocoll.cli",
+            "verify",
+            "-c",
+            "allreduce",
+            "-a",
+            "ring",
+            "-p",
+            "5",
+        ],
         capture_output=True,
         text=True,
         check=False,

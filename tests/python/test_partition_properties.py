@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import topocoll
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-import topocoll
 
 
 @given(ranks=st.integers(2, 40), count=st.integers(0, 10_000))

@@ -3,7 +3,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from topocoll.groups import parse_groups
 from topocoll.shapes import InputError
 from topocoll.units import parse_bytes
@@ -64,8 +63,18 @@ def test_csv_allocation(tmp_path):
 def test_ring_traffic_counts_boundary_crossings(run_cli):
     # 8 ranks in groups of 4: a one-way ring crosses the boundary on 2 of its 8 links.
     code, out, _ = run_cli(
-        "traffic", "-c", "allreduce", "-a", "ring", "-p", "8", "--groups", "contiguous:4",
-        "--size", "8KiB", "--json",
+        "traffic",
+        "-c",
+        "allreduce",
+        "-a",
+        "ring",
+        "-p",
+        "8",
+        "--groups",
+        "contiguous:4",
+        "--size",
+        "8KiB",
+        "--json",
     )
     assert code == 0
     result = json.loads(out)["results"][0]
