@@ -13,10 +13,13 @@
 
 namespace topocoll {
 
+// Packed to 12 bytes: at P = 16384 the state alone is P * B slots.
+#pragma pack(push, 4)
 struct SumFingerprint {
   std::uint64_t sum = 0;
   std::uint32_t count = 0;  // 0: never written
 };
+#pragma pack(pop)
 
 struct OrderedFingerprint {
   std::uint64_t sum = 0;

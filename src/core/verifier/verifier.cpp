@@ -44,8 +44,8 @@ VerifyReport run_windows(const Schedule& schedule, const VerifyOptions& options,
   VerifyReport report;
   const auto& info = schedule.info();
   const auto slots = static_cast<BlockIndex>(info.total_slots());
-  // State plus in-flight copies: about twice the state in the worst step.
-  const std::uint64_t per_slot = 2ULL * value_bytes * static_cast<std::uint64_t>(info.ranks);
+  // State plus in-flight copies: a step sends at most about half of every rank's data.
+  const std::uint64_t per_slot = 3ULL * value_bytes * static_cast<std::uint64_t>(info.ranks) / 2;
   BlockIndex width = slots;
   if (allow_windows && info.keeps_positions && per_slot * slots > options.memory_budget)
     width = static_cast<BlockIndex>(std::max<std::uint64_t>(1, options.memory_budget / per_slot));

@@ -34,7 +34,7 @@ struct VerifyOptions {
   std::vector<int> adjacency_torus;
   // Memory budget for block state, in bytes; the verifier splits the blocks into windows
   // and runs the schedule once per window when a single pass would not fit.
-  std::uint64_t memory_budget = 4ULL << 30;
+  std::uint64_t memory_budget = 8ULL << 30;
   int threads = 0;  // 0: hardware concurrency
 };
 
