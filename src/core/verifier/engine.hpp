@@ -130,6 +130,7 @@ class Engine {
   std::optional<Finding> snapshot(int rank, int step, const Operation& op, const BlockSet& blocks,
                                   std::vector<Value>& out) {
     out.clear();
+    out.reserve(blocks.block_count());
     for (const auto& range : blocks.ranges()) {
       for (BlockIndex b = std::max(range.begin, w0_); b < std::min(range.end, w1_); ++b) {
         const Value& v = slot(rank, b);
@@ -196,7 +197,8 @@ class Engine {
                          " step " + std::to_string(sender.step) + ", which carries blocks " +
                          sop.blocks.to_string()};
     }
-    receiver.data[recv.op] = std::move(sender.data[send.op]);
+    // Swap rather than move, so both ranks keep allocated buffers for their next steps.
+    std::swap(receiver.data[recv.op], sender.data[send.op]);
     stats.messages += 1;
     stats.block_transfers += sop.blocks.block_count();
     stats.ranges += sop.blocks.range_count();
@@ -322,19 +324,26 @@ class Engine {
                    op->to_string() + " is never matched (waits: " + chain + ending + ")"};
   }
 
-  std::optional<Finding> check_result() {
-    for (int r = 0; r < info_.ranks; ++r) {
-      for (BlockIndex s = w0_; s < w1_; ++s) {
-        const SlotExpectation e = expected_content(info_, r, s);
-        if (e.kind == SlotExpectation::Kind::dont_care) continue;
-        std::string found = content_.mismatch(slot(r, s), e);
-        if (found.empty()) continue;
-        std::string expected = describe(e);
-        return Finding{Violation::wrong_result, r, ranks_[r].step_count, s, expected, found,
-                       "block " + std::to_string(s) + " holds " + found + "; expected " +
-                           expected};
-      }
+  std::optional<Finding> check_rank(int r) {
+    for (BlockIndex s = w0_; s < w1_; ++s) {
+      const SlotExpectation e = expected_content(info_, r, s);
+      if (e.kind == SlotExpectation::Kind::dont_care) continue;
+      std::string found = content_.mismatch(slot(r, s), e);
+      if (found.empty()) continue;
+      std::string expected = describe(e);
+      return Finding{Violation::wrong_result, r, ranks_[r].step_count, s, expected, found,
+                     "block " + std::to_string(s) + " holds " + found + "; expected " + expected};
     }
+    return std::nullopt;
+  }
+
+  std::optional<Finding> check_result() {
+    std::vector<std::optional<Finding>> findings(ranks_.size());
+    const int threads = Content::kConcurrentChecks ? threads_ : 1;
+    parallel_for(ranks_.size(), threads,
+                 [&](std::size_t r) { findings[r] = check_rank(static_cast<int>(r)); });
+    for (auto& f : findings)
+      if (f) return f;
     return std::nullopt;
   }
 

@@ -20,6 +20,7 @@ struct Contribution {
 class ExactContent {
  public:
   using Value = std::shared_ptr<const std::vector<Contribution>>;
+  static constexpr bool kConcurrentChecks = false;  // mismatch() memoizes verdicts
 
   ExactContent(int ranks, bool commutative) : ranks_(ranks), commutative_(commutative) {}
 

@@ -54,6 +54,7 @@ class FingerprintBase {
 class SumFingerprintContent : FingerprintBase {
  public:
   using Value = SumFingerprint;
+  static constexpr bool kConcurrentChecks = true;
   SumFingerprintContent(int ranks, BlockIndex slots, std::uint64_t seed)
       : FingerprintBase(ranks, slots, seed) {}
   [[nodiscard]] Value initial(int origin, BlockIndex block) const { return {value(origin, block), 1}; }
@@ -67,6 +68,7 @@ class SumFingerprintContent : FingerprintBase {
 class OrderedFingerprintContent : FingerprintBase {
  public:
   using Value = OrderedFingerprint;
+  static constexpr bool kConcurrentChecks = true;
   OrderedFingerprintContent(int ranks, BlockIndex slots, std::uint64_t seed)
       : FingerprintBase(ranks, slots, seed) {}
   [[nodiscard]] Value initial(int origin, BlockIndex block) const;
