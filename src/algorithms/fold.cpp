@@ -1,6 +1,5 @@
 #include "algorithms/fold.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 
@@ -66,42 +65,39 @@ int FoldLayout::partner(int outer) const {
   return outer % 2 == 0 ? outer + 1 : outer - 1;
 }
 
-// One piece of an inner range that lies within one chunk or spans whole chunks.
-void FoldLayout::add_piece(BlockIndex begin, BlockIndex end, BlockSet& out) const {
+// Part of inner chunk c, offsets [begin, end): the same offsets in each chunk of group(c).
+void FoldLayout::add_partial(int c, BlockIndex begin, BlockIndex end, BlockSet& out) const {
   const auto s = static_cast<BlockIndex>(chunk_);
-  const auto c = static_cast<int>(begin / s);
-  if (begin % s == 0 && end % s == 0) {
-    const auto to = [&](BlockIndex b) {
-      return static_cast<BlockIndex>(group_begin(static_cast<int>(b / s))) * s;
-    };
-    out.add(to(begin), to(end));
-    return;
-  }
-  const BlockIndex offset = begin - static_cast<BlockIndex>(c) * s;
-  for (int g = group_begin(c); g < group_begin(c + 1); ++g) {
-    const BlockIndex start = static_cast<BlockIndex>(g) * s + offset;
-    out.add(start, start + (end - begin));
-  }
+  for (int g = group_begin(c); g < group_begin(c + 1); ++g)
+    out.add(static_cast<BlockIndex>(g) * s + begin, static_cast<BlockIndex>(g) * s + end);
 }
 
 BlockSet FoldLayout::outer_blocks(const BlockSet& inner) const {
   if (chunk_ == 0) return inner;
   const auto s = static_cast<BlockIndex>(chunk_);
+  const auto outer = [&](int c) { return static_cast<BlockIndex>(group_begin(c)) * s; };
   BlockSet out;
-  bool split_pair = false;  // a partial chunk of a pair maps to two ranges, S apart
+  bool partial = false;
   for (const auto& r : inner.ranges()) {
-    BlockIndex b = r.begin;
-    while (b < r.end) {
-      // Whole chunks from b on go in one piece; otherwise up to the end of b's chunk.
-      BlockIndex end = std::min(r.end, (b / s + 1) * s);
-      if (b % s == 0 && end % s == 0) end = r.end - r.end % s;
-      if (!(b % s == 0 && end % s == 0) && static_cast<int>(b / s) < pairs()) split_pair = true;
-      add_piece(b, end, out);
-      b = end;
+    // A range is a partial head chunk, whole chunks (one contiguous outer range, since the
+    // groups are contiguous and in order), and a partial tail chunk.
+    const auto c0 = static_cast<int>(r.begin / s);
+    const auto c1 = static_cast<int>(r.end / s);
+    const BlockIndex head = r.begin - static_cast<BlockIndex>(c0) * s;
+    const BlockIndex tail = r.end - static_cast<BlockIndex>(c1) * s;
+    if (c0 == c1) {
+      add_partial(c0, head, tail, out);
+      partial = true;
+      continue;
     }
+    const int whole = head == 0 ? c0 : c0 + 1;
+    if (head != 0) add_partial(c0, head, s, out);
+    out.add(outer(whole), outer(c1));
+    if (tail != 0) add_partial(c1, 0, tail, out);
+    partial = partial || head != 0 || tail != 0;
   }
-  // Two partial pieces of one pair chunk interleave; sort them.
-  if (split_pair) out.normalize();
+  // Partial chunks of a pair map to two ranges S apart, which may interleave with the next.
+  if (partial) out.normalize();
   return out;
 }
 

@@ -61,7 +61,7 @@ class FoldLayout {
   [[nodiscard]] BlockSet outer_blocks(const BlockSet& inner) const;
 
  private:
-  void add_piece(BlockIndex begin, BlockIndex end, BlockSet& out) const;
+  void add_partial(int c, BlockIndex begin, BlockIndex end, BlockSet& out) const;
 
   int ranks_;
   int inner_ranks_;

@@ -3,10 +3,12 @@
 // (section 2.3.3), on a power-of-two P. Other P fold onto the largest power of two below P
 // (section 2.3.2, "Non-power-of-two"; fold.hpp).
 //
-// Both keep rank order for non-commutative operators: at step s the peer r XOR 2^s holds the
-// partial result of the aligned group of 2^s ranks next to r's group, so the lower group's
-// data is the left operand.
+// recdoub-lat and recdoub-bw keep rank order for non-commutative operators: at step s the peer
+// r XOR 2^s holds the partial result of the aligned group of 2^s ranks next to r's group, so the
+// lower group's data is the left operand. recdoub-bw-distance-halving (the order of MPICH's
+// recursive halving) does not: its groups are strided.
 #include <memory>
+#include <vector>
 
 #include "algorithms/compose.hpp"
 #include "algorithms/families.hpp"
@@ -52,7 +54,20 @@ class LatencyOptimal final : public Schedule {
   int steps_;
 };
 
-// Where a Rabenseifner phase keeps its blocks.
+enum class Phase { reduce_scatter, allgather };
+
+// How the distance of the reduce-scatter evolves; the allgather runs the steps backwards.
+enum class Distance {
+  // Section 2.3.3 (and Fig. 1): the data halves while the distance doubles, so the big early
+  // messages travel 1 hop. Groups stay contiguous, which keeps rank order.
+  doubling,
+  // The order of Rabenseifner's and MPICH's recursive halving: distance P/2 first. Every window
+  // is contiguous in MPI's layout, but groups are strided: commutative operators only.
+  halving,
+};
+
+// Where a phase keeps its blocks (distance doubling; distance halving is contiguous in MPI's
+// layout already).
 enum class Layout {
   // Allreduce: rank r ends the reduce-scatter with block bitrev(r), so every window is one
   // contiguous range (one message per step).
@@ -62,15 +77,13 @@ enum class Layout {
   by_rank,
 };
 
-enum class Phase { reduce_scatter, allgather };
-
-// Section 2.3.3: the reduce-scatter halves the data while the distance doubles; the allgather
-// runs the same pattern backwards.
+// Section 2.3.3: log2 P steps of pairwise exchanges; each reduce-scatter step halves the data.
 class Rabenseifner final : public Schedule {
  public:
-  Rabenseifner(ScheduleInfo info, Phase phase, Layout layout)
+  Rabenseifner(ScheduleInfo info, Phase phase, Distance distance, Layout layout)
       : Schedule(std::move(info)),
         phase_(phase),
+        distance_(distance),
         layout_(layout),
         steps_(ceil_log(ranks(), 2)),
         chunk_(this->info().blocks / ranks()) {}
@@ -79,24 +92,33 @@ class Rabenseifner final : public Schedule {
 
   void build_step(int rank, int step, Step& out) const override {
     if (phase_ == Phase::reduce_scatter) {
-      const int peer = rank ^ (1 << step);
+      const int peer = rank ^ (1 << bit(step));
       out.ops.push_back(Operation::send(peer, window(peer, step)));
       out.ops.push_back(
           Operation::recv(peer, window(rank, step), Combine::reduce, 0, order_for(rank, peer)));
       return;
     }
     const int s = steps_ - 1 - step;
-    const int peer = rank ^ (1 << s);
+    const int peer = rank ^ (1 << bit(s));
     out.ops.push_back(Operation::send(peer, window(rank, s)));
     out.ops.push_back(Operation::recv(peer, window(peer, s), Combine::copy));
   }
 
  private:
-  // The chunks `rank` reduces after reduce-scatter step s: those that agree with it on bits
-  // 0..s of their (bit-reversed, for the contiguous layout) index.
+  // The rank bit in which the peers of reduce-scatter step s differ.
+  [[nodiscard]] int bit(int s) const {
+    return distance_ == Distance::doubling ? s : steps_ - 1 - s;
+  }
+
+  // The chunks `rank` reduces after reduce-scatter step s: those whose index agrees with the
+  // rank in the bits of steps 0..s (bit-reversed index for the contiguous layout).
   [[nodiscard]] BlockSet window(int rank, int s) const {
     const int count = ranks() >> (s + 1);
     const auto chunk = static_cast<BlockIndex>(chunk_);
+    if (distance_ == Distance::halving) {
+      const auto first = static_cast<BlockIndex>(rank & ~(count - 1));
+      return BlockSet::range(first * chunk, (first + static_cast<BlockIndex>(count)) * chunk);
+    }
     if (layout_ == Layout::contiguous) {
       BlockIndex position = 0;
       for (int i = 0; i <= s; ++i) position = 2 * position + ((rank >> i) & 1);
@@ -111,6 +133,7 @@ class Rabenseifner final : public Schedule {
   }
 
   Phase phase_;
+  Distance distance_;
   Layout layout_;
   int steps_;
   int chunk_;
@@ -121,18 +144,20 @@ SchedulePtr build_latency_optimal(const ScheduleRequest& request) {
       base_info(request, Collective::allreduce, "recdoub-lat", 1));
 }
 
-SchedulePtr build_bandwidth_optimal(const ScheduleRequest& request) {
+SchedulePtr build_bandwidth_optimal(const ScheduleRequest& request, Distance distance,
+                                    const char* name) {
   const Collective c = request.collective;
-  const int p = request.ranks;
   auto phase = [&](Phase ph, Collective as, Layout layout) {
-    return std::make_unique<Rabenseifner>(base_info(request, as, "recdoub-bw", p), ph, layout);
+    return std::make_unique<Rabenseifner>(base_info(request, as, name, request.ranks), ph, distance,
+                                          layout);
   };
   if (c == Collective::reduce_scatter) return phase(Phase::reduce_scatter, c, Layout::by_rank);
   if (c == Collective::allgather) return phase(Phase::allgather, c, Layout::by_rank);
   std::vector<SchedulePtr> phases;
   phases.push_back(phase(Phase::reduce_scatter, Collective::reduce_scatter, Layout::contiguous));
   phases.push_back(phase(Phase::allgather, Collective::allgather, Layout::contiguous));
-  return std::make_unique<PhaseSequence>(base_info(request, c, "recdoub-bw", p), std::move(phases));
+  return std::make_unique<PhaseSequence>(base_info(request, c, name, request.ranks),
+                                         std::move(phases));
 }
 
 }  // namespace
@@ -157,11 +182,28 @@ void register_recursive_doubling(Registry& registry) {
   bw.variant = "bandwidth-optimal";
   bw.paper = "swing-nsdi24.txt sections 2.3.2, 2.3.3";
   bw.summary =
-      "Rabenseifner: reduce-scatter halving the data as the distance doubles, then the "
-      "allgather backwards; other P fold onto a power of 2";
+      "Rabenseifner: reduce-scatter halving the data as the distance doubles, then the allgather "
+      "backwards; other P fold onto a power of 2";
   bw.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
   bw.build = [](const ScheduleRequest& r) {
-    return fold_to_power_of_two(r, build_bandwidth_optimal);
+    return fold_to_power_of_two(r, [](const ScheduleRequest& inner) {
+      return build_bandwidth_optimal(inner, Distance::doubling, "recdoub-bw");
+    });
+  };
+  registry.add(bw);
+
+  // The same data volumes with the distances reversed: contiguous chunks in MPI's layout (one
+  // message per step for reduce-scatter and allgather) at the price of far peers first.
+  bw.name = "recdoub-bw-distance-halving";
+  bw.variant = "bandwidth-optimal, distance-halving reduce-scatter";
+  bw.summary =
+      "Rabenseifner in MPICH's order: reduce-scatter from distance P/2 down to 1, allgather back "
+      "up; contiguous in MPI's layout; commutative operators only";
+  bw.requirements.commutative_op = true;
+  bw.build = [](const ScheduleRequest& r) {
+    return fold_to_power_of_two(r, [](const ScheduleRequest& inner) {
+      return build_bandwidth_optimal(inner, Distance::halving, "recdoub-bw-distance-halving");
+    });
   };
   registry.add(std::move(bw));
 }

@@ -29,27 +29,45 @@ VerifyReport check(const std::string& algorithm, Collective c, int p, VerifyMode
 struct Case {
   std::string algorithm;
   Collective collective;
+  bool keeps_rank_order;
 };
 
 const Case kCases[] = {
-    {"recdoub-lat", Collective::allreduce},
-    {"recdoub-bw", Collective::allreduce},
-    {"recdoub-bw", Collective::reduce_scatter},
-    {"recdoub-bw", Collective::allgather},
+    {"recdoub-lat", Collective::allreduce, true},
+    {"recdoub-bw", Collective::allreduce, true},
+    {"recdoub-bw", Collective::reduce_scatter, true},
+    {"recdoub-bw", Collective::allgather, true},
+    {"recdoub-bw-distance-halving", Collective::allreduce, false},
+    {"recdoub-bw-distance-halving", Collective::reduce_scatter, false},
+    {"recdoub-bw-distance-halving", Collective::allgather, false},
 };
 
 std::string label(const Case& c, int p) {
   return c.algorithm + " " + std::string(collective_name(c.collective)) + " P=" + std::to_string(p);
 }
 
-// Exact and in rank order (both algorithms claim non-commutative operators) for every P.
-TEST(RecursiveDoubling, VerifiesExactlyInRankOrderForEveryP) {
+// Exact for every P, in rank order where the algorithm claims non-commutative operators.
+TEST(RecursiveDoubling, VerifiesExactlyForEveryP) {
   for (const Case& c : kCases) {
     for (int p = 2; p <= 130; ++p) {
-      const auto report = check(c.algorithm, c.collective, p, VerifyMode::exact, false);
+      const auto report =
+          check(c.algorithm, c.collective, p, VerifyMode::exact, !c.keeps_rank_order);
       ASSERT_TRUE(report.ok) << label(c, p) << ": " << report.message;
     }
   }
+}
+
+// The distance-halving order merges strided groups (rank 0 with rank P/2 first), so the
+// non-commutative check must catch it; the registry refuses such requests.
+TEST(RecursiveDoubling, DistanceHalvingReordersOperands) {
+  const auto schedule = build("recdoub-bw-distance-halving", Collective::allreduce, 8);
+  VerifyOptions options;
+  options.commutative = false;
+  const auto report = verify(*schedule, options);
+  EXPECT_FALSE(report.ok);
+  EXPECT_EQ(report.violation, Violation::wrong_result) << report.message;
+  EXPECT_THROW((void)build("recdoub-bw-distance-halving", Collective::allreduce, 8, false),
+               UnsupportedRequest);
 }
 
 TEST(RecursiveDoubling, StepCountsAndMessageSizesMatchThePaper) {
@@ -71,26 +89,46 @@ TEST(RecursiveDoubling, StepCountsAndMessageSizesMatchThePaper) {
   EXPECT_EQ(bw.block_transfers, 32u * 2u * 31u);
 }
 
-TEST(RecursiveDoubling, RabenseifnerHalvesTheDataAsTheDistanceDoubles) {
-  auto schedule = build("recdoub-bw", Collective::reduce_scatter, 16);
+// Section 2.3.3: the reduce-scatter halves the data as the distance doubles (recdoub-bw) or,
+// in the distance-halving variant, as the distance halves.
+TEST(RecursiveDoubling, ReduceScatterHalvesTheData) {
+  auto doubling = build("recdoub-bw", Collective::reduce_scatter, 16);
+  auto halving = build("recdoub-bw-distance-halving", Collective::reduce_scatter, 16);
   for (int rank : {0, 5, 15}) {
     for (int s = 0; s < 4; ++s) {
       Step step;
-      schedule->build_step(rank, s, step);
+      doubling->build_step(rank, s, step);
       ASSERT_EQ(step.ops.size(), 2u);
       EXPECT_EQ(step.ops[0].peer, rank ^ (1 << s));
       EXPECT_EQ(step.ops[0].blocks.block_count(), 16u >> (s + 1));
+      step.clear();
+      halving->build_step(rank, s, step);
+      ASSERT_EQ(step.ops.size(), 2u);
+      EXPECT_EQ(step.ops[0].peer, rank ^ (8 >> s));
+      EXPECT_EQ(step.ops[0].blocks.block_count(), 16u >> (s + 1));
+      EXPECT_EQ(step.ops[0].blocks.range_count(), 1u);
     }
   }
+  // MPI's layout with doubling distances: the chunks of a window are strided.
+  Step first;
+  doubling->build_step(0, 0, first);
+  EXPECT_EQ(first.ops[0].blocks.to_string(), "{1,3,5,7,9,11,13,15}");
 }
 
 TEST(RecursiveDoubling, FingerprintAtLargeP) {
   for (const Case& c : kCases) {
-    for (int p : {4096, 4096 + 1000}) {
-      const auto report = check(c.algorithm, c.collective, p, VerifyMode::fingerprint, true);
-      EXPECT_TRUE(report.ok) << label(c, p) << ": " << report.message;
-    }
+    const auto report = check(c.algorithm, c.collective, 4096, VerifyMode::fingerprint, true);
+    EXPECT_TRUE(report.ok) << label(c, 4096) << ": " << report.message;
   }
+  // Folded: 3000 = 2048 + 952 pairs.
+  for (const Case& c : kCases) {
+    if (c.algorithm != "recdoub-bw") continue;
+    const auto report = check(c.algorithm, c.collective, 3000, VerifyMode::fingerprint, true);
+    EXPECT_TRUE(report.ok) << label(c, 3000) << ": " << report.message;
+  }
+  const auto lat =
+      check("recdoub-lat", Collective::allreduce, 16384 + 5000, VerifyMode::fingerprint, true);
+  EXPECT_TRUE(lat.ok) << lat.message;
 }
 
 TEST(RecursiveDoubling, RejectsWhatItCannotServe) {
@@ -113,15 +151,17 @@ TEST(RecursiveDoubling, RejectsWhatItCannotServe) {
 }
 
 TEST(RecursiveDoubling, RegistryDeclaresRequirementsAsData) {
-  for (const char* name : {"recdoub-lat", "recdoub-bw"}) {
-    const AlgorithmInfo& info = registry().get(name);
-    EXPECT_EQ(info.requirements.ranks, RankRule::any) << name;
-    EXPECT_EQ(info.requirements.dims, DimsRule::ring_only) << name;
-    EXPECT_FALSE(info.requirements.commutative_op) << name;
-    EXPECT_EQ(info.accepted_ports(1), std::vector<int>{1}) << name;
+  for (const Case& c : kCases) {
+    const AlgorithmInfo& info = registry().get(c.algorithm);
+    EXPECT_EQ(info.family, "recursive-doubling");
+    EXPECT_EQ(info.requirements.ranks, RankRule::any) << c.algorithm;
+    EXPECT_EQ(info.requirements.min_ranks, 2) << c.algorithm;
+    EXPECT_EQ(info.requirements.dims, DimsRule::ring_only) << c.algorithm;
+    EXPECT_EQ(info.requirements.commutative_op, !c.keeps_rank_order) << c.algorithm;
+    EXPECT_EQ(info.accepted_ports(1), std::vector<int>{1}) << c.algorithm;
+    EXPECT_TRUE(info.supports(c.collective)) << c.algorithm;
   }
-  EXPECT_TRUE(registry().get("recdoub-bw").supports(Collective::reduce_scatter));
-  EXPECT_TRUE(registry().get("recdoub-bw").supports(Collective::allgather));
+  EXPECT_FALSE(registry().get("recdoub-lat").supports(Collective::reduce_scatter));
   EXPECT_FALSE(registry().get("recdoub-lat").supports(Collective::allgather));
 }
 
