@@ -28,7 +28,14 @@
 //    Reduce-scatter: 2i+1 sends its whole vector to 2i first and gets its chunk back last.
 //    Allgather: 2i+1 sends its chunk to 2i first and gets every other chunk back last.
 // Ports: the fold steps use port 0; the inner's ports and operations are kept as they are.
-// Shape: a ring only (the outer dims are {P}).
+// Shape: a ring only (the outer dims are {P}). The outer info copies the rest of the inner's
+// (algorithm name, ports, keeps_positions).
+//
+// Usage, e.g. a family that serves even P natively and odd P by folding onto P - 1 (its registry
+// entry then declares RankRule::any):
+//   info.build = [](const ScheduleRequest& r) {
+//     return r.ranks % 2 == 0 ? build_native(r) : fold(r, r.ranks - 1, build_native);
+//   };
 #include <functional>
 
 #include "core/registry.hpp"
@@ -68,7 +75,8 @@ class FoldLayout {
   int chunk_;  // S; 0: identity
 };
 
-// The folded schedule: `inner` (built for P' ranks) run by the P outer ranks.
+// The folded schedule: `inner` (built for P' ranks) run by the P outer ranks. Throws
+// std::logic_error unless P' < P <= 2 P' and the inner meets the conditions above.
 class FoldSchedule final : public Schedule {
  public:
   FoldSchedule(SchedulePtr inner, int ranks);
@@ -91,7 +99,7 @@ using ScheduleBuilder = std::function<SchedulePtr(const ScheduleRequest&)>;
 // Builds `build` for `inner_ranks` ranks (the request with ranks = dims = {inner_ranks}, other
 // fields unchanged) and folds it onto request.ranks. Returns the inner schedule itself when
 // inner_ranks == request.ranks. Throws UnsupportedRequest for a torus request, a collective
-// other than allreduce / reduce-scatter / allgather, or inner_ranks outside [P/2, P].
+// other than allreduce / reduce-scatter / allgather, or inner_ranks outside [ceil(P/2), P].
 [[nodiscard]] SchedulePtr fold(const ScheduleRequest& request, int inner_ranks,
                                const ScheduleBuilder& build);
 
