@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/huge_page_allocator.hpp"
 #include "core/parallel_for.hpp"
 #include "core/schedule.hpp"
 #include "core/verifier/expectation.hpp"
@@ -38,13 +39,42 @@ std::optional<Finding> check_step_shape(const ScheduleInfo& info, const VerifyOp
                                         int rank, int step, const Step& s);
 std::optional<Finding> check_write_conflicts(int rank, int step, const Step& s);
 
+// Memory that survives from one block window to the next: first-touching fresh pages costs
+// more than the verification itself on large runs, so state and message buffers are reused.
+template <class Value>
+struct Workspace {
+  using Values = std::vector<Value, HugePageAllocator<Value>>;
+  struct RankState {
+    int step_count = 0;
+    int step = 0;
+    Step current;
+    int pending = 0;
+    std::vector<char> matched;               // per op of the current step
+    std::vector<Values> data;                // per op: outgoing (send) or incoming data
+    bool finished = false;
+    // Back to the start of the schedule; the data buffers keep their capacity.
+    void reset() {
+      step_count = step = pending = 0;
+      current.clear();
+      matched.clear();
+      for (auto& d : data) d.clear();
+      finished = false;
+    }
+  };
+  std::vector<RankState> ranks;
+  Values state;
+};
+
 template <class Content>
 class Engine {
   using Value = typename Content::Value;
+  using Space = Workspace<Value>;
+  using Values = typename Space::Values;
+  using RankState = typename Space::RankState;
 
  public:
   Engine(const Schedule& schedule, const VerifyOptions& options, Content& content,
-         BlockIndex window_begin, BlockIndex window_end)
+         Space& space, BlockIndex window_begin, BlockIndex window_end)
       : schedule_(schedule),
         info_(schedule.info()),
         options_(options),
@@ -53,8 +83,12 @@ class Engine {
         w1_(window_end),
         width_(window_end - window_begin),
         threads_(resolve_threads(options.threads)),
-        ranks_(static_cast<std::size_t>(info_.ranks)),
-        state_(static_cast<std::size_t>(info_.ranks) * width_) {}
+        ranks_(space.ranks),
+        state_(space.state) {
+    ranks_.resize(static_cast<std::size_t>(info_.ranks));
+    for (RankState& rs : ranks_) rs.reset();
+    state_.assign(static_cast<std::size_t>(info_.ranks) * width_, Value{});
+  }
 
   // Runs the schedule; returns the first violation, if any. `stats` receives counts.
   std::optional<Finding> run(VerifyReport& stats) {
@@ -79,15 +113,6 @@ class Engine {
   }
 
  private:
-  struct RankState {
-    int step_count = 0;
-    int step = 0;
-    Step current;
-    int pending = 0;
-    std::vector<char> matched;               // per op of the current step
-    std::vector<std::vector<Value>> data;    // per op: outgoing (send) or incoming data
-    bool finished = false;
-  };
   struct Pending {
     int rank;
     int op;
@@ -128,7 +153,7 @@ class Engine {
 
   // Reads the window part of `blocks` at `rank` into `out`.
   std::optional<Finding> snapshot(int rank, int step, const Operation& op, const BlockSet& blocks,
-                                  std::vector<Value>& out) {
+                                  Values& out) {
     out.clear();
     out.reserve(blocks.block_count());
     for (const auto& range : blocks.ranges()) {
@@ -239,7 +264,7 @@ class Engine {
     return std::nullopt;
   }
 
-  std::optional<Finding> apply(int r, const Operation& op, std::vector<Value>& incoming) {
+  std::optional<Finding> apply(int r, const Operation& op, Values& incoming) {
     RankState& rs = ranks_[r];
     std::size_t i = 0;
     for (const auto& range : op.blocks.ranges()) {
@@ -365,8 +390,8 @@ class Engine {
   BlockIndex w0_, w1_;
   std::size_t width_;
   int threads_;
-  std::vector<RankState> ranks_;
-  std::vector<Value> state_;
+  std::vector<RankState>& ranks_;
+  Values& state_;
   std::unordered_map<std::uint64_t, Channel> channels_;
 };
 

@@ -49,10 +49,11 @@ VerifyReport run_windows(const Schedule& schedule, const VerifyOptions& options,
   BlockIndex width = slots;
   if (allow_windows && info.keeps_positions && per_slot * slots > options.memory_budget)
     width = static_cast<BlockIndex>(std::max<std::uint64_t>(1, options.memory_budget / per_slot));
+  detail::Workspace<typename Content::Value> space;
   for (BlockIndex begin = 0; begin < slots || begin == 0; begin += std::max<BlockIndex>(width, 1)) {
     const BlockIndex end = std::min<BlockIndex>(slots, begin + width);
     VerifyReport pass_stats;
-    detail::Engine<Content> engine(schedule, options, content, begin, end);
+    detail::Engine<Content> engine(schedule, options, content, space, begin, end);
     auto finding = engine.run(pass_stats);
     if (report.passes == 0) {
       report.max_steps = pass_stats.max_steps;
