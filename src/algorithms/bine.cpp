@@ -17,6 +17,7 @@
 //                   allgather, whose block sets are circular ranges (at most two messages).
 // The torus variants (Appendix D) run 1, D or 2D lanes (ports) on slices of the vector: lane j
 // starts its reduce-scatter at dimension j mod D and lanes j >= D are mirrored.
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -103,39 +104,62 @@ enum class Permutation {
 class PermutationStep final : public Schedule {
  public:
   PermutationStep(ScheduleInfo info, GridPtr grid, Permutation kind)
-      : Schedule(std::move(info)), grid_(std::move(grid)), kind_(kind) {}
+      : Schedule(std::move(info)), grid_(std::move(grid)), kind_(kind) {
+    if (kind_ == Permutation::all_to_sigma || kind_ == Permutation::all_from_sigma) build_chains();
+  }
 
   [[nodiscard]] int step_count(int) const override { return 1; }
 
   void build_step(int rank, int, Step& out) const override {
-    const bool forward = kind_ == Permutation::all_to_sigma || kind_ == Permutation::own_to_sigma;
-    auto copy = [&](int begin, int position, int length) {
-      auto natural = BlockSet::range(static_cast<BlockIndex>(begin),
-                                     static_cast<BlockIndex>(begin + length));
-      auto moved = BlockSet::range(static_cast<BlockIndex>(position),
-                                   static_cast<BlockIndex>(position + length));
-      out.ops.push_back(forward ? Operation::local_copy(std::move(natural), std::move(moved))
-                                : Operation::local_copy(std::move(moved), std::move(natural)));
-    };
-    if (kind_ == Permutation::own_to_sigma || kind_ == Permutation::own_from_sigma) {
-      const int position = sigma_position(*grid_, rank);
-      if (position != rank) copy(rank, position, 1);
+    if (kind_ == Permutation::all_to_sigma || kind_ == Permutation::all_from_sigma) {
+      out.ops = all_;
       return;
     }
-    // One copy per run of blocks whose positions are consecutive too.
-    const int p = grid_->ranks();
-    for (int b = 0; b < p;) {
-      const int position = sigma_position(*grid_, b);
-      int length = 1;
-      while (b + length < p && sigma_position(*grid_, b + length) == position + length) ++length;
-      if (position != b) copy(b, position, length);
-      b += length;
-    }
+    const int position = sigma_position(*grid_, rank);
+    if (position == rank) return;
+    auto natural = BlockSet::single(static_cast<BlockIndex>(rank));
+    auto moved = BlockSet::single(static_cast<BlockIndex>(position));
+    out.ops.push_back(kind_ == Permutation::own_to_sigma
+                          ? Operation::local_copy(std::move(natural), std::move(moved))
+                          : Operation::local_copy(std::move(moved), std::move(natural)));
   }
 
  private:
+  // A copy maps its i-th source block to its i-th destination block, both sorted, so one copy
+  // carries a chain of blocks whose positions increase with them. Greedy chains (each block
+  // joins the chain with the highest end below its position) need the fewest copies; the
+  // rank-independent copies are built once.
+  void build_chains() {
+    const int p = grid_->ranks();
+    std::vector<std::pair<BlockSet, BlockSet>> chains;  // (natural, position)
+    std::map<int, std::size_t> chain_by_end;            // last position -> chain
+    for (int b = 0; b < p; ++b) {
+      const int position = sigma_position(*grid_, b);
+      if (position == b) continue;
+      auto it = chain_by_end.lower_bound(position);
+      std::size_t c;
+      if (it == chain_by_end.begin()) {
+        c = chains.size();
+        chains.emplace_back();
+      } else {
+        --it;
+        c = it->second;
+        chain_by_end.erase(it);
+      }
+      chains[c].first.add(static_cast<BlockIndex>(b));
+      chains[c].second.add(static_cast<BlockIndex>(position));
+      chain_by_end[position] = c;
+    }
+    const bool forward = kind_ == Permutation::all_to_sigma;
+    for (auto& [natural, moved] : chains) {
+      all_.push_back(forward ? Operation::local_copy(std::move(natural), std::move(moved))
+                             : Operation::local_copy(std::move(moved), std::move(natural)));
+    }
+  }
+
   GridPtr grid_;
   Permutation kind_;
+  std::vector<Operation> all_;
 };
 
 // The extra communication step of the send strategy (section 4.3.1): after a reduce-scatter in

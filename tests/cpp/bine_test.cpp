@@ -219,3 +219,81 @@ TEST(BineBandwidth, ExactForOddSizesThroughTheFold) {
 
 }  // namespace
 }  // namespace topocoll
+
+namespace topocoll {
+namespace {
+
+std::vector<std::vector<int>> even_tori() {
+  std::vector<std::vector<int>> out;
+  for (int a : {2, 4, 6, 8})
+    for (int b : {2, 4, 6, 8}) out.push_back({a, b});
+  for (const std::vector<int>& d : std::vector<std::vector<int>>{
+           {4, 6}, {6, 6}, {2, 8, 2}, {4, 6, 4}, {10, 10}, {16}, {30}})
+    out.push_back(d);
+  return out;
+}
+
+std::vector<int> port_choices(const std::vector<int>& dims) {
+  const int d = static_cast<int>(dims.size());
+  return d == 1 ? std::vector<int>{1, 2} : std::vector<int>{1, d, 2 * d};
+}
+
+TEST(BineTorus, BandwidthExactOnEvenToriForEveryPortCount) {
+  for (const auto& dims : even_tori()) {
+    int p = 1;
+    for (int d : dims) p *= d;
+    for (int ports : port_choices(dims))
+      for (Collective c : kCollectives) {
+        auto report = check("bine-bw-torus", c, p, VerifyMode::exact, dims, ports);
+        EXPECT_TRUE(report.ok) << shape(dims) << " ports=" << ports << " "
+                               << collective_name(c) << ": " << report.message;
+      }
+  }
+}
+
+// Appendix D.1: every peer differs from the rank in one coordinate only.
+TEST(BineTorus, PeersMoveAlongOneDimension) {
+  const std::vector<int> dims = {4, 6, 4};
+  ScheduleRequest request;
+  request.collective = Collective::allreduce;
+  request.dims = dims;
+  auto schedule = registry().build("bine-bw-torus", request);
+  EXPECT_EQ(schedule->info().ports, 6);
+  for (int r = 0; r < schedule->ranks(); ++r)
+    for (const Step& step : schedule->steps_of(r))
+      for (const Operation& op : step.ops) {
+        if (op.kind == OpKind::copy) continue;
+        int differing = 0;
+        for (int a = r, b = op.peer, j = 0; j < 3; ++j, a /= dims[j - 1], b /= dims[j - 1])
+          differing += a % dims[j] != b % dims[j];
+        EXPECT_EQ(differing, 1) << r << " -> " << op.peer;
+      }
+}
+
+TEST(BineTorus, RejectsOddDimensionsWithTheReason) {
+  ScheduleRequest request;
+  request.collective = Collective::allreduce;
+  request.dims = {3, 9};
+  for (const std::string name : {"bine-bw-torus", "bine-lat-torus"}) {
+    try {
+      (void)registry().build(name, request);
+      ADD_FAILURE() << name << " accepted 3x9";
+    } catch (const UnsupportedRequest& e) {
+      EXPECT_NE(std::string(e.what()).find("even"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(BineLarge, FingerprintAt4096And16384) {
+  for (int p : {4096, 16384}) {
+    auto report = check("bine-bw", Collective::allreduce, p, VerifyMode::fingerprint);
+    EXPECT_TRUE(report.ok) << p << ": " << report.message;
+  }
+  for (const auto& name : kBandwidth) {
+    auto report = check(name, Collective::reduce_scatter, 4096, VerifyMode::fingerprint);
+    EXPECT_TRUE(report.ok) << name << ": " << report.message;
+  }
+}
+
+}  // namespace
+}  // namespace topocoll
