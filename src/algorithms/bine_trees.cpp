@@ -1,5 +1,42 @@
+// Bine-tree broadcast and reduce (bine-trees-sc25.txt): distance-halving trees (sections
+// 2.2-2.3, Listing 1) and distance-doubling trees (section 3.2, Appendix A), rotated to any
+// root; even non-powers of two drop the subtree reached later at a rank reached twice
+// (Appendix C), odd P runs the tree on P - 1 ranks and serves the last one in one more step.
 #include "algorithms/families.hpp"
+#include "algorithms/tree_rooted.hpp"
 
 namespace topocoll::algorithms {
-void register_bine_trees(Registry&) {}
+namespace {
+
+AlgorithmInfo bine_entry(const std::string& name, const std::string& variant, TreeKind kind) {
+  AlgorithmInfo info;
+  info.name = name;
+  info.family = "bine-tree";
+  info.variant = variant;
+  info.collectives = {Collective::bcast, Collective::reduce};
+  info.build = [name, kind](const ScheduleRequest& request) {
+    return build_tree_collective(request, name, kind);
+  };
+  return info;
+}
+
+}  // namespace
+
+void register_bine_trees(Registry& registry) {
+  AlgorithmInfo halving = bine_entry("bine-halving", "distance-halving", TreeKind::bine_halving);
+  halving.paper = "bine-trees-sc25.txt sections 2.2-2.3 (Listing 1), 4.5, Appendix C";
+  halving.summary =
+      "Bine tree, partners differ in the s-i low negabinary digits; reduce keeps rank order "
+      "(rotated or folded tree, hand-over to the root) when the operator is non-commutative";
+  registry.add(std::move(halving));
+
+  AlgorithmInfo doubling =
+      bine_entry("bine-doubling", "distance-doubling", TreeKind::bine_doubling);
+  doubling.paper = "bine-trees-sc25.txt section 3.2, Appendix A, Appendix C";
+  doubling.summary = "Bine tree, step j partner at r +- sum_{k<=j} (-2)^k; log2 P steps";
+  // Subtrees of distance-doubling trees are not contiguous (section 3.2.3).
+  doubling.requirements.commutative_op = true;
+  registry.add(std::move(doubling));
+}
+
 }  // namespace topocoll::algorithms

@@ -1,5 +1,43 @@
+// Binomial-tree broadcast and reduce in the two classic orders (bine-trees-sc25.txt section 1,
+// Fig. 1 and section 2.1): distance-halving as in MPICH (the root first serves the rank 2^(s-1)
+// away) and distance-doubling as in Open MPI (the root first serves its neighbour). Any number
+// of ranks: a child that would fall past P - 1 simply does not exist.
 #include "algorithms/families.hpp"
+#include "algorithms/tree_rooted.hpp"
 
 namespace topocoll::algorithms {
-void register_binomial_trees(Registry&) {}
+namespace {
+
+AlgorithmInfo binomial_entry(const std::string& name, const std::string& variant, TreeKind kind) {
+  AlgorithmInfo info;
+  info.name = name;
+  info.family = "binomial-tree";
+  info.variant = variant;
+  info.paper = "bine-trees-sc25.txt sections 1 (Fig. 1), 2.1, 4.5";
+  info.collectives = {Collective::bcast, Collective::reduce};
+  info.build = [name, kind](const ScheduleRequest& request) {
+    return build_tree_collective(request, name, kind);
+  };
+  return info;
+}
+
+}  // namespace
+
+void register_binomial_trees(Registry& registry) {
+  AlgorithmInfo halving = binomial_entry("binomial-halving", "distance-halving (MPICH order)",
+                                         TreeKind::binomial_halving);
+  halving.summary =
+      "binomial tree, root serves distance 2^(s-1) first; reduce keeps rank order (via rank 0 "
+      "when the operator is non-commutative)";
+  registry.add(std::move(halving));
+
+  AlgorithmInfo doubling = binomial_entry("binomial-doubling", "distance-doubling (Open MPI order)",
+                                          TreeKind::binomial_doubling);
+  doubling.summary = "binomial tree, root serves distance 1 first; log2 P steps";
+  // Subtrees of a distance-doubling tree interleave (x, x + 2^j, ...), so the operands of a
+  // reduction cannot stay in rank order.
+  doubling.requirements.commutative_op = true;
+  registry.add(std::move(doubling));
+}
+
 }  // namespace topocoll::algorithms
