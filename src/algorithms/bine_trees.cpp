@@ -3,6 +3,7 @@
 // root; even non-powers of two drop the subtree reached later at a rank reached twice
 // (Appendix C), odd P runs the tree on P - 1 ranks and serves the last one in one more step.
 #include "algorithms/families.hpp"
+#include "algorithms/tree_large.hpp"
 #include "algorithms/tree_rooted.hpp"
 
 namespace topocoll::algorithms {
@@ -37,6 +38,22 @@ void register_bine_trees(Registry& registry) {
   // Subtrees of distance-doubling trees are not contiguous (section 3.2.3).
   doubling.requirements.commutative_op = true;
   registry.add(std::move(doubling));
+  AlgorithmInfo large;
+  large.name = "bine-large";
+  large.family = "bine-tree";
+  large.variant = "large-vector";
+  large.paper = "bine-trees-sc25.txt sections 4.5, 5.1.1, Appendix C";
+  large.summary =
+      "bcast = distance-doubling Bine scatter + distance-halving Bine allgather; reduce = "
+      "distance-doubling Bine reduce-scatter + Bine gather with distances halving in time; odd P "
+      "folds one rank";
+  large.collectives = {Collective::bcast, Collective::reduce};
+  // The reduce-scatter butterfly combines partial results in the order its pairs meet.
+  large.requirements.commutative_op = true;
+  large.build = [](const ScheduleRequest& request) {
+    return build_large_collective(request, "bine-large", LargeFamily::bine);
+  };
+  registry.add(std::move(large));
 }
 
 }  // namespace topocoll::algorithms

@@ -3,6 +3,7 @@
 // away) and distance-doubling as in Open MPI (the root first serves its neighbour). Any number
 // of ranks: a child that would fall past P - 1 simply does not exist.
 #include "algorithms/families.hpp"
+#include "algorithms/tree_large.hpp"
 #include "algorithms/tree_rooted.hpp"
 
 namespace topocoll::algorithms {
@@ -38,6 +39,22 @@ void register_binomial_trees(Registry& registry) {
   // reduction cannot stay in rank order.
   doubling.requirements.commutative_op = true;
   registry.add(std::move(doubling));
+  AlgorithmInfo large;
+  large.name = "binomial-large";
+  large.family = "binomial-tree";
+  large.variant = "large-vector";
+  large.paper = "bine-trees-sc25.txt sections 4.5, 5.1.1";
+  large.summary =
+      "bcast = binomial scatter (distance halving) + recursive-doubling allgather; reduce = "
+      "recursive-halving reduce-scatter + binomial gather (MPICH); P not a power of two folds onto "
+      "the largest power of two";
+  large.collectives = {Collective::bcast, Collective::reduce};
+  // The reduce-scatter butterfly combines partial results in the order its pairs meet.
+  large.requirements.commutative_op = true;
+  large.build = [](const ScheduleRequest& request) {
+    return build_large_collective(request, "binomial-large", LargeFamily::binomial);
+  };
+  registry.add(std::move(large));
 }
 
 }  // namespace topocoll::algorithms

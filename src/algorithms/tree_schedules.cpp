@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "core/rank_math.hpp"
+
 namespace topocoll::algorithms {
 namespace {
 
@@ -102,42 +104,94 @@ BlockSet SubtreeChunks::blocks_of_subtree(int v) const {
   return out;
 }
 
-TreeScatter::TreeScatter(ScheduleInfo info, TreePtr tree, std::vector<int> chunk_of)
-    : Schedule(std::move(info)),
-      tree_(tree),
-      chunks_(tree, std::move(chunk_of), this->info().blocks / this->info().ranks) {
-  check_fits(*this, *tree_);
+Participants::Participants(int ranks, int root, int nodes)
+    : ranks_(ranks), root_(root), nodes_(nodes) {
+  if (nodes > ranks || 2 * nodes < ranks) throw std::logic_error("Participants: bad node count");
 }
 
-int TreeScatter::step_count(int rank) const { return tree_->last_step(rank) + 1; }
+int Participants::relative(int rank) const { return mod(rank - root_, ranks_); }
+
+int Participants::rank_of(int node) const {
+  return mod(root_ + (node < pairs() ? 2 * node : node + pairs()), ranks_);
+}
+
+int Participants::node_of(int rank) const {
+  const int u = relative(rank);
+  if (u >= 2 * pairs()) return u - pairs();
+  return u % 2 == 0 ? u / 2 : -1;
+}
+
+int Participants::fold_partner(int rank) const {
+  const int u = relative(rank);
+  if (u >= 2 * pairs()) return -1;
+  return mod(root_ + (u % 2 == 0 ? u + 1 : u - 1), ranks_);
+}
+
+TreeScatter::TreeScatter(ScheduleInfo info, TreePtr tree, std::vector<int> chunk_of,
+                         Participants where)
+    : Schedule(std::move(info)),
+      tree_(tree),
+      chunks_(tree, std::move(chunk_of), this->info().blocks / tree->size()),
+      where_(where) {}
+
+int TreeScatter::step_count(int rank) const {
+  const int v = where_.node_of(rank);
+  return v < 0 ? 0 : tree_->last_step(v) + 1;
+}
 
 void TreeScatter::build_step(int rank, int step, Step& out) const {
-  if (step == tree_->recv_step(rank)) {
-    out.ops.push_back(
-        Operation::recv(tree_->parent(rank), chunks_.blocks_of_subtree(rank), Combine::copy));
+  const int v = where_.node_of(rank);
+  if (step == tree_->recv_step(v)) {
+    out.ops.push_back(Operation::recv(where_.rank_of(tree_->parent(v)),
+                                      chunks_.blocks_of_subtree(v), Combine::copy));
     return;
   }
-  if (const int child = tree_->child_at(rank, step); child >= 0)
-    out.ops.push_back(Operation::send(child, chunks_.blocks_of_subtree(child)));
+  if (const int child = tree_->child_at(v, step); child >= 0)
+    out.ops.push_back(Operation::send(where_.rank_of(child), chunks_.blocks_of_subtree(child)));
 }
 
-TreeGather::TreeGather(ScheduleInfo info, TreePtr tree, std::vector<int> chunk_of)
+TreeGather::TreeGather(ScheduleInfo info, TreePtr tree, std::vector<int> chunk_of,
+                       Participants where)
     : Schedule(std::move(info)),
       tree_(tree),
-      chunks_(tree, std::move(chunk_of), this->info().blocks / this->info().ranks) {
-  check_fits(*this, *tree_);
-}
+      chunks_(tree, std::move(chunk_of), this->info().blocks / tree->size()),
+      where_(where) {}
 
 int TreeGather::step_count(int rank) const {
-  return tree_->steps() - tree_->recv_step(rank) - (rank == tree_->root() ? 1 : 0);
+  const int v = where_.node_of(rank);
+  if (v < 0) return 0;
+  return tree_->steps() - tree_->recv_step(v) - (v == tree_->root() ? 1 : 0);
 }
 
 void TreeGather::build_step(int rank, int step, Step& out) const {
+  const int v = where_.node_of(rank);
   const int forward_step = reverse_step(*tree_, step);
-  if (const int child = tree_->child_at(rank, forward_step); child >= 0) {
-    out.ops.push_back(Operation::recv(child, chunks_.blocks_of_subtree(child), Combine::copy));
-  } else if (rank != tree_->root() && forward_step == tree_->recv_step(rank)) {
-    out.ops.push_back(Operation::send(tree_->parent(rank), chunks_.blocks_of_subtree(rank)));
+  if (const int child = tree_->child_at(v, forward_step); child >= 0) {
+    out.ops.push_back(
+        Operation::recv(where_.rank_of(child), chunks_.blocks_of_subtree(child), Combine::copy));
+  } else if (v != tree_->root() && forward_step == tree_->recv_step(v)) {
+    out.ops.push_back(
+        Operation::send(where_.rank_of(tree_->parent(v)), chunks_.blocks_of_subtree(v)));
+  }
+}
+
+FoldStep::FoldStep(ScheduleInfo info, Participants where, Direction direction)
+    : Schedule(std::move(info)),
+      where_(where),
+      direction_(direction),
+      all_(every_block(this->info())) {}
+
+int FoldStep::step_count(int rank) const { return where_.fold_partner(rank) >= 0 ? 1 : 0; }
+
+void FoldStep::build_step(int rank, int, Step& out) const {
+  const int partner = where_.fold_partner(rank);
+  const bool folded = where_.node_of(rank) < 0;
+  if (folded == (direction_ == Direction::in)) {
+    out.ops.push_back(Operation::send(partner, all_));
+  } else {
+    // The representative stands for the lower rank of its pair: x_2i ∘ x_2i+1.
+    const Combine combine = direction_ == Direction::in ? Combine::reduce : Combine::copy;
+    out.ops.push_back(Operation::recv(partner, all_, combine, 0, OperandOrder::local_first));
   }
 }
 

@@ -42,6 +42,29 @@ class TreeReduce final : public Schedule {
   bool rank_ordered_ = false;
 };
 
+// Where the n nodes of a tree (or butterfly) rooted at node 0 run among P >= n ranks: node c
+// runs on rank root + (c < x ? 2c : c + x) with x = P - n, so ranks root + 2i + 1 (i < x) are
+// folded onto root + 2i (Appendix C, "the standard techniques"). With n = P it is the rotation
+// of section 2.2.
+class Participants {
+ public:
+  Participants(int ranks, int root, int nodes);
+  static Participants identity(int ranks) { return {ranks, 0, ranks}; }
+  [[nodiscard]] int ranks() const { return ranks_; }
+  [[nodiscard]] int nodes() const { return nodes_; }
+  [[nodiscard]] int pairs() const { return ranks_ - nodes_; }
+  [[nodiscard]] int rank_of(int node) const;
+  [[nodiscard]] int node_of(int rank) const;  // -1 for a folded rank
+  // A folded rank's representative, a representative's folded rank; -1 outside pairs.
+  [[nodiscard]] int fold_partner(int rank) const;
+
+ private:
+  [[nodiscard]] int relative(int rank) const;
+  int ranks_;
+  int root_;
+  int nodes_;
+};
+
 // Block chunks of a scatter or gather along a tree: node v's chunk is chunk(v); a message to
 // (from) a child carries the chunks of the child's whole subtree.
 class SubtreeChunks {
@@ -59,28 +82,47 @@ class SubtreeChunks {
   std::vector<int> size_;
 };
 
-// Scatter: the root starts with every chunk; each rank ends with its own (chunk_of[rank]).
+// Scatter: the root starts with every chunk; each node ends with its own (chunk_of[node]).
+// Tree nodes run on ranks as `where` says; folded ranks take no part.
 class TreeScatter final : public Schedule {
  public:
-  TreeScatter(ScheduleInfo info, TreePtr tree, std::vector<int> chunk_of);
+  TreeScatter(ScheduleInfo info, TreePtr tree, std::vector<int> chunk_of, Participants where);
   [[nodiscard]] int step_count(int rank) const override;
   void build_step(int rank, int step, Step& out) const override;
 
  private:
   TreePtr tree_;
   SubtreeChunks chunks_;
+  Participants where_;
 };
 
 // Gather: the reverse of TreeScatter.
 class TreeGather final : public Schedule {
  public:
-  TreeGather(ScheduleInfo info, TreePtr tree, std::vector<int> chunk_of);
+  TreeGather(ScheduleInfo info, TreePtr tree, std::vector<int> chunk_of, Participants where);
   [[nodiscard]] int step_count(int rank) const override;
   void build_step(int rank, int step, Step& out) const override;
 
  private:
   TreePtr tree_;
   SubtreeChunks chunks_;
+  Participants where_;
+};
+
+// The folding steps around a collective run by Participants: before a reduction each folded
+// rank hands its whole vector to its representative (`in`); after a broadcast the
+// representative hands the result back (`out`). One step, ranks outside pairs have none.
+class FoldStep final : public Schedule {
+ public:
+  enum class Direction { in, out };
+  FoldStep(ScheduleInfo info, Participants where, Direction direction);
+  [[nodiscard]] int step_count(int rank) const override;
+  void build_step(int rank, int step, Step& out) const override;
+
+ private:
+  Participants where_;
+  Direction direction_;
+  BlockSet all_;
 };
 
 // A preorder of the tree in which each node's children come from the last step to the first:

@@ -6,6 +6,7 @@
 
 #include "algorithms/tree_rooted.hpp"
 #include "algorithms/tree_shape.hpp"
+#include "analysis/traffic.hpp"
 #include "core/rank_math.hpp"
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"
@@ -201,6 +202,62 @@ TEST(TreeCollectives, RejectOutOfRangeRoots) {
     for (const auto& a : kTreeAlgorithms)
       EXPECT_THROW((void)registry().build(a, request), UnsupportedRequest) << a << " " << root;
   }
+}
+
+const std::vector<std::string> kLargeAlgorithms = {"binomial-large", "bine-large"};
+
+TEST(LargeCollectives, VerifyExactlyForEveryRankCountAndRoot) {
+  for (const auto& a : kLargeAlgorithms)
+    for (Collective c : {Collective::bcast, Collective::reduce})
+      for (int p = 2; p <= 130; ++p)
+        for (int root : roots_for(p)) {
+          const auto report = run(a, c, p, root, true);
+          ASSERT_TRUE(report.ok) << label(a, c, p, root, true) << ": " << report.message;
+        }
+}
+
+TEST(LargeCollectives, FingerprintAtScale) {
+  for (const auto& a : kLargeAlgorithms)
+    for (Collective c : {Collective::bcast, Collective::reduce})
+      for (int p : {4096}) {
+        const auto report = run(a, c, p, p / 3, true, VerifyMode::fingerprint);
+        ASSERT_TRUE(report.ok) << label(a, c, p, p / 3, true) << ": " << report.message;
+      }
+}
+
+TEST(LargeCollectives, SendOneRangePerMessageOnPowersOfTwo) {
+  // Section 4.5: blocks are placed so that both phases transmit contiguous data.
+  for (const auto& a : kLargeAlgorithms)
+    for (Collective c : {Collective::bcast, Collective::reduce})
+      for (int p : {2, 8, 64, 256}) {
+        const auto report = run(a, c, p, p - 1, true);
+        ASSERT_TRUE(report.ok) << report.message;
+        EXPECT_EQ(report.ranges, report.messages) << label(a, c, p, p - 1, true);
+      }
+}
+
+double inter_group_reduction(Collective c, int p, int group_size, int root) {
+  std::vector<int> group(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r) group[r] = r / group_size;
+  double inter[2];
+  for (int i = 0; i < 2; ++i) {
+    ScheduleRequest request;
+    request.collective = c;
+    request.ranks = p;
+    request.root = root;
+    auto schedule = registry().build(kLargeAlgorithms[i], request);
+    inter[i] =
+        static_cast<double>(measure_traffic(*schedule, group, 1ULL << 30, 1).inter_group_bytes);
+  }
+  return 1.0 - inter[1] / inter[0];
+}
+
+TEST(LargeCollectives, BineBroadcastKeepsTheLargeTransfersInsideGroups) {
+  // Section 5.1.1: MPICH scatters at distance P/2 first and allgathers at distance P/2 last;
+  // Bine runs both phases the other way round and removes most inter-group traffic (88-94%
+  // on LUMI).
+  EXPECT_GT(inter_group_reduction(Collective::bcast, 1024, 64, 0), 0.9);
+  EXPECT_GT(inter_group_reduction(Collective::bcast, 1000, 50, 7), 0.8);
 }
 
 }  // namespace
