@@ -5,6 +5,7 @@
 #include "algorithms/families.hpp"
 #include "algorithms/tree_large.hpp"
 #include "algorithms/tree_rooted.hpp"
+#include "algorithms/tree_torus.hpp"
 
 namespace topocoll::algorithms {
 namespace {
@@ -54,6 +55,26 @@ void register_bine_trees(Registry& registry) {
     return build_large_collective(request, "bine-large", LargeFamily::bine);
   };
   registry.add(std::move(large));
+
+  AlgorithmInfo torus;
+  torus.name = "bine-torus";
+  torus.family = "bine-tree";
+  torus.variant = "torus-optimized";
+  torus.paper = "bine-trees-sc25.txt Appendix D (D.1-D.4), Appendix C";
+  torus.summary =
+      "Bine trees dimension by dimension on a D-dim torus; ports=2D splits the vector in 2D "
+      "lanes with rotated start dimensions, half of them mirrored";
+  torus.collectives = {Collective::bcast, Collective::reduce, Collective::gather,
+                       Collective::scatter};
+  torus.requirements.dims = DimsRule::any_torus;
+  torus.requirements.ports.two_per_dimension = true;
+  torus.requirements.ports.default_ports = PortsRule::Default::two_per_dimension;
+  // Subtrees of a torus tree are not ranges of ranks.
+  torus.requirements.commutative_op = true;
+  torus.build = [](const ScheduleRequest& request) {
+    return build_torus_collective(request, "bine-torus");
+  };
+  registry.add(std::move(torus));
 }
 
 }  // namespace topocoll::algorithms

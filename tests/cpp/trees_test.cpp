@@ -6,6 +6,7 @@
 
 #include "algorithms/tree_rooted.hpp"
 #include "algorithms/tree_shape.hpp"
+#include "algorithms/tree_torus.hpp"
 #include "analysis/traffic.hpp"
 #include "core/rank_math.hpp"
 #include "core/registry.hpp"
@@ -258,6 +259,108 @@ TEST(LargeCollectives, BineBroadcastKeepsTheLargeTransfersInsideGroups) {
   // on LUMI).
   EXPECT_GT(inter_group_reduction(Collective::bcast, 1024, 64, 0), 0.9);
   EXPECT_GT(inter_group_reduction(Collective::bcast, 1000, 50, 7), 0.8);
+}
+
+std::vector<std::vector<int>> foundation_tori() {
+  std::vector<std::vector<int>> tori;
+  for (int a = 2; a <= 8; ++a)
+    for (int b = 2; b <= 8; ++b) tori.push_back({a, b});
+  for (auto t : std::vector<std::vector<int>>{
+           {4, 6}, {6, 6}, {2, 8, 2}, {4, 6, 4}, {10, 10}, {3, 9}, {9, 9}, {27, 27}})
+    tori.push_back(t);
+  return tori;
+}
+
+int product(const std::vector<int>& dims) {
+  int p = 1;
+  for (int d : dims) p *= d;
+  return p;
+}
+
+std::string shape_name(const std::vector<int>& dims) {
+  std::string out;
+  for (int d : dims) out += (out.empty() ? "" : "x") + std::to_string(d);
+  return out;
+}
+
+VerifyReport run_torus(Collective c, const std::vector<int>& dims, int root, int ports,
+                       VerifyMode mode = VerifyMode::exact) {
+  ScheduleRequest request;
+  request.collective = c;
+  request.dims = dims;
+  request.root = root;
+  request.ports = ports;
+  auto schedule = registry().build("bine-torus", request);
+  VerifyOptions options;
+  options.mode = mode;
+  options.threads = 1;
+  return verify(*schedule, options);
+}
+
+const std::vector<Collective> kRooted = {Collective::bcast, Collective::reduce, Collective::gather,
+                                         Collective::scatter};
+
+TEST(TorusTrees, MatchTheExampleOfAppendixD1) {
+  // 4x4 torus, rank 0 at (0, 0) talks to (0, 3), (3, 0), (0, 1), (1, 0): ranks 3, 12, 1, 4.
+  const Tree t = algorithms::torus_bine_tree({4, 4}, 0, 0, false);
+  const std::vector<int> expected = {3, 12, 1, 4};
+  for (int step = 0; step < 4; ++step) EXPECT_EQ(t.child_at(0, step), expected[step]);
+}
+
+TEST(TorusTrees, EveryEdgeRunsAlongOneDimension) {
+  for (const auto& dims : foundation_tori())
+    for (int first = 0; first < static_cast<int>(dims.size()); ++first)
+      for (bool mirrored : {false, true}) {
+        const int p = product(dims);
+        const Tree t = algorithms::torus_bine_tree(dims, p / 2, first, mirrored);
+        for (int x = 0; x < p; ++x) {
+          if (x == t.root()) continue;
+          int differing = 0;
+          for (int i = 0, a = x, b = t.parent(x); i < static_cast<int>(dims.size()); ++i) {
+            differing += a % dims[i] != b % dims[i];
+            a /= dims[i];
+            b /= dims[i];
+          }
+          EXPECT_EQ(differing, 1) << shape_name(dims) << " node " << x;
+        }
+      }
+}
+
+TEST(TorusTrees, VerifyExactlyOnTheFoundationTori) {
+  for (const auto& dims : foundation_tori()) {
+    const int p = product(dims);
+    const int d = static_cast<int>(dims.size());
+    for (Collective c : kRooted)
+      for (int ports : {1, 2 * d})
+        for (int root : roots_for(p)) {
+          const auto report = run_torus(c, dims, root, ports);
+          ASSERT_TRUE(report.ok) << "bine-torus " << collective_name(c) << " " << shape_name(dims)
+                                 << " root=" << root << " ports=" << ports << ": "
+                                 << report.message;
+        }
+  }
+}
+
+TEST(TorusTrees, VerifyExactlyOnRings) {
+  for (int p = 2; p <= 130; ++p)
+    for (Collective c : kRooted)
+      for (int ports : {1, 2})
+        for (int root : {0, p / 2, p - 1}) {
+          const auto report = run_torus(c, {p}, root, ports);
+          ASSERT_TRUE(report.ok) << "bine-torus " << collective_name(c) << " P=" << p
+                                 << " root=" << root << " ports=" << ports << ": "
+                                 << report.message;
+        }
+}
+
+TEST(TorusTrees, FingerprintAtScale) {
+  // Four lanes split every chunk of gather and scatter four ways (16384 blocks per rank at this
+  // size), so those run on one port here; the foundation tori cover their four-lane form.
+  for (Collective c : kRooted) {
+    const int ports = is_chunked_per_rank(c) ? 1 : 4;
+    const auto report = run_torus(c, {64, 64}, 1234, ports, VerifyMode::fingerprint);
+    ASSERT_TRUE(report.ok) << collective_name(c) << ": " << report.message;
+  }
 }
 
 }  // namespace
