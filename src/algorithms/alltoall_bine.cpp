@@ -19,7 +19,7 @@
 // the chunks a rank holds, and the set of routes in use is the same at every rank and step.
 // A final permutation moves every chunk to its receive slot.
 //
-// Odd P (section C: the butterfly needs even P): the last rank X hands its send buffer to
+// Odd P (Appendix C: the butterfly needs even P): the last rank X hands its send buffer to
 // rank Y = P - 2 first, Y runs the butterfly of P - 1 ranks for both (chunks from or to Y's
 // group are two chunks wide), and Y hands X its received chunks at the end.
 #include <algorithm>
@@ -92,6 +92,8 @@ class BineAlltoall final : public Schedule {
  public:
   BineAlltoall(int ranks, int per);
 
+  // Steps: placement, s exchanges, final permutation. For odd P, X = P - 1 sends its buffer
+  // to Y = P - 2 and later receives its chunks; Y receives first and returns them last.
   [[nodiscard]] int step_count(int rank) const override {
     if (folded_ && rank == extra_) return 2;
     return bits_ + 2 + (is_proxy(rank) ? 2 : 0);
@@ -128,6 +130,14 @@ class BineAlltoall final : public Schedule {
   [[nodiscard]] int group_size(int r) const { return is_proxy(r) ? 2 : 1; }
   [[nodiscard]] int member(int r, int k) const { return k == 0 ? r : extra_; }
 
+  struct ExchangePlan {
+    BlockSet sent, arriving;  // the message out and the slots the message in lands in
+    BlockSet kept, staying;   // the chunks that stay, before and after
+  };
+
+  std::vector<std::uint32_t> choose_routes();
+  [[nodiscard]] ExchangePlan plan_exchange(int holder, int stage) const;
+  void order_stages(const std::vector<std::uint32_t>& routes);
   [[nodiscard]] Item item_at(int holder, int stage, std::uint32_t g) const;
   [[nodiscard]] int width(const Item& it) const { return group_size(it.src) * group_size(it.dst); }
 
@@ -147,6 +157,8 @@ class BineAlltoall final : public Schedule {
   int work_chunks_ = 0;
   std::vector<long long> node_value_;              // per route g: the representative y
   std::vector<std::vector<std::uint32_t>> order_;  // per stage: routes by layout_key
+  std::vector<ExchangePlan> plans_;  // even P: every chunk is one chunk wide, so every rank
+                                     // has the same plan (O(V) ranges in all)
 };
 
 // Working-buffer key of route g before exchange `stage`: the decisions still to take (bits
@@ -160,17 +172,24 @@ std::uint32_t layout_key(std::uint32_t g, int stage, int bits) {
   return static_cast<std::uint32_t>(((g & low_mask(pending)) << stage) | taken);
 }
 
+ScheduleInfo bine_alltoall_info(int ranks, int per) {
+  ScheduleInfo info;
+  info.collective = Collective::alltoall;
+  info.algorithm = "bine";
+  info.ranks = ranks;
+  info.blocks = ranks * per;
+  info.dims = {ranks};
+  info.keeps_positions = false;
+  return info;
+}
+
+// Fewer hops first, then the shorter tree distance, then the positive value.
+auto route_preference(std::uint32_t g, long long y) {
+  return std::tuple(std::popcount(g), y < 0 ? -y : y, y < 0);
+}
+
 BineAlltoall::BineAlltoall(int ranks, int per)
-    : Schedule([&] {
-        ScheduleInfo info;
-        info.collective = Collective::alltoall;
-        info.algorithm = "bine";
-        info.ranks = ranks;
-        info.blocks = ranks * per;
-        info.dims = {ranks};
-        info.keeps_positions = false;
-        return info;
-      }()),
+    : Schedule(bine_alltoall_info(ranks, per)),
       per_(per),
       butterfly_(ranks % 2 == 0 ? ranks : ranks - 1),
       bits_(ceil_log(butterfly_, 2)),
@@ -179,23 +198,29 @@ BineAlltoall::BineAlltoall(int ranks, int per)
     extra_ = ranks - 1;
     proxy_ = ranks - 2;
   }
+  order_stages(choose_routes());
+  // A chunk is at most two wide (odd P), and the g = 0 chunk never enters the working buffer.
+  work_chunks_ = (folded_ ? 2 : 1) * (butterfly_ - 1);
+  mutable_info().slots = (2 * ranks + work_chunks_ + (folded_ ? ranks - 1 : 0)) * per;
+  if (!folded_)
+    for (int stage = 0; stage < bits_; ++stage) plans_.push_back(plan_exchange(0, stage));
+}
+
+// One negabinary representative per offset 1..V-1 (the s-bit strings cover 2^s >= V
+// consecutive values). The V routes in use, with g = 0 for offset 0, are distinct and
+// V > 2^(s-1), so every bit of g is set in some route: no exchange is empty.
+std::vector<std::uint32_t> BineAlltoall::choose_routes() {
   const int v = butterfly_;
-  // Representatives: the negabinary values congruent to each offset, fewest hops first. The
-  // V routes in use (with g = 0 for offset 0) are distinct and V > 2^(s-1), so every bit of g
-  // is set in some route: no step is empty.
+  const long long lowest = -odd_bits(bits_), highest = even_bits(bits_);
   node_value_.assign(std::size_t{1} << bits_, 0);
   std::vector<std::uint32_t> routes;
-  const long long lowest = -odd_bits(bits_), highest = even_bits(bits_);
-  for (int o = 1; o < v; ++o) {
+  for (int offset = 1; offset < v; ++offset) {
     std::uint32_t best = 0;
     long long best_y = 0;
-    for (long long y = o - ((o - lowest) / v) * v; y <= highest; y += v) {
+    for (long long y = offset - ((offset - lowest) / v) * v; y <= highest; y += v) {
       const std::uint64_t nb = to_negabinary(y);
       const auto g = static_cast<std::uint32_t>(nb ^ (nb >> 1));
-      const auto key = [](std::uint32_t r, long long val) {
-        return std::tuple(std::popcount(r), val < 0 ? -val : val, val < 0);
-      };
-      if (best == 0 || key(g, y) < key(best, best_y)) {
+      if (best == 0 || route_preference(g, y) < route_preference(best, best_y)) {
         best = g;
         best_y = y;
       }
@@ -203,16 +228,19 @@ BineAlltoall::BineAlltoall(int ranks, int per)
     node_value_[best] = best_y;
     routes.push_back(best);
   }
+  return routes;
+}
+
+void BineAlltoall::order_stages(const std::vector<std::uint32_t>& routes) {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> keyed(routes.size());
   for (int stage = 0; stage <= bits_; ++stage) {
-    std::vector<std::uint32_t> order = routes;
-    std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return layout_key(a, stage, bits_) < layout_key(b, stage, bits_);
-    });
+    for (std::size_t k = 0; k < routes.size(); ++k)
+      keyed[k] = {layout_key(routes[k], stage, bits_), routes[k]};
+    std::sort(keyed.begin(), keyed.end());
+    std::vector<std::uint32_t> order(routes.size());
+    for (std::size_t k = 0; k < keyed.size(); ++k) order[k] = keyed[k].second;
     order_.push_back(std::move(order));
   }
-  // A chunk is at most two wide (odd P), and the g = 0 chunk never enters the working buffer.
-  work_chunks_ = (folded_ ? 2 : 1) * (v - 1);
-  mutable_info().slots = (2 * ranks + work_chunks_ + (folded_ ? ranks - 1 : 0)) * per;
 }
 
 // The chunk with route g at `holder` before exchange `stage`: its holder node on the path is
@@ -277,31 +305,37 @@ void BineAlltoall::place(int rank, Step& out) const {
   copies.emit(out);
 }
 
-void BineAlltoall::exchange(int rank, int stage, Step& out) const {
-  const int w = work_region();
+// The slots of one exchange at `holder`: before it, the kept chunks then the moving ones;
+// after it, both interleaved in the order of the next stage.
+BineAlltoall::ExchangePlan BineAlltoall::plan_exchange(int holder, int stage) const {
+  const auto w = static_cast<BlockIndex>(work_region());
   const auto p = static_cast<BlockIndex>(per_);
-  const long long distance = ones_value(bits_ - stage);
-  const int peer = mod(rank % 2 == 0 ? rank + distance : rank - distance, butterfly_);
-  // Before: the kept chunks, then the moving ones.
   BlockIndex kept = 0, total = 0;
   for (std::uint32_t g : order_[stage]) {
-    const BlockIndex n = static_cast<BlockIndex>(width(item_at(rank, stage, g)));
+    const auto n = static_cast<BlockIndex>(width(item_at(holder, stage, g)));
     if (!moves(g, stage)) kept += n;
     total += n;
   }
-  // After: both interleave in the order of the next stage.
-  BlockSet arriving, staying;
+  ExchangePlan plan;
+  plan.sent = BlockSet::range(w + kept * p, w + total * p);
+  plan.kept = BlockSet::range(w, w + kept * p);
   BlockIndex pos = 0;
   for (std::uint32_t g : order_[stage + 1]) {
-    const BlockIndex n = static_cast<BlockIndex>(width(item_at(rank, stage + 1, g)));
-    (moves(g, stage) ? arriving : staying).add(w + pos * p, w + (pos + n) * p);
+    const auto n = static_cast<BlockIndex>(width(item_at(holder, stage + 1, g)));
+    (moves(g, stage) ? plan.arriving : plan.staying).add(w + pos * p, w + (pos + n) * p);
     pos += n;
   }
-  out.ops.push_back(Operation::send(peer, BlockSet::range(w + kept * p, w + total * p)));
-  out.ops.push_back(Operation::recv(peer, arriving, Combine::copy));
-  const BlockSet kept_slots = BlockSet::range(w, w + kept * p);
-  if (kept > 0 && !(kept_slots == staying))
-    out.ops.push_back(Operation::local_copy(kept_slots, staying));
+  return plan;
+}
+
+void BineAlltoall::exchange(int rank, int stage, Step& out) const {
+  const long long distance = ones_value(bits_ - stage);
+  const int peer = mod(rank % 2 == 0 ? rank + distance : rank - distance, butterfly_);
+  const ExchangePlan plan = folded_ ? plan_exchange(rank, stage) : plans_[stage];
+  out.ops.push_back(Operation::send(peer, plan.sent));
+  out.ops.push_back(Operation::recv(peer, plan.arriving, Combine::copy));
+  if (!plan.kept.empty() && !(plan.kept == plan.staying))
+    out.ops.push_back(Operation::local_copy(plan.kept, plan.staying));
 }
 
 // The final permutation: chunk (src, dst) to receive slot src; at Y the chunks for X go to
