@@ -22,7 +22,8 @@ std::vector<int> coordinates(int rank, const std::vector<int>& dims) {
 }
 
 bool is_whole(const BlockSet& set, int size) {
-  return set.range_count() == 1 && set.ranges().front() == BlockRange{0, static_cast<BlockIndex>(size)};
+  return set.range_count() == 1 &&
+         set.ranges().front() == BlockRange{0, static_cast<BlockIndex>(size)};
 }
 
 }  // namespace
@@ -40,9 +41,11 @@ std::vector<LaneStep> dimension_order(const std::vector<int>& steps_per_dim, int
   return out;
 }
 
-TorusLane::TorusLane(ScheduleInfo info, std::vector<std::shared_ptr<const Line>> lines,
-                     int start, Blocks blocks)
-    : Schedule(std::move(info)), dims_(shape_of(this->info())), lines_(std::move(lines)),
+TorusLane::TorusLane(ScheduleInfo info, std::vector<std::shared_ptr<const Line>> lines, int start,
+                     Blocks blocks)
+    : Schedule(std::move(info)),
+      dims_(shape_of(this->info())),
+      lines_(std::move(lines)),
       blocks_(blocks) {
   const int d = static_cast<int>(dims_.size());
   if (static_cast<int>(lines_.size()) != d) throw std::logic_error("TorusLane: one line per dim");
@@ -176,7 +179,8 @@ Reversed::Reversed(ScheduleInfo info, SchedulePtr forward)
 void Reversed::build_step(int rank, int step, Step& out) const {
   forward_->build_step(rank, forward_->step_count(rank) - 1 - step, out);
   for (Operation& op : out.ops) {
-    if (op.kind == OpKind::copy) throw std::logic_error("Reversed: local copies are not reversible");
+    if (op.kind == OpKind::copy)
+      throw std::logic_error("Reversed: local copies are not reversible");
     op.kind = op.kind == OpKind::send ? OpKind::recv : OpKind::send;
     op.combine = Combine::copy;
   }

@@ -35,8 +35,8 @@ class TorusLane final : public Schedule {
  private:
   // Blocks whose coordinate j lies in sets[j] for every j, as ranges in rank order.
   void product(const std::vector<const BlockSet*>& sets, BlockSet& out) const;
-  void product_from(const std::vector<const BlockSet*>& sets, int fused, int dim,
-                    BlockIndex base, BlockSet& out) const;
+  void product_from(const std::vector<const BlockSet*>& sets, int fused, int dim, BlockIndex base,
+                    BlockSet& out) const;
 
   std::vector<int> dims_;
   std::vector<BlockIndex> strides_;

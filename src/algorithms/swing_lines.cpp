@@ -27,11 +27,11 @@ BlockSet place(const std::vector<BlockRange>& base, int m, int x, int dir) {
     }
     (dir > 0 ? high : low).push_back({BlockIndex(lo), BlockIndex(hi)});
   };
+  const long long at = x;
   if (dir > 0) {
-    for (const BlockRange& r : base) emit(x + (long long)r.begin, x + (long long)r.end);
+    for (const BlockRange& r : base) emit(at + r.begin, at + r.end);
   } else {
-    for (auto r = base.rbegin(); r != base.rend(); ++r)
-      emit(x - (long long)r->end + 1, x - (long long)r->begin + 1);
+    for (auto r = base.rbegin(); r != base.rend(); ++r) emit(at - r->end + 1, at - r->begin + 1);
   }
   BlockSet out;
   for (const BlockRange& r : low) out.add(r.begin, r.end);
@@ -39,31 +39,13 @@ BlockSet place(const std::vector<BlockRange>& base, int m, int x, int dir) {
   return out;
 }
 
-std::vector<BlockRange> ranges_of_sorted(const std::vector<int>& values) {
-  std::vector<BlockRange> out;
-  for (int v : values) {
-    const auto b = static_cast<BlockIndex>(v);
-    if (!out.empty() && out.back().end == b) {
-      ++out.back().end;
-    } else {
-      out.push_back({b, b + 1});
-    }
+// Appends block b to sorted ranges, extending the last one when adjacent.
+void push_block(std::vector<BlockRange>& out, BlockIndex b) {
+  if (!out.empty() && out.back().end == b) {
+    ++out.back().end;
+  } else {
+    out.push_back({b, b + 1});
   }
-  return out;
-}
-
-std::vector<BlockRange> ranges_of_members(const std::vector<char>& member) {
-  std::vector<BlockRange> out;
-  for (std::size_t i = 0; i < member.size(); ++i) {
-    if (!member[i]) continue;
-    const auto b = static_cast<BlockIndex>(i);
-    if (!out.empty() && out.back().end == b) {
-      ++out.back().end;
-    } else {
-      out.push_back({b, b + 1});
-    }
-  }
-  return out;
 }
 
 }  // namespace
@@ -116,8 +98,9 @@ Butterfly::Butterfly(int m) : m_(m), steps_(ceil_log(m, 2)) {
     for (int v : fresh) member[v] = 1;
     elements.insert(elements.end(), fresh.begin(), fresh.end());
     std::sort(fresh.begin(), fresh.end());
-    deltas_[s] = ranges_of_sorted(fresh);
-    offsets_[s] = ranges_of_members(member);
+    for (int v : fresh) push_block(deltas_[s], static_cast<BlockIndex>(v));
+    for (int v = 0; v < m; ++v)
+      if (member[v]) push_block(offsets_[s], static_cast<BlockIndex>(v));
   }
   // Appendix A proves that every node reaches every other one; keep the claim checked.
   if (static_cast<int>(elements.size()) != m)
@@ -199,7 +182,7 @@ void BandwidthLine::first_step_with_extra(int x, int sub, std::vector<LineOp>& o
 
 void BandwidthLine::ops(int x, int step, int sub, std::vector<LineOp>& out) const {
   const int extra = size_ - 1;
-  if (step == inner_steps()) {  // standalone odd line: block E goes home
+  if (extra_ && step == inner_steps()) {  // standalone odd line: block E goes home
     if (x == extra - 1) out.push_back({OpKind::send, extra, BlockSet::single(extra)});
     if (x == extra)
       out.push_back({OpKind::recv, extra - 1, BlockSet::single(extra), Combine::copy});

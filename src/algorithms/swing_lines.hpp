@@ -85,8 +85,12 @@ class BandwidthLine final : public Line {
  private:
   [[nodiscard]] int inner_steps() const { return inner_ ? inner_->steps() : 0; }
   [[nodiscard]] BlockSet ext(BlockSet coords) const;
-  [[nodiscard]] BlockSet reach(int x, int step) const { return ext(inner_->reach(x, step, mirrored_)); }
-  [[nodiscard]] BlockSet sent(int x, int step) const { return ext(inner_->sent(x, step, mirrored_)); }
+  [[nodiscard]] BlockSet reach(int x, int step) const {
+    return ext(inner_->reach(x, step, mirrored_));
+  }
+  [[nodiscard]] BlockSet sent(int x, int step) const {
+    return ext(inner_->sent(x, step, mirrored_));
+  }
   void first_step_with_extra(int x, int sub, std::vector<LineOp>& out) const;
 
   int size_;

@@ -107,7 +107,8 @@ TEST(SwingLarge, DISABLED_FingerprintsAt16384) {
 // Eq. 2: pi(r, s) = r + rho(s) for even r, r - rho(s) for odd r, rho(s) = sum (-2)^i.
 TEST(SwingStructure, PeersFollowRho) {
   const std::vector<long long> rho = {1, -1, 3, -5, 11, -21, 43, -85, 171, -341};
-  for (int s = 0; s < static_cast<int>(rho.size()); ++s) EXPECT_EQ(algorithms::swing::rho(s), rho[s]);
+  for (int s = 0; s < static_cast<int>(rho.size()); ++s)
+    EXPECT_EQ(algorithms::swing::rho(s), rho[s]);
   const int p = 1024;
   auto schedule = build({"swing-lat", Collective::allreduce}, {p}, 1);
   for (int r = 0; r < p; ++r) {
