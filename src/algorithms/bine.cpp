@@ -288,9 +288,8 @@ SchedulePtr build_latency(const ScheduleRequest& request, const std::string& nam
   std::vector<SchedulePtr> lanes;
   for (const LaneSpec& lane : lanes_for(request, Strategy::send)) {
     auto grid = make_grid(lane);
-    lanes.push_back(bine::latency_optimal(make_info(Collective::allreduce, name, grid->ranks(),
-                                                    lane.dims),
-                                          std::move(grid)));
+    ScheduleInfo info = make_info(Collective::allreduce, name, grid->ranks(), lane.dims);
+    lanes.push_back(bine::latency_optimal(std::move(info), std::move(grid)));
   }
   return combine_lanes(request, std::move(lanes));
 }

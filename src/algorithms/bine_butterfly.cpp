@@ -158,7 +158,8 @@ void BineGrid::build_order(int start_dim) {
 void BineGrid::build_sigma() {
   const int total = steps();
   // Global reduce-scatter step of each (dim, ring-local reduce-scatter index).
-  std::vector<std::vector<int>> global(dims_.size());
+  auto& global = scatter_global_;
+  global.assign(dims_.size(), {});
   for (std::size_t j = 0; j < dims_.size(); ++j)
     global[j].assign(static_cast<std::size_t>(rings_[j].steps()), 0);
   for (int t = 0; t < total; ++t) {
@@ -188,6 +189,24 @@ void BineGrid::build_sigma() {
   sigma_.resize(static_cast<std::size_t>(ranks_));
   for (int pos = 0; pos < ranks_; ++pos)
     sigma_[static_cast<std::size_t>(sigma_inverse_[static_cast<std::size_t>(pos)])] = pos;
+}
+
+int BineGrid::scatter_arrival(int inner_node) const {
+  int arrival = -1;
+  for (std::size_t j = 0; j < dims_.size(); ++j) {
+    const int x = (inner_node / strides_[j]) % dims_[j];
+    const std::uint64_t path = rings_[j].scatter_path(x);
+    if (path == 0) continue;
+    int last = 63;
+    while (((path >> last) & 1ULL) == 0) --last;
+    arrival = std::max(arrival, scatter_global_[j][static_cast<std::size_t>(last)]);
+  }
+  return arrival;
+}
+
+int BineGrid::scatter_distance(int t) const {
+  const Step& s = schedule_[static_cast<std::size_t>(steps() - 1 - t)];
+  return rings_[static_cast<std::size_t>(s.dim)].distance_index(s.local);
 }
 
 void BineGrid::coordinates(int rank, std::vector<int>& out) const {

@@ -100,6 +100,15 @@ class BineGrid {
   // The same set in "sigma space": block c of the lane sits at position sigma(inner(c)).
   void received_sigma(int rank, int t, BlockSet& out) const;
 
+  // Reduce-scatter step at which the reduce-scatter-order tree rooted at 0 reaches the lane's
+  // node (-1 for node 0): the pruned distance-doubling tree of the default order.
+  [[nodiscard]] int scatter_arrival(int inner_node) const;
+  // Reduce-scatter step t moves along dimension allgather_step(S-1-t).dim by distance
+  // rho(scatter_distance(t)).
+  [[nodiscard]] int scatter_distance(int t) const;
+  [[nodiscard]] const std::vector<int>& dims() const { return dims_; }
+  [[nodiscard]] int stride(int dim) const { return strides_[static_cast<std::size_t>(dim)]; }
+
   // sigma: DFS order of the reduce-scatter tree rooted at 0 (nodes sorted by the bit-reversed
   // global step bits of their path; Appendix D.2's postorder renumbering). For powers of two it
   // is nu of section 4.3.1 and makes every set above one aligned range.
@@ -125,6 +134,7 @@ class BineGrid {
   bool power_of_two_;
   std::vector<Step> schedule_;                // allgather order
   std::vector<std::vector<int>> done_before_;  // [t][dim]: ring steps of dim before step t
+  std::vector<std::vector<int>> scatter_global_;  // [dim][ring-local scatter index] -> step
   std::vector<int> sigma_;
   std::vector<int> sigma_inverse_;
 };

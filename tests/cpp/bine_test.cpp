@@ -297,3 +297,79 @@ TEST(BineLarge, FingerprintAt4096And16384) {
 
 }  // namespace
 }  // namespace topocoll
+
+namespace topocoll {
+namespace {
+
+TEST(BineLatency, ExactForEveryEvenAndOddSize) {
+  for (int p = 2; p <= 130; ++p) {
+    auto report = check("bine-lat", Collective::allreduce, p, VerifyMode::exact);
+    EXPECT_TRUE(report.ok) << "P=" << p << ": " << report.message;
+  }
+}
+
+// Powers of two: the plain butterfly, one block exchanged and reduced at each of log2 P steps.
+TEST(BineLatency, PowerOfTwoIsThePlainButterfly) {
+  for (int p = 2; p <= 1024; p *= 2) {
+    ScheduleRequest request;
+    request.ranks = p;
+    request.collective = Collective::allreduce;
+    auto schedule = registry().build("bine-lat", request);
+    EXPECT_EQ(schedule->info().total_slots(), 1);
+    EXPECT_TRUE(schedule->info().keeps_positions);
+    for (int r = 0; r < p; r += 7) {
+      const auto steps = schedule->steps_of(r);
+      ASSERT_EQ(static_cast<int>(steps.size()), nb::digits_for(p));
+      for (std::size_t s = 0; s < steps.size(); ++s) {
+        ASSERT_EQ(steps[s].ops.size(), 2U);
+        EXPECT_EQ(steps[s].ops[0].peer,
+                  static_cast<int>(nb::butterfly_peer(r, static_cast<int>(s), p)));
+      }
+    }
+  }
+}
+
+// Other even sizes: still ceil(log2 P) exchanges, a few partial sums in scratch slots.
+TEST(BineLatency, EvenSizesUseLogStepsOfCommunication) {
+  for (int p = 6; p <= 130; p += 2) {
+    ScheduleRequest request;
+    request.ranks = p;
+    request.collective = Collective::allreduce;
+    auto schedule = registry().build("bine-lat", request);
+    int exchanges = 0;
+    for (const Step& step : schedule->steps_of(0)) {
+      int sends = 0;
+      for (const Operation& op : step.ops) sends += op.kind == OpKind::send;
+      exchanges += sends;
+      for (const Operation& op : step.ops)
+        if (op.kind == OpKind::send) EXPECT_LE(op.blocks.block_count(), 2U) << p;
+    }
+    EXPECT_EQ(exchanges, nb::digits_for(p)) << p;
+    EXPECT_LE(schedule->info().total_slots(), 4) << p;
+  }
+}
+
+TEST(BineTorus, LatencyExactOnEvenToriForEveryPortCount) {
+  for (const auto& dims : even_tori()) {
+    int p = 1;
+    for (int d : dims) p *= d;
+    for (int ports : port_choices(dims)) {
+      auto report = check("bine-lat-torus", Collective::allreduce, p, VerifyMode::exact, dims,
+                          ports);
+      EXPECT_TRUE(report.ok) << shape(dims) << " ports=" << ports << ": " << report.message;
+    }
+  }
+}
+
+TEST(BineLarge, LatencyFingerprint) {
+  for (int p : {4096, 16384, 4094, 6000}) {
+    auto report = check("bine-lat", Collective::allreduce, p, VerifyMode::fingerprint);
+    EXPECT_TRUE(report.ok) << p << ": " << report.message;
+  }
+  auto report = check("bine-lat-torus", Collective::allreduce, 4096, VerifyMode::fingerprint,
+                      {64, 64});
+  EXPECT_TRUE(report.ok) << report.message;
+}
+
+}  // namespace
+}  // namespace topocoll
