@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "algorithms/bine_tree_negabinary.hpp"
+#include "algorithms/negabinary.hpp"
 #include "core/rank_math.hpp"
 
 namespace topocoll::algorithms {
@@ -161,11 +161,9 @@ Tree bine_halving_tree(int n) {
   return grow(
       n, s,
       [&](long long x, int j) -> std::optional<long long> {
-        return static_cast<long long>(static_cast<std::uint64_t>(x) ^ bine_tree::low_ones(s - j));
+        return static_cast<long long>(static_cast<std::uint64_t>(x) ^ ((1ULL << (s - j)) - 1));
       },
-      [&](long long x) {
-        return mod(bine_tree::from_negabinary(static_cast<std::uint64_t>(x)), n);
-      });
+      [&](long long x) { return mod(negabinary::decode(static_cast<std::uint64_t>(x)), n); });
 }
 
 Tree bine_doubling_tree(int n) {
@@ -176,7 +174,7 @@ Tree bine_doubling_tree(int n) {
   return grow(
       n, steps_for(n),
       [](long long x, int j) -> std::optional<long long> {
-        return (x & 1) == 0 ? x + bine_tree::rho(j) : x - bine_tree::rho(j);
+        return (x & 1) == 0 ? x + negabinary::rho(j) : x - negabinary::rho(j);
       },
       [&](long long x) { return mod(x, n); });
 }

@@ -1,9 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "algorithms/negabinary.hpp"
 #include "algorithms/tree_rooted.hpp"
 #include "algorithms/tree_shape.hpp"
 #include "algorithms/tree_torus.hpp"
@@ -83,6 +85,28 @@ TEST(TreeShapes, MatchThePaperExamples) {
   expect_edge(ten, 0, 9, 2);
   expect_edge(ten, 9, 8, 3);
   expect_edge(ten, 0, 5, 0);
+}
+
+TEST(TreeShapes, AgreeWithTheClosedFormsOnPowersOfTwo) {
+  // Listing 1: r joins at step s - u and then serves nb2rank(rank2nb(r) ^ 1..1 (s - i digits));
+  // section 3.2: in the distance-doubling tree r joins at the highest set bit of v(r); the
+  // late-first preorder of that tree is reverse(v(r)) (section 4.3.1, "Permute").
+  for (int s = 1; s <= 12; ++s) {
+    const int p = 1 << s;
+    const Tree halving = algorithms::bine_halving_tree(p);
+    const Tree doubling = algorithms::bine_doubling_tree(p);
+    const std::vector<int> order = algorithms::late_first_preorder(doubling);
+    for (int i = 0; i < p; ++i)
+      EXPECT_EQ(static_cast<std::uint64_t>(i), negabinary::bine_nu(order[i], p)) << p;
+    for (int r = 1; r < p; ++r) {
+      const std::uint64_t nb = negabinary::rank_to_nb(r, p);
+      const int join = s - negabinary::equal_low_digits(nb, s);
+      ASSERT_EQ(halving.recv_step(r), join) << "P=" << p << " r=" << r;
+      for (int i = join + 1; i < s; ++i)
+        EXPECT_EQ(halving.child_at(r, i), negabinary::nb_to_rank(nb ^ ((1ULL << (s - i)) - 1), p));
+      EXPECT_EQ(doubling.recv_step(r), std::bit_width(negabinary::bine_v(r, p)) - 1);
+    }
+  }
 }
 
 TEST(TreeShapes, SpanEveryEvenSizeWithoutExtraSteps) {
