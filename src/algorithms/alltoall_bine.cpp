@@ -2,7 +2,8 @@
 // where every step ships half of the data and concatenates instead of reducing.
 //
 // Routing. Step i pairs rank h with h + d_i (h even) or h - d_i (h odd), d_i = sum_{j<s-i}
-// (-2)^j: the distance-halving Bine butterfly (section 3.1, Eq. 4). It superposes the Bine
+// (-2)^j: the distance-halving Bine butterfly (section 3.1, Eq. 4; every step moves half of
+// the data, so the order of the distances does not change the volume). It superposes the Bine
 // trees of every rank, so the chunk from src to dst follows the tree path from src to the
 // node y with src + eps*y = dst (eps = +1 for even src, -1 for odd: odd ranks mirror, section
 // 3.1). On that path the holder's node flips its s - i low bits at step i exactly when bit

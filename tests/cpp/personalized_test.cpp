@@ -232,9 +232,12 @@ TEST(PersonalizedAlltoall, AMissingPermutationIsCaught) {
   EXPECT_EQ(report.rank, 3);
 }
 
-TEST(PersonalizedAlltoall, BineFingerprintAt4096) {
-  auto report = check("bine", Collective::alltoall, 4096, 0, VerifyMode::fingerprint);
-  EXPECT_TRUE(report.ok) << report.message;
+// 4096, plus a non-power-of-two even P and an odd P (the fold through rank P - 2).
+TEST(PersonalizedAlltoall, BineFingerprintAtLargeP) {
+  for (int p : {4096, 1000, 1023}) {
+    auto report = check("bine", Collective::alltoall, p, 0, VerifyMode::fingerprint);
+    EXPECT_TRUE(report.ok) << "P=" << p << ": " << report.message;
+  }
 }
 
 TEST(PersonalizedAlltoall, BruckFingerprintAt4096) {
