@@ -10,6 +10,7 @@ from topocoll._core import (
     partition_sizes,
     verify,
 )
+from topocoll._core import traffic as measure_traffic
 
 __all__ = [
     "Schedule",
@@ -18,6 +19,7 @@ __all__ = [
     "build",
     "collectives",
     "load_json",
+    "measure_traffic",
     "partition_sizes",
     "verify",
 ]
