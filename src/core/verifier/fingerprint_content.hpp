@@ -47,8 +47,8 @@ class FingerprintBase {
   std::uint64_t rank_key_sum_ = 0;
   std::uint64_t base_;
   std::vector<std::uint64_t> powers_;  // X^k for k <= 2 ranks
-  std::uint64_t rank_poly_ = 0;  // sum over q of a_q X^(P-1-q)
-  std::uint64_t geometric_ = 0;  // sum over q of X^(P-1-q)
+  std::uint64_t rank_poly_ = 0;        // sum over q of a_q X^(P-1-q)
+  std::uint64_t geometric_ = 0;        // sum over q of X^(P-1-q)
 };
 
 class SumFingerprintContent : FingerprintBase {
@@ -57,10 +57,18 @@ class SumFingerprintContent : FingerprintBase {
   static constexpr bool kConcurrentChecks = true;
   SumFingerprintContent(int ranks, BlockIndex slots, std::uint64_t seed)
       : FingerprintBase(ranks, slots, seed) {}
-  [[nodiscard]] Value initial(int origin, BlockIndex block) const { return {value(origin, block), 1}; }
+  [[nodiscard]] Value initial(int origin, BlockIndex block) const {
+    return {value(origin, block), 1};
+  }
   [[nodiscard]] static bool defined(const Value& v) { return v.count != 0; }
   [[nodiscard]] static Value reduce(const Value& in, const Value& inout, OperandOrder) {
     return {in.sum + inout.sum, in.count + inout.count};
+  }
+  [[nodiscard]] bool matches(const Value& v, const SlotExpectation& e) const {
+    if (e.kind == SlotExpectation::Kind::single)
+      return v.count == 1 && v.sum == value(e.origin, e.block);
+    return v.count == static_cast<std::uint32_t>(ranks_) &&
+           v.sum == rank_key_sum_ + static_cast<std::uint64_t>(ranks_) * block_key_[e.block];
   }
   [[nodiscard]] std::string mismatch(const Value& v, const SlotExpectation& e) const;
 };

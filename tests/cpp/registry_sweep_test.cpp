@@ -1,0 +1,84 @@
+// Every registered algorithm, every collective it claims, every accepted port count and a
+// spread of roots, over every rank count up to a bound: a request is either rejected with
+// UnsupportedRequest or yields a schedule that verifies exactly. Families test their paper
+// ranges in depth; this sweep guards the contract that no request crashes or runs wrong.
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+
+#include "core/registry.hpp"
+#include "core/verifier/verifier.hpp"
+
+namespace topocoll {
+namespace {
+
+constexpr int kMaxRanks = 130;
+
+std::set<int> roots_for(Collective collective, int ranks) {
+  if (!is_rooted(collective)) return {0};
+  return {0, 1, ranks / 2, ranks - 1};
+}
+
+struct SweepCounts {
+  int verified = 0;
+  int rejected = 0;
+};
+
+void sweep_request(const AlgorithmInfo& algo, ScheduleRequest request, SweepCounts& counts) {
+  SchedulePtr schedule;
+  try {
+    schedule = registry().build(algo.name, request);
+  } catch (const UnsupportedRequest& rejection) {
+    EXPECT_NE(std::string(rejection.what()), "") << algo.name;
+    ++counts.rejected;
+    return;
+  }
+  VerifyOptions options;
+  options.threads = 1;
+  const VerifyReport report = verify(*schedule, options);
+  EXPECT_TRUE(report.ok) << algo.name << " " << collective_name(request.collective)
+                         << " P=" << request.ranks << " ports=" << request.ports
+                         << " root=" << request.root << ": " << report.message;
+  ++counts.verified;
+}
+
+TEST(RegistrySweep, EveryRequestVerifiesOrIsRejected) {
+  for (const AlgorithmInfo& algo : registry().all()) {
+    SweepCounts counts;
+    for (Collective collective : algo.collectives) {
+      for (int ranks = 2; ranks <= kMaxRanks; ++ranks) {
+        for (int ports : algo.accepted_ports(1)) {
+          for (int root : roots_for(collective, ranks)) {
+            ScheduleRequest request;
+            request.collective = collective;
+            request.ranks = ranks;
+            request.ports = ports;
+            request.root = root;
+            sweep_request(algo, request, counts);
+          }
+        }
+      }
+    }
+    EXPECT_GT(counts.verified, 0) << algo.name << " served no request up to P=" << kMaxRanks;
+  }
+}
+
+TEST(RegistrySweep, OutOfRangeRootsAreRejected) {
+  for (const AlgorithmInfo& algo : registry().all()) {
+    for (Collective collective : algo.collectives) {
+      if (!is_rooted(collective)) continue;
+      for (int root : {-1, 8}) {
+        ScheduleRequest request;
+        request.collective = collective;
+        request.ranks = 8;
+        request.root = root;
+        EXPECT_THROW((void)registry().build(algo.name, request), UnsupportedRequest)
+            << algo.name << " root " << root;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace topocoll
