@@ -105,3 +105,20 @@ def test_entry_point_runs_as_a_program():
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip().splitlines()[-1].startswith("OK")
+
+
+def test_rooted_collectives_take_any_root(run_cli):
+    code, out, _ = run_cli("verify", "-c", "bcast", "-a", "bine-halving", "-p", "13", "--root", "7")
+    assert code == 0 and out.strip().splitlines()[-1].startswith("OK")
+    assert "root=7" in out
+
+
+def test_invalid_roots_and_unsupported_rank_counts_are_input_errors(run_cli):
+    for root in ("13", "-1"):
+        code, _, err = run_cli("verify", "-c", "gather", "-a", "bine", "-p", "13", "--root", root)
+        assert code == 2 and f"root {root} is out of range; accepted: 0..12" in err
+    code, _, err = run_cli("verify", "-c", "allgather", "-a", "hamiltonian-cycle", "-p", "6")
+    assert code == 2 and "power-of-two" in err and "accepted: 2, 4, 8" in err
+    base = ("traffic", "-c", "bcast", "-a", "bine-halving", "-p", "8", "--groups", "contiguous:4")
+    code, _, err = run_cli(*base, "--root", "9")
+    assert code == 2 and "accepted: 0..7" in err
