@@ -102,7 +102,8 @@ class TrivanceRing final : public RingPattern {
       out.push_back(q);
       return;
     }
-    for (const Region& g : regions_) append_progression(n_, q + g.base, g.lo, g.hi, 0, pow3(k), out);
+    for (const Region& g : regions_)
+      append_progression(n_, q + g.base, g.lo, g.hi, 0, pow3(k), out);
     sort_one_wrap(out);
   }
 
@@ -235,9 +236,7 @@ class FoldedLatency final : public LatencyRing {
  private:
   // Group g is the ranks [start(g), start(g + 1)); sizes differ by at most one.
   [[nodiscard]] long long start(long long g) const { return g * n_ / w_; }
-  [[nodiscard]] int group_of(int q) const {
-    return static_cast<int>(((q + 1LL) * w_ - 1) / n_);
-  }
+  [[nodiscard]] int group_of(int q) const { return static_cast<int>(((q + 1LL) * w_ - 1) / n_); }
   [[nodiscard]] int core_of(int g) const {
     const long long b = start(g), e = start(g + 1);
     return static_cast<int>(e - b == 3 ? b + 1 : b);
@@ -253,7 +252,8 @@ class FoldedLatency final : public LatencyRing {
     for (long long e = start(g); e < start(g + 1); ++e) {
       if (e == c) continue;
       const int extra = static_cast<int>(e);
-      out.push_back(in ? recv_from(extra, port_of(e), Combine::reduce) : send_to(extra, port_of(e)));
+      out.push_back(in ? recv_from(extra, port_of(e), Combine::reduce)
+                       : send_to(extra, port_of(e)));
     }
   }
 
@@ -271,7 +271,9 @@ std::shared_ptr<const LatencyRing> latency_ring(int n) {
 
 }  // namespace
 
-std::shared_ptr<const RingPattern> trivance_ring(int n) { return std::make_shared<TrivanceRing>(n); }
+std::shared_ptr<const RingPattern> trivance_ring(int n) {
+  return std::make_shared<TrivanceRing>(n);
+}
 std::shared_ptr<const RingPattern> bruck_ring(int n) { return std::make_shared<BruckRing>(n); }
 
 std::shared_ptr<const LatencyRing> trivance_latency_ring(int n) {

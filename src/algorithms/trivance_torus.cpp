@@ -93,9 +93,7 @@ class ProductPhase final : public Schedule {
         walk_(std::move(walk)),
         reverse_(reverse) {}
 
-  [[nodiscard]] int step_count(int) const override {
-    return static_cast<int>(walk_.visits.size());
-  }
+  [[nodiscard]] int step_count(int) const override { return static_cast<int>(walk_.visits.size()); }
 
   void build_step(int rank, int step, Step& out) const override {
     const int t = reverse_ ? step_count(rank) - 1 - step : step;
@@ -147,9 +145,7 @@ class ProductLatency final : public Schedule {
         rings_(std::move(rings)),
         walk_(std::move(walk)) {}
 
-  [[nodiscard]] int step_count(int) const override {
-    return static_cast<int>(walk_.visits.size());
-  }
+  [[nodiscard]] int step_count(int) const override { return static_cast<int>(walk_.visits.size()); }
 
   void build_step(int rank, int step, Step& out) const override {
     const Visit v = walk_.visits[step];
@@ -191,7 +187,8 @@ SchedulePtr combine_lanes(std::vector<SchedulePtr> lanes, int chunk) {
 }
 
 template <class Factory>
-auto per_dimension(const std::vector<int>& dims, const Factory& factory, std::vector<int>& lengths) {
+auto per_dimension(const std::vector<int>& dims, const Factory& factory,
+                   std::vector<int>& lengths) {
   std::vector<decltype(factory(0))> rings;
   lengths.clear();
   for (int size : dims) {
