@@ -14,24 +14,18 @@ long long pow3(int k) {
   return p;
 }
 
-// Coordinates generated in increasing order of a distance that spans at most one turn of the
-// ring wrap around at most once; rotating at the wrap sorts them in O(size).
-void sort_one_wrap(std::vector<int>& v) {
-  for (std::size_t i = 1; i < v.size(); ++i) {
-    if (v[i] < v[i - 1]) {
-      std::rotate(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
-      return;
-    }
-  }
-}
-
-// Appends origin + v (mod n) for every v in [lo, hi] with v = residue (mod modulus), in
-// increasing v.
+// Appends origin + v (mod n) for every v in [lo, hi] with v = residue (mod modulus), hi - lo < n,
+// as at most two progressions (split where they wrap around the ring).
 void append_progression(int n, long long origin, long long lo, long long hi, long long residue,
-                        long long modulus, std::vector<int>& out) {
-  if (lo > hi) return;
-  for (long long v = lo + mod(residue - lo, modulus); v <= hi; v += modulus)
-    out.push_back(mod(origin + v, n));
+                        long long modulus, std::vector<Progression>& out) {
+  const long long v0 = lo + mod(residue - lo, modulus);
+  if (v0 > hi) return;
+  const long long count = (hi - v0) / modulus + 1;
+  const long long d0 = mod(origin + v0, n);
+  const long long before_wrap = std::min(count, (n - d0 + modulus - 1) / modulus);
+  out.push_back({d0, before_wrap, modulus});
+  if (before_wrap < count)
+    out.push_back({d0 + before_wrap * modulus - n, count - before_wrap, modulus});
 }
 
 // Splits t >= 0 into small + large, both with ternary digits 0 or 1 only: a digit 2 gives 1 to
@@ -83,28 +77,26 @@ class TrivanceRing final : public RingPattern {
     return port == 0 ? a_ : -b_;
   }
 
-  void sends(int q, int k, int port, std::vector<int>& out) const override {
+  void sends(int q, int k, int port, std::vector<Progression>& out) const override {
     out.clear();
     if (k == s_ - 1) {  // only the roots of the two outer regions are left
-      if (port == 0) out.push_back(mod(q + a_, n_));
-      if (port == 1 && b_ > 0) out.push_back(mod(q - b_, n_));
+      if (port == 0) out.push_back({mod(q + a_, n_), 1, 1});
+      if (port == 1 && b_ > 0) out.push_back({mod(q - b_, n_), 1, 1});
       return;
     }
     const long long step = pow3(k);
     for (const Region& g : regions_)
       append_progression(n_, q + g.base, g.lo, g.hi, port == 0 ? step : -step, 3 * step, out);
-    sort_one_wrap(out);
   }
 
-  void held(int q, int k, std::vector<int>& out) const override {
+  void held(int q, int k, std::vector<Progression>& out) const override {
     out.clear();
     if (k >= s_) {
-      out.push_back(q);
+      out.push_back({q, 1, 1});
       return;
     }
     for (const Region& g : regions_)
       append_progression(n_, q + g.base, g.lo, g.hi, 0, pow3(k), out);
-    sort_one_wrap(out);
   }
 
  private:
@@ -130,18 +122,15 @@ class BruckRing final : public RingPattern {
   [[nodiscard]] int steps() const override { return s_; }
   [[nodiscard]] long long offset(int k, int port) const override { return (port + 1) * pow3(k); }
 
-  void sends(int q, int k, int port, std::vector<int>& out) const override {
+  void sends(int q, int k, int port, std::vector<Progression>& out) const override {
     out.clear();
     const long long step = pow3(k);
-    for (long long h = (port + 1) * step; h < n_; h += 3 * step) out.push_back(mod(q + h, n_));
-    sort_one_wrap(out);
+    append_progression(n_, q, (port + 1) * step, n_ - 1, (port + 1) * step, 3 * step, out);
   }
 
-  void held(int q, int k, std::vector<int>& out) const override {
+  void held(int q, int k, std::vector<Progression>& out) const override {
     out.clear();
-    const long long step = pow3(k);
-    for (long long h = 0; h < n_; h += step) out.push_back(mod(q + h, n_));
-    sort_one_wrap(out);
+    append_progression(n_, q, 0, n_ - 1, 0, pow3(k), out);
   }
 
  private:
@@ -270,6 +259,45 @@ std::shared_ptr<const LatencyRing> latency_ring(int n) {
 }
 
 }  // namespace
+
+RingLayout::RingLayout(int n, int t) : n_(n), modulus_(1) {
+  for (int i = 0; i < t && modulus_ * 3 <= n; ++i) modulus_ *= 3;
+  start_.assign(static_cast<std::size_t>(modulus_), 0);
+  long long next = 0;
+  for (long long group = 0; group < modulus_; ++group) {
+    long long r = 0;  // the residue whose reversed ternary digits are `group`
+    for (long long g = group, m = modulus_; m > 1; g /= 3, m /= 3) r = 3 * r + g % 3;
+    start_[r] = next;
+    next += (n_ - 1 - r) / modulus_ + 1;
+  }
+}
+
+int RingLayout::balanced_digits(int n) { return ceil_log(n, 3) / 2; }
+
+long long RingLayout::position(long long d) const { return start_[d % modulus_] + d / modulus_; }
+
+void RingLayout::append(const Progression& p, std::vector<BlockRange>& out) const {
+  auto add = [&out](long long begin, long long length) {
+    out.push_back({static_cast<BlockIndex>(begin), static_cast<BlockIndex>(begin + length)});
+  };
+  if (modulus_ % p.stride == 0) {  // each residue met is a run of consecutive positions
+    const long long period = modulus_ / p.stride;
+    for (long long j = 0; j < std::min(p.count, period); ++j)
+      add(position(p.first + j * p.stride), (p.count - 1 - j) / period + 1);
+    return;
+  }
+  const long long first = position(p.first), step = position(p.first + p.stride) - first;
+  for (long long i = 0; i < p.count; ++i) add(first + i * step, 1);
+}
+
+void RingLayout::positions(const std::vector<Progression>& pieces,
+                           std::vector<BlockRange>& out) const {
+  out.clear();
+  for (const Progression& p : pieces)
+    if (p.count > 0) append(p, out);
+  std::sort(out.begin(), out.end(),
+            [](const BlockRange& a, const BlockRange& b) { return a.begin < b.begin; });
+}
 
 std::shared_ptr<const RingPattern> trivance_ring(int n) {
   return std::make_shared<TrivanceRing>(n);

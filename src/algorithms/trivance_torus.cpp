@@ -68,28 +68,33 @@ Walk walk_of(const std::vector<int>& lengths, int lane) {
   return walk;
 }
 
-// Appends, in increasing order, the rank index of every coordinate tuple of the product of
-// `lists` (each sorted), dimensions up to `e`.
-void add_product(const std::vector<std::vector<int>>& lists, const TorusShape& shape, int e,
+// Appends, in increasing order, the block index of every coordinate tuple of the product of
+// `lists` (each sorted ranges of positions), dimensions up to `e`.
+void add_product(const std::vector<std::vector<BlockRange>>& lists, const TorusShape& shape, int e,
                  long long base, BlockSet& out) {
   if (e == 0) {
-    for (int x : lists[0]) out.add(static_cast<BlockIndex>(base + x));
+    for (const BlockRange& r : lists[0])
+      out.add(static_cast<BlockIndex>(base + r.begin), static_cast<BlockIndex>(base + r.end));
     return;
   }
-  for (int x : lists[e]) add_product(lists, shape, e - 1, base + x * shape.stride(e), out);
+  for (const BlockRange& r : lists[e])
+    for (BlockIndex x = r.begin; x < r.end; ++x)
+      add_product(lists, shape, e - 1, base + x * shape.stride(e), out);
 }
 
 // One collective's reduce-scatter over the whole torus, or its time reverse, the allgather.
 // Before a step on dimension e a rank holds the blocks whose coordinate in every dimension is
 // one its ring pattern still holds there; it sends the product of those sets with the
-// pattern's send set in dimension e.
+// pattern's send set in dimension e. Coordinates sit in each dimension at their layout position.
 class ProductPhase final : public Schedule {
  public:
   ProductPhase(ScheduleInfo info, TorusShape shape,
-               std::vector<std::shared_ptr<const RingPattern>> patterns, Walk walk, bool reverse)
+               std::vector<std::shared_ptr<const RingPattern>> patterns,
+               std::vector<std::shared_ptr<const RingLayout>> layouts, Walk walk, bool reverse)
       : Schedule(std::move(info)),
         shape_(std::move(shape)),
         patterns_(std::move(patterns)),
+        layouts_(std::move(layouts)),
         walk_(std::move(walk)),
         reverse_(reverse) {}
 
@@ -98,23 +103,30 @@ class ProductPhase final : public Schedule {
   void build_step(int rank, int step, Step& out) const override {
     const int t = reverse_ ? step_count(rank) - 1 - step : step;
     const Visit v = walk_.visits[t];
-    std::vector<std::vector<int>> lists(static_cast<std::size_t>(shape_.dimensions()));
-    for (int e = 0; e < shape_.dimensions(); ++e)
-      if (e != v.dim) patterns_[e]->held(shape_.coord(rank, e), walk_.done_before[t][e], lists[e]);
+    std::vector<std::vector<BlockRange>> lists(static_cast<std::size_t>(shape_.dimensions()));
+    std::vector<Progression> pieces;
+    for (int e = 0; e < shape_.dimensions(); ++e) {
+      if (e == v.dim) continue;
+      patterns_[e]->held(shape_.coord(rank, e), walk_.done_before[t][e], pieces);
+      layouts_[e]->positions(pieces, lists[e]);
+    }
     const RingPattern& pattern = *patterns_[v.dim];
+    const RingLayout& layout = *layouts_[v.dim];
     const int q = shape_.coord(rank, v.dim);
     for (int port = 0; port < 2; ++port) {
       const long long offset = pattern.offset(v.k, port);
-      pattern.sends(q, v.k, port, lists[v.dim]);
+      pattern.sends(q, v.k, port, pieces);
+      layout.positions(pieces, lists[v.dim]);
       add(shape_.moved(rank, v.dim, offset), lists, port, true, out);
-      pattern.sends(mod(q - offset, shape_.size(v.dim)), v.k, port, lists[v.dim]);
+      pattern.sends(mod(q - offset, shape_.size(v.dim)), v.k, port, pieces);
+      layout.positions(pieces, lists[v.dim]);
       add(shape_.moved(rank, v.dim, -offset), lists, port, false, out);
     }
   }
 
  private:
   // `outgoing` is the direction in the reduce-scatter; the allgather reverses every message.
-  void add(int peer, const std::vector<std::vector<int>>& lists, int port, bool outgoing,
+  void add(int peer, const std::vector<std::vector<BlockRange>>& lists, int port, bool outgoing,
            Step& out) const {
     for (const auto& list : lists)
       if (list.empty()) return;
@@ -130,6 +142,7 @@ class ProductPhase final : public Schedule {
 
   TorusShape shape_;
   std::vector<std::shared_ptr<const RingPattern>> patterns_;
+  std::vector<std::shared_ptr<const RingLayout>> layouts_;
   Walk walk_;
   bool reverse_;
 };
@@ -207,12 +220,18 @@ SchedulePtr torus_bandwidth_schedule(const ScheduleRequest& request, const std::
   const auto patterns = per_dimension(request.dims, pattern, lengths);
   const Collective c = request.collective;
   const int p = request.ranks;
+  // Reduce-scatter and allgather keep MPI's layout; allreduce places its blocks freely.
+  std::vector<std::shared_ptr<const RingLayout>> layouts;
+  for (int size : request.dims) {
+    const int t = c == Collective::allreduce ? RingLayout::balanced_digits(size) : 0;
+    layouts.push_back(std::make_shared<RingLayout>(size, t));
+  }
   std::vector<SchedulePtr> lanes;
   for (int lane = 0; lane < shape.dimensions(); ++lane) {
     const Walk walk = walk_of(lengths, lane);
     auto phase = [&](Collective as, bool reverse) -> SchedulePtr {
-      return std::make_unique<ProductPhase>(lane_info(request, name, as, p), shape, patterns, walk,
-                                            reverse);
+      return std::make_unique<ProductPhase>(lane_info(request, name, as, p), shape, patterns,
+                                            layouts, walk, reverse);
     };
     if (c == Collective::reduce_scatter) {
       lanes.push_back(phase(c, false));
