@@ -68,18 +68,42 @@ Walk walk_of(const std::vector<int>& lengths, int lane) {
   return walk;
 }
 
+// How a lane numbers its blocks: the dimensions from the slowest to the fastest varying, and
+// each dimension's stride in the block index.
+struct BlockOrder {
+  std::vector<int> slow_to_fast;
+  std::vector<long long> strides;
+};
+
+// MPI's order (rank order, dimension 0 fastest) when `first` < 0; otherwise dimension `first`
+// slowest, then the ones after it cyclically. A lane's first step then sends whole runs of the
+// dimensions it has not touched yet, and its later steps stay contiguous for longer.
+BlockOrder block_order(const std::vector<int>& dims, int first) {
+  const int d = static_cast<int>(dims.size());
+  BlockOrder order;
+  for (int i = 0; i < d; ++i) order.slow_to_fast.push_back(first < 0 ? d - 1 - i : (first + i) % d);
+  order.strides.assign(static_cast<std::size_t>(d), 0);
+  long long stride = 1;
+  for (int i = d - 1; i >= 0; --i) {
+    order.strides[order.slow_to_fast[i]] = stride;
+    stride *= dims[order.slow_to_fast[i]];
+  }
+  return order;
+}
+
 // Appends, in increasing order, the block index of every coordinate tuple of the product of
-// `lists` (each sorted ranges of positions), dimensions up to `e`.
-void add_product(const std::vector<std::vector<BlockRange>>& lists, const TorusShape& shape, int e,
-                 long long base, BlockSet& out) {
-  if (e == 0) {
-    for (const BlockRange& r : lists[0])
+// `lists` (each sorted ranges of positions), from the i-th slowest dimension on.
+void add_product(const std::vector<std::vector<BlockRange>>& lists, const BlockOrder& order,
+                 std::size_t i, long long base, BlockSet& out) {
+  const int e = order.slow_to_fast[i];
+  if (i + 1 == order.slow_to_fast.size()) {
+    for (const BlockRange& r : lists[e])
       out.add(static_cast<BlockIndex>(base + r.begin), static_cast<BlockIndex>(base + r.end));
     return;
   }
   for (const BlockRange& r : lists[e])
     for (BlockIndex x = r.begin; x < r.end; ++x)
-      add_product(lists, shape, e - 1, base + x * shape.stride(e), out);
+      add_product(lists, order, i + 1, base + x * order.strides[e], out);
 }
 
 // One collective's reduce-scatter over the whole torus, or its time reverse, the allgather.
@@ -90,9 +114,11 @@ class ProductPhase final : public Schedule {
  public:
   ProductPhase(ScheduleInfo info, TorusShape shape,
                std::vector<std::shared_ptr<const RingPattern>> patterns,
-               std::vector<std::shared_ptr<const RingLayout>> layouts, Walk walk, bool reverse)
+               std::vector<std::shared_ptr<const RingLayout>> layouts, BlockOrder order, Walk walk,
+               bool reverse)
       : Schedule(std::move(info)),
         shape_(std::move(shape)),
+        order_(std::move(order)),
         patterns_(std::move(patterns)),
         layouts_(std::move(layouts)),
         walk_(std::move(walk)),
@@ -131,7 +157,7 @@ class ProductPhase final : public Schedule {
     for (const auto& list : lists)
       if (list.empty()) return;
     BlockSet blocks;
-    add_product(lists, shape_, shape_.dimensions() - 1, 0, blocks);
+    add_product(lists, order_, 0, 0, blocks);
     if (outgoing != reverse_) {
       out.ops.push_back(Operation::send(peer, std::move(blocks), port));
     } else {
@@ -141,6 +167,7 @@ class ProductPhase final : public Schedule {
   }
 
   TorusShape shape_;
+  BlockOrder order_;
   std::vector<std::shared_ptr<const RingPattern>> patterns_;
   std::vector<std::shared_ptr<const RingLayout>> layouts_;
   Walk walk_;
@@ -230,8 +257,9 @@ SchedulePtr torus_bandwidth_schedule(const ScheduleRequest& request, const std::
   for (int lane = 0; lane < shape.dimensions(); ++lane) {
     const Walk walk = walk_of(lengths, lane);
     auto phase = [&](Collective as, bool reverse) -> SchedulePtr {
+      const BlockOrder order = block_order(request.dims, c == Collective::allreduce ? lane : -1);
       return std::make_unique<ProductPhase>(lane_info(request, name, as, p), shape, patterns,
-                                            layouts, walk, reverse);
+                                            layouts, order, walk, reverse);
     };
     if (c == Collective::reduce_scatter) {
       lanes.push_back(phase(c, false));

@@ -2,7 +2,9 @@
 // for every P in 2..130 and on the tori of the issue, fingerprints at large P, peers and steps.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <iostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -100,6 +102,89 @@ TEST(BruckLarge, DISABLED_FingerprintsAt16384) {
     expect_verifies(c, {16384}, VerifyMode::fingerprint);
     expect_verifies(c, {128, 128}, VerifyMode::fingerprint);
   }
+}
+
+int max_steps(const Schedule& schedule) {
+  int most = 0;
+  for (int r = 0; r < schedule.ranks(); ++r) most = std::max(most, schedule.step_count(r));
+  return most;
+}
+
+// Section 2.4: ceil(log3 P) steps per phase (Bruck's concatenation with two ports), so
+// 2 ceil(log3 P) for the bandwidth-optimal allreduce. The whole-vector variant keeps
+// ceil(log3 P) when P is 3^s or 2 * 3^(s-1) and takes one more step otherwise (extra ranks are
+// folded onto a 3^(s-1) core, see trivance_patterns.cpp).
+TEST(BruckStructure, StepCounts) {
+  for (int p = 2; p <= 130; ++p) {
+    const int s = ceil_log(p, 3);
+    const bool whole = is_power_of(p, 3) || (p % 2 == 0 && is_power_of(p / 2, 3));
+    EXPECT_EQ(max_steps(*build(kCases[0], {p})), whole ? s : s + 1) << "P=" << p;
+    EXPECT_EQ(max_steps(*build(kCases[1], {p})), 2 * s) << "P=" << p;
+    EXPECT_EQ(max_steps(*build(kCases[2], {p})), s) << "P=" << p;
+    EXPECT_EQ(max_steps(*build(kCases[3], {p})), s) << "P=" << p;
+  }
+}
+
+// Section 2.4 and Appendix B.1: in step k the peers are at distance 3^k and 2 * 3^k in one
+// direction; on P = 3^s each reduce-scatter message carries P / 3^(k+1) blocks.
+TEST(BruckStructure, PeersAndVolumePerStepOnPowersOfThree) {
+  for (int s = 1; s <= 4; ++s) {
+    int p = 1;
+    for (int i = 0; i < s; ++i) p *= 3;
+    auto rs = build(kCases[2], {p});
+    auto lat = build(kCases[0], {p});
+    for (int r = 0; r < p; ++r) {
+      for (int k = 0, d = 1; k < s; ++k, d *= 3) {
+        Step st;
+        rs->build_step(r, k, st);
+        std::set<int> peers;
+        for (const Operation& op : st.ops) {
+          if (op.kind != OpKind::send) continue;
+          peers.insert(op.peer);
+          EXPECT_EQ(op.blocks.block_count(), static_cast<std::uint64_t>(p / (3 * d)));
+        }
+        EXPECT_EQ(peers, (std::set<int>{mod(r + d, p), mod(r + 2 * d, p)})) << "P=" << p;
+        Step whole;
+        lat->build_step(r, k, whole);
+        std::set<int> lat_peers;
+        for (const Operation& op : whole.ops)
+          if (op.kind == OpKind::send) lat_peers.insert(op.peer);
+        EXPECT_EQ(lat_peers, (std::set<int>{mod(r - d, p), mod(r - 2 * d, p)})) << "P=" << p;
+      }
+    }
+  }
+}
+
+void expect_rejected(const std::string& algorithm, ScheduleRequest request,
+                     const std::string& mention) {
+  try {
+    (void)registry().build(algorithm, request);
+    ADD_FAILURE() << algorithm << ": expected UnsupportedRequest mentioning " << mention;
+  } catch (const UnsupportedRequest& e) {
+    EXPECT_NE(std::string(e.what()).find(mention), std::string::npos) << e.what();
+  }
+}
+
+TEST(BruckRegistry, RejectsWhatItCannotServe) {
+  ScheduleRequest one_port;
+  one_port.ranks = 10;
+  one_port.ports = 1;
+  expect_rejected("bruck-bw", one_port, "accepted: 2");
+  ScheduleRequest torus_ports = one_port;
+  torus_ports.dims = {2, 5};
+  torus_ports.ports = 2;
+  expect_rejected("bruck-lat", torus_ports, "accepted: 4");
+  ScheduleRequest ordered;
+  ordered.ranks = 10;
+  ordered.commutative = false;
+  expect_rejected("bruck-bw", ordered, "commutative");
+  ScheduleRequest ag;
+  ag.ranks = 10;
+  ag.collective = Collective::allgather;
+  expect_rejected("bruck-lat", ag, "allreduce");
+  ScheduleRequest single;
+  single.ranks = 1;
+  expect_rejected("bruck-lat", single, "at least 2");
 }
 
 }  // namespace
