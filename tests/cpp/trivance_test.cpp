@@ -92,13 +92,16 @@ TEST(TrivanceTorus, VerifiesExactlyOn27x27) {
 }
 
 TEST(TrivanceLarge, FingerprintsAt4096) {
-  for (const Case& c : kCases) {
-    expect_verifies(c, {4096}, VerifyMode::fingerprint);
+  for (const Case& c : kCases) expect_verifies(c, {4096}, VerifyMode::fingerprint);
+  for (const Case& c : {kCases[0], kCases[1]})
     expect_verifies(c, {64, 64}, VerifyMode::fingerprint);
-  }
 }
 
+// The runs of the issue that take more than a few seconds on two cores (times in the report):
+// --gtest_also_run_disabled_tests --gtest_filter='TrivanceLarge.DISABLED_*'
 TEST(TrivanceLarge, DISABLED_FingerprintsAt16384) {
+  for (const Case& c : {kCases[2], kCases[3]})
+    expect_verifies(c, {64, 64}, VerifyMode::fingerprint);
   for (const Case& c : kCases) {
     expect_verifies(c, {16384}, VerifyMode::fingerprint);
     expect_verifies(c, {128, 128}, VerifyMode::fingerprint);
