@@ -1,5 +1,57 @@
+// Trivance (trivance.txt sections 4-5): both ring directions at once, peers r +- 3^k, so every
+// step triples what a rank has reduced; log3(n) steps per phase. Any n (section 4.4) and
+// D-dimensional tori (section 5: one collective per dimension on 1/D of the vector, mirrored).
+// The ring math is in trivance_patterns.cpp, the lifting to tori in trivance_torus.cpp.
 #include "algorithms/families.hpp"
+#include "algorithms/trivance_torus.hpp"
 
 namespace topocoll::algorithms {
-void register_trivance(Registry&) {}
+namespace {
+
+// Both directions of every dimension in every step: 2 ports on a ring, 2D on a torus.
+Requirements trivance_requirements() {
+  Requirements req;
+  req.dims = DimsRule::any_torus;
+  req.ports.one = false;
+  req.ports.two_per_dimension = true;
+  req.ports.default_ports = PortsRule::Default::two_per_dimension;
+  // Partial sums gather ranks on both sides of the block's owner, wrapping around the ring.
+  req.commutative_op = true;
+  return req;
+}
+
+}  // namespace
+
+void register_trivance(Registry& registry) {
+  AlgorithmInfo bw;
+  bw.name = "trivance-bw";
+  bw.family = "trivance";
+  bw.variant = "bandwidth-optimal";
+  bw.paper = "trivance.txt sections 4.1, 4.3, 4.4, 5";
+  bw.summary =
+      "reduce-scatter + allgather, peers r +- 3^k, m/3^(k+1) per side in step k; any n, "
+      "D-dim tori with one collective per dimension";
+  bw.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
+  bw.requirements = trivance_requirements();
+  bw.build = [](const ScheduleRequest& request) {
+    return torus_bandwidth_schedule(request, "trivance-bw", trivance_ring);
+  };
+  registry.add(std::move(bw));
+
+  AlgorithmInfo lat;
+  lat.name = "trivance-lat";
+  lat.family = "trivance";
+  lat.variant = "latency-optimal";
+  lat.paper = "trivance.txt sections 4.2, 4.4, 5";
+  lat.summary =
+      "whole vector to r +- 3^k each step: ceil(log3 n) steps for n = 3^s or 2*3^s, one more "
+      "(fold) otherwise; D-dim tori";
+  lat.collectives = {Collective::allreduce};
+  lat.requirements = trivance_requirements();
+  lat.build = [](const ScheduleRequest& request) {
+    return torus_latency_schedule(request, "trivance-lat", trivance_latency_ring);
+  };
+  registry.add(std::move(lat));
+}
+
 }  // namespace topocoll::algorithms
