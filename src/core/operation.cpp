@@ -36,6 +36,17 @@ Operation Operation::local_copy(BlockSet source, BlockSet destination, Combine c
   return op;
 }
 
+Operation Operation::local_after_receives(BlockSet source, BlockSet destination, Combine combine,
+                                          OperandOrder order) {
+  Operation op = local_copy(std::move(source), std::move(destination), combine, order);
+  op.timing = CopyTiming::after_receives;
+  return op;
+}
+
+std::string_view copy_timing_name(CopyTiming timing) {
+  return timing == CopyTiming::step_start ? "step-start" : "after-receives";
+}
+
 std::string_view op_kind_name(OpKind kind) {
   switch (kind) {
     case OpKind::send: return "send";
@@ -66,6 +77,7 @@ std::string Operation::to_string() const {
     case OpKind::copy:
       os << "local " << combine_name(combine) << ' ' << source.to_string() << " -> "
          << blocks.to_string();
+      if (timing == CopyTiming::after_receives) os << " after receives";
       break;
   }
   if (combine == Combine::reduce && order == OperandOrder::local_first) os << " (local-first)";

@@ -1,7 +1,8 @@
 #pragma once
 // One step of one rank: a set of operations executed concurrently (DESIGN.md, "The schedule
 // model"). Sends read the buffer as it was when the step began; receives and local copies
-// are applied, in list order, when every operation of the step has completed.
+// are applied, in list order, when every operation of the step has completed. Copies marked
+// after_receives then read the result and apply last, in list order.
 #include <string>
 #include <vector>
 
@@ -18,6 +19,11 @@ enum class Combine { copy, reduce };
 // MPI_Reduce_local(in, inout)); local_first is inout = inout ∘ in.
 enum class OperandOrder { received_first, local_first };
 
+// When a local copy or reduction reads its source. step_start: with the sends, so several
+// copies can permute blocks in place. after_receives: once the step's receives have landed,
+// the local computation between two rounds (e.g. a partial sum to send in the next step).
+enum class CopyTiming { step_start, after_receives };
+
 struct Operation {
   OpKind kind = OpKind::send;
   int peer = -1;  // send and recv only
@@ -28,6 +34,7 @@ struct Operation {
   BlockSet source;  // copy only: slots read, same block count as `blocks`
   Combine combine = Combine::copy;
   OperandOrder order = OperandOrder::received_first;
+  CopyTiming timing = CopyTiming::step_start;  // copy only
 
   static Operation send(int peer, BlockSet blocks, int port = 0);
   static Operation recv(int peer, BlockSet blocks, Combine combine, int port = 0,
@@ -35,6 +42,12 @@ struct Operation {
   static Operation local_copy(BlockSet source, BlockSet destination,
                               Combine combine = Combine::copy,
                               OperandOrder order = OperandOrder::received_first);
+  // A local copy or reduction that reads its source after the step's receives.
+  static Operation local_after_receives(BlockSet source, BlockSet destination, Combine combine,
+                                        OperandOrder order = OperandOrder::received_first);
+  [[nodiscard]] bool after_receives() const {
+    return kind == OpKind::copy && timing == CopyTiming::after_receives;
+  }
 
   [[nodiscard]] bool writes() const { return kind != OpKind::send; }
   [[nodiscard]] std::string to_string() const;
@@ -50,5 +63,6 @@ struct Step {
 [[nodiscard]] std::string_view op_kind_name(OpKind kind);
 [[nodiscard]] std::string_view combine_name(Combine combine);
 [[nodiscard]] std::string_view operand_order_name(OperandOrder order);
+[[nodiscard]] std::string_view copy_timing_name(CopyTiming timing);
 
 }  // namespace topocoll

@@ -25,6 +25,7 @@ json op_to_json(const Operation& op) {
     j["port"] = op.port;
   } else {
     j["from"] = ranges_to_json(op.source);
+    if (op.after_receives()) j["reads"] = copy_timing_name(op.timing);
   }
   j["blocks"] = ranges_to_json(op.blocks);
   if (op.kind != OpKind::send) {
@@ -51,12 +52,11 @@ const json& field(const json& obj, const char* name, const Where& where) {
 
 long long integer(const json& value, const char* name, const Where& where, long long lo,
                   long long hi) {
-  if (!value.is_number_integer())
-    where.fail(std::string("'") + name + "' must be an integer");
+  if (!value.is_number_integer()) where.fail(std::string("'") + name + "' must be an integer");
   const auto v = value.get<long long>();
   if (v < lo || v > hi) {
-    where.fail(std::string("'") + name + "' = " + std::to_string(v) + " is out of range; accepted: " +
-               std::to_string(lo) + ".." + std::to_string(hi));
+    where.fail(std::string("'") + name + "' = " + std::to_string(v) +
+               " is out of range; accepted: " + std::to_string(lo) + ".." + std::to_string(hi));
   }
   return v;
 }
@@ -68,7 +68,8 @@ long long optional_integer(const json& obj, const char* name, long long fallback
 }
 
 BlockSet ranges_from_json(const json& value, const char* name, const Where& where) {
-  if (!value.is_array()) where.fail(std::string("'") + name + "' must be a list of [begin, end] pairs");
+  if (!value.is_array())
+    where.fail(std::string("'") + name + "' must be a list of [begin, end] pairs");
   BlockSet set;
   for (const auto& pair : value) {
     if (!pair.is_array() || pair.size() != 2)
@@ -108,6 +109,9 @@ Operation op_from_json(const json& j, int ranks, const Where& where) {
   op.blocks = ranges_from_json(field(j, "blocks", where), "blocks", where);
   if (op.kind == OpKind::copy) {
     op.source = ranges_from_json(field(j, "from", where), "from", where);
+    static const std::pair<std::string_view, CopyTiming> timings[] = {
+        {"step-start", CopyTiming::step_start}, {"after-receives", CopyTiming::after_receives}};
+    op.timing = choice(j, "reads", CopyTiming::step_start, timings, where);
   } else {
     op.peer = static_cast<int>(integer(field(j, "peer", where), "peer", where, 0, ranks - 1));
     op.port = static_cast<int>(optional_integer(j, "port", 0, where, 0, 1 << 20));
@@ -141,7 +145,8 @@ ScheduleInfo info_from_json(const json& doc) {
   info.root = static_cast<int>(optional_integer(doc, "root", 0, top, 0, info.ranks - 1));
   if (auto it = doc.find("dims"); it != doc.end()) {
     if (!it->is_array()) top.fail("'dims' must be a list of sizes");
-    for (const auto& d : *it) info.dims.push_back(static_cast<int>(integer(d, "dims", top, 1, 1 << 24)));
+    for (const auto& d : *it)
+      info.dims.push_back(static_cast<int>(integer(d, "dims", top, 1, 1 << 24)));
   }
   if (auto it = doc.find("keeps_positions"); it != doc.end()) {
     if (!it->is_boolean()) top.fail("'keeps_positions' must be true or false");

@@ -184,7 +184,7 @@ class Engine {
       rs.data[i].clear();
       if (op.kind == OpKind::send) {
         if (auto f = snapshot(r, rs.step, op, op.blocks, rs.data[i])) return f;
-      } else if (op.kind == OpKind::copy) {
+      } else if (op.kind == OpKind::copy && !op.after_receives()) {
         if (auto f = snapshot(r, rs.step, op, op.source, rs.data[i])) return f;
       }
       if (op.kind != OpKind::copy) ++rs.pending;
@@ -294,10 +294,23 @@ class Engine {
     RankState& rs = ranks_[r];
     if (structural_checks_)
       if (auto f = check_write_conflicts(r, rs.step, rs.current)) return f;
-    for (std::size_t i = 0; i < rs.current.ops.size(); ++i) {
+    const auto n = rs.current.ops.size();
+    for (std::size_t i = 0; i < n; ++i) {
       const Operation& op = rs.current.ops[i];
-      if (op.kind == OpKind::send) continue;
+      if (op.kind == OpKind::send || op.after_receives()) continue;
       if (auto f = apply(r, op, rs.data[i])) return f;
+      rs.data[i].clear();
+    }
+    // Local work between rounds: every after-receives copy reads what the step left, then
+    // they apply in list order.
+    for (std::size_t i = 0; i < n; ++i) {
+      const Operation& op = rs.current.ops[i];
+      if (op.after_receives())
+        if (auto f = snapshot(r, rs.step, op, op.source, rs.data[i])) return f;
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!rs.current.ops[i].after_receives()) continue;
+      if (auto f = apply(r, rs.current.ops[i], rs.data[i])) return f;
       rs.data[i].clear();
     }
     if (++rs.step == rs.step_count) rs.finished = true;

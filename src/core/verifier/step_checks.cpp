@@ -73,8 +73,13 @@ std::optional<Finding> check_step_shape(const ScheduleInfo& info, const VerifyOp
     }
     if (auto p = peer_problem(info, rank, op)) return malformed(rank, step, op, *p);
     (op.kind == OpKind::send ? sends : recvs) += 1;
-    if (!options.adjacency_torus.empty() && !torus_adjacent(options.adjacency_torus, rank, op.peer)) {
-      return Finding{Violation::not_adjacent, rank, step, -1, "a torus neighbour",
+    if (!options.adjacency_torus.empty() &&
+        !torus_adjacent(options.adjacency_torus, rank, op.peer)) {
+      return Finding{Violation::not_adjacent,
+                     rank,
+                     step,
+                     -1,
+                     "a torus neighbour",
                      "rank " + std::to_string(op.peer),
                      op.to_string() + ": rank " + std::to_string(op.peer) +
                          " is not a neighbour in the torus"};
@@ -82,41 +87,61 @@ std::optional<Finding> check_step_shape(const ScheduleInfo& info, const VerifyOp
   }
   for (auto [count, direction] : {std::pair{sends, "sends"}, std::pair{recvs, "receives"}}) {
     if (count > std::max(1, info.ports)) {
-      return Finding{Violation::ports_exceeded, rank, step, -1,
-                     "at most " + std::to_string(info.ports), std::to_string(count),
-                     std::to_string(count) + " concurrent " + direction + " exceed ports = " +
-                         std::to_string(info.ports)};
+      return Finding{Violation::ports_exceeded,
+                     rank,
+                     step,
+                     -1,
+                     "at most " + std::to_string(info.ports),
+                     std::to_string(count),
+                     std::to_string(count) + " concurrent " + direction +
+                         " exceed ports = " + std::to_string(info.ports)};
     }
   }
   return std::nullopt;
 }
 
-std::optional<Finding> check_write_conflicts(int rank, int step, const Step& s) {
+namespace {
+
+// Writers of one phase of a step: reductions into one slot compose in list order; a copy next
+// to any other writer of the same phase loses data.
+std::optional<Finding> check_phase_writes(int rank, int step, const Step& s, bool after_receives) {
   struct Write {
     BlockRange range;
     const Operation* op;
   };
   std::vector<Write> writes;
   for (const Operation& op : s.ops)
-    if (op.writes())
+    if (op.writes() && op.after_receives() == after_receives)
       for (const auto& r : op.blocks.ranges()) writes.push_back({r, &op});
   if (writes.size() < 2) return std::nullopt;
   std::sort(writes.begin(), writes.end(),
             [](const Write& a, const Write& b) { return a.range.begin < b.range.begin; });
-  // Reductions into one slot compose in list order; a copy next to any other writer loses data.
   for (std::size_t i = 0; i < writes.size(); ++i) {
     for (std::size_t j = i + 1; j < writes.size() && writes[j].range.begin < writes[i].range.end;
          ++j) {
       const Operation* a = writes[i].op;
       const Operation* b = writes[j].op;
       if (a == b || (a->combine == Combine::reduce && b->combine == Combine::reduce)) continue;
-      return Finding{Violation::write_conflict, rank, step, writes[j].range.begin,
-                     "one writer", "two",
+      return Finding{Violation::write_conflict,
+                     rank,
+                     step,
+                     writes[j].range.begin,
+                     "one writer",
+                     "two",
                      a->to_string() + " and " + b->to_string() + " both write block " +
                          std::to_string(writes[j].range.begin) + " in one step"};
     }
   }
   return std::nullopt;
+}
+
+}  // namespace
+
+// After-receives copies run after every other write of the step, so they conflict only with
+// each other.
+std::optional<Finding> check_write_conflicts(int rank, int step, const Step& s) {
+  if (auto f = check_phase_writes(rank, step, s, false)) return f;
+  return check_phase_writes(rank, step, s, true);
 }
 
 }  // namespace topocoll::detail
