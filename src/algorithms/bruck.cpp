@@ -44,8 +44,8 @@ void register_bruck(Registry& registry) {
   lat.variant = "latency-optimal";
   lat.paper = "trivance.txt section 2.4";
   lat.summary =
-      "whole vector from r + 3^k and r + 2*3^k: ceil(log3 n) steps for n = 3^s or 2*3^s, one "
-      "more (fold) otherwise; D-dim tori";
+      "whole vector from r + 3^k and r + 2*3^k, then one step of partial sums: ceil(log3 n) "
+      "steps for every n; D-dim tori";
   lat.collectives = {Collective::allreduce};
   lat.requirements = bruck_requirements();
   lat.build = [](const ScheduleRequest& request) {

@@ -44,8 +44,8 @@ void register_trivance(Registry& registry) {
   lat.variant = "latency-optimal";
   lat.paper = "trivance.txt sections 4.2, 4.4, 5";
   lat.summary =
-      "whole vector to r +- 3^k each step: ceil(log3 n) steps for n = 3^s or 2*3^s, one more "
-      "(fold) otherwise; D-dim tori";
+      "whole vector to r +- 3^k, then one step of partial sums (section 4.4): ceil(log3 n) "
+      "steps, one more (fold) for the n with no such last step (e.g. 25, 26); D-dim tori";
   lat.collectives = {Collective::allreduce};
   lat.requirements = trivance_requirements();
   lat.build = [](const ScheduleRequest& request) {

@@ -61,12 +61,16 @@ class RingLayout {
 [[nodiscard]] std::shared_ptr<const RingPattern> bruck_ring(int n);
 
 // A latency-optimal allreduce on a ring that moves the whole vector: per step and coordinate,
-// a list of sends and receives of the whole (lane) vector.
+// a list of sends, receives and local copies of whole (lane) vectors. Slot 0 is the user vector;
+// slots 1 .. slots() - 1 are scratch (partial sums kept between steps).
 struct LatencyOp {
-  OpKind kind = OpKind::send;  // send or recv
-  int peer = 0;
-  int port = 0;
-  Combine combine = Combine::reduce;  // receives only
+  OpKind kind = OpKind::send;
+  int peer = 0;                       // send and recv
+  int port = 0;                       // send and recv
+  Combine combine = Combine::reduce;  // recv and copy
+  int slot = 0;                       // send: slot read; recv and copy: slot written
+  int source = 0;                     // copy only
+  bool after_receives = false;        // copy only: reads its source after the step's receives
 };
 
 class LatencyRing {
@@ -74,12 +78,16 @@ class LatencyRing {
   virtual ~LatencyRing() = default;
   [[nodiscard]] virtual int size() const = 0;
   [[nodiscard]] virtual int steps() const = 0;
+  // Slots per coordinate. With scratch (> 1) the ring keeps state between its steps, so a
+  // torus must not interleave another dimension's steps with it.
+  [[nodiscard]] virtual int slots() const { return 1; }
   virtual void ops(int q, int k, std::vector<LatencyOp>& out) const = 0;
 };
 
-// Whole-vector Trivance (section 4.2) and Bruck (section 2.4). Both are exact in ceil(log3 n)
-// steps when n is 3^s or 2 * 3^(s-1); other n fold the extra ranks onto a core of 3^(s-1)
-// ranks first and back last (ceil(log3 n) + 1 steps), see trivance_patterns.cpp for why.
+// Whole-vector Trivance (section 4.2) and Bruck (section 2.4), ceil(log3 n) steps. n = 3^s and
+// n = 2 * 3^(s-1) tile with whole windows; other n end with one step of partial sums (section
+// 4.4), see trivance_patterns.cpp. The few n where no such last step exists (Trivance only,
+// e.g. 25 and 26) fold onto a core of 3^(s-1) ranks, ceil(log3 n) + 1 steps.
 [[nodiscard]] std::shared_ptr<const LatencyRing> trivance_latency_ring(int n);
 [[nodiscard]] std::shared_ptr<const LatencyRing> bruck_latency_ring(int n);
 

@@ -1,5 +1,6 @@
 #include "algorithms/trivance_torus.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "algorithms/compose.hpp"
@@ -49,16 +50,20 @@ struct Walk {
 };
 
 // Section 5, Fig. 5: collective c starts on dimension c and moves to the next dimension every
-// step, skipping the dimensions whose pattern has no steps left.
-Walk walk_of(const std::vector<int>& lengths, int lane) {
+// step, skipping the dimensions whose pattern has no steps left. A dimension marked `sticky`
+// keeps partial sums in scratch slots between its steps; another dimension's step would change
+// the vector those sums were taken from, so a sticky dimension runs to its end once started.
+Walk walk_of(const std::vector<int>& lengths, int lane, const std::vector<bool>& sticky = {}) {
   const int d = static_cast<int>(lengths.size());
   int total = 0;
   for (int len : lengths) total += len;
   Walk walk;
   std::vector<int> done(static_cast<std::size_t>(d), 0);
   for (int t = 0; t < total; ++t) {
+    const int prev = walk.visits.empty() ? -1 : walk.visits.back().dim;
+    const bool hold = prev >= 0 && !sticky.empty() && sticky[prev] && done[prev] < lengths[prev];
     for (int i = 0; i < d; ++i) {
-      const int e = (lane + t + i) % d;
+      const int e = hold ? prev : (lane + t + i) % d;
       if (done[e] == lengths[e]) continue;
       walk.done_before.push_back(done);
       walk.visits.push_back({e, done[e]++});
@@ -192,11 +197,19 @@ class ProductLatency final : public Schedule {
     std::vector<LatencyOp> ops;
     rings_[v.dim]->ops(shape_.coord(rank, v.dim), v.k, ops);
     for (const LatencyOp& op : ops) {
+      const BlockSet slot = BlockSet::single(op.slot);
+      if (op.kind == OpKind::copy) {
+        const BlockSet source = BlockSet::single(op.source);
+        out.ops.push_back(op.after_receives
+                              ? Operation::local_after_receives(source, slot, op.combine)
+                              : Operation::local_copy(source, slot, op.combine));
+        continue;
+      }
       const int peer = shape_.with_coord(rank, v.dim, op.peer);
       if (op.kind == OpKind::send) {
-        out.ops.push_back(Operation::send(peer, BlockSet::single(0), op.port));
+        out.ops.push_back(Operation::send(peer, slot, op.port));
       } else {
-        out.ops.push_back(Operation::recv(peer, BlockSet::single(0), op.combine, op.port));
+        out.ops.push_back(Operation::recv(peer, slot, op.combine, op.port));
       }
     }
   }
@@ -281,10 +294,19 @@ SchedulePtr torus_latency_schedule(const ScheduleRequest& request, const std::st
   const TorusShape shape(request.dims);
   std::vector<int> lengths;
   const auto rings = per_dimension(request.dims, ring, lengths);
+  // Dimensions share the scratch slots: a sticky one finishes before the next starts, and every
+  // partial sum starts with a copy.
+  ScheduleInfo info = lane_info(request, name, Collective::allreduce, 1);
+  std::vector<bool> sticky;
+  for (const auto& r : rings) {
+    sticky.push_back(r->slots() > 1);
+    info.slots = std::max(info.slots, r->slots());
+  }
+  info.keeps_positions = info.slots <= 1;
   std::vector<SchedulePtr> lanes;
   for (int lane = 0; lane < shape.dimensions(); ++lane) {
-    lanes.push_back(std::make_unique<ProductLatency>(
-        lane_info(request, name, Collective::allreduce, 1), shape, rings, walk_of(lengths, lane)));
+    lanes.push_back(
+        std::make_unique<ProductLatency>(info, shape, rings, walk_of(lengths, lane, sticky)));
   }
   return combine_lanes(std::move(lanes), 1);
 }

@@ -115,16 +115,42 @@ int max_steps(const Schedule& schedule) {
 
 // Section 2.4: ceil(log3 P) steps per phase (Bruck's concatenation with two ports), so
 // 2 ceil(log3 P) for the bandwidth-optimal allreduce. The whole-vector variant keeps
-// ceil(log3 P) when P is 3^s or 2 * 3^(s-1) and takes one more step otherwise (extra ranks are
-// folded onto a 3^(s-1) core, see trivance_patterns.cpp).
+// ceil(log3 P) for every P: windows grow from 3^k and 2 * 3^k ahead, and one last step sends
+// partial sums of the missing ranks (trivance_patterns.cpp, find_last_step).
 TEST(BruckStructure, StepCounts) {
   for (int p = 2; p <= 130; ++p) {
     const int s = ceil_log(p, 3);
-    const bool whole = is_power_of(p, 3) || (p % 2 == 0 && is_power_of(p / 2, 3));
-    EXPECT_EQ(max_steps(*build(kCases[0], {p})), whole ? s : s + 1) << "P=" << p;
+    EXPECT_EQ(max_steps(*build(kCases[0], {p})), s) << "P=" << p;
     EXPECT_EQ(max_steps(*build(kCases[1], {p})), 2 * s) << "P=" << p;
     EXPECT_EQ(max_steps(*build(kCases[2], {p})), s) << "P=" << p;
     EXPECT_EQ(max_steps(*build(kCases[3], {p})), s) << "P=" << p;
+  }
+  EXPECT_EQ(max_steps(*build(kCases[0], {4096})), 8);
+}
+
+// The whole-vector steps before the last receive from r + 3^k and r + 2 * 3^k; every step has at
+// most two messages each way, each one block.
+TEST(BruckStructure, WholeVectorPeersForEveryP) {
+  for (int p = 2; p <= 130; ++p) {
+    auto lat = build(kCases[0], {p});
+    const int s = ceil_log(p, 3);
+    for (int r = 0; r < p; ++r) {
+      for (int k = 0, d = 1; k < s; ++k, d *= 3) {
+        Step st;
+        lat->build_step(r, k, st);
+        std::set<int> from;
+        int sends = 0;
+        for (const Operation& op : st.ops) {
+          if (op.kind == OpKind::copy) continue;
+          EXPECT_EQ(op.blocks.block_count(), 1u);
+          if (op.kind == OpKind::recv) from.insert(mod(op.peer - r, p));
+          sends += op.kind == OpKind::send ? 1 : 0;
+        }
+        EXPECT_LE(sends, 2) << "P=" << p;
+        EXPECT_LE(from.size(), 2u) << "P=" << p;
+        if (k + 1 < s) EXPECT_EQ(from, (std::set<int>{d, 2 * d})) << "P=" << p << " step " << k;
+      }
+    }
   }
 }
 
