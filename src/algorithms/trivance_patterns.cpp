@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <climits>
 #include <optional>
 #include <utility>
 
@@ -231,9 +232,6 @@ struct Atoms {
     std::sort(bounds.begin(), bounds.end());
     bounds.erase(std::unique(bounds.begin(), bounds.end()), bounds.end());
   }
-  [[nodiscard]] bool is_bound(long long x) const {
-    return std::binary_search(bounds.begin(), bounds.end(), x);
-  }
 };
 
 // The last step (section 4.4): q keeps the partial sum `keep` of its own atoms and receives on
@@ -247,15 +245,18 @@ struct LastStep {
 
 // Section 4.4 sends each rank, from one peer per side, the partial sums of exactly the blocks it
 // still misses. Its closed form ceil((3^s - n) / 2) for the distance does not hold (n = 32 gives
-// 25, yet the text says 5 blocks come from each side), so we derive the step instead. Every
-// partial sum a rank holds is a union of atoms, and with contiguous windows an interval is a
-// union of atoms exactly when both its ends are atom ends (`bounds`). So the last step is:
+// 25, yet the text says only 5 blocks are missing), so we derive the step instead. Every
+// partial sum a rank holds is a union of atoms (the atoms tile its window), so an interval is a
+// union of atoms exactly when both its ends are atom ends (`bounds`). The last step is:
 // keep = [u0, v0), part 0 = [v0, v1) from q + a, part 1 = [v1, u0 + n) from q + c, where u0, v0,
-// v0 - a, v1 - a, v1 - c and u0 + n - c are all atom ends. There are O(log^5 n) candidates; we
+// v0 - a, v1 - a, v1 - c and u0 + n - c are all atom ends. There are O(log^4 n) candidates; we
 // take the one with the shortest longest peer distance (one ring direction for Bruck, either
 // for Trivance), then the largest kept sum. For Trivance, n = 7 gives distance 2 on both sides
-// (Fig. 4) and n = 32 distances 5 and 6, but n = 25, 26, 61, 62, 64, 65, 70-80, ... have no
-// such split (e.g. n = 26 = 9 + 9 + 8 needs an 8-block union of atoms of sizes 3, 1, 1, 1, 3).
+// (Fig. 4) and n = 32 distances 2 and 3. Bruck always has a split. Trivance has none for
+// n = 25, 26, 61, 62, 64, 65, 70, 71, 73-80, ... and every n in (8 * 3^(s-2), 3^s): its atoms
+// are 3^(s-2), ..., 3, 1, 1, 1, 3, ..., 3^(s-2), so no union of one window's atoms has between
+// 2/3 and all of the window; e.g. n = 26 = 9 + 9 + 8, and 8 blocks of a 9-window leave a hole of
+// one rank inside it, which no other window can fill. Those n fold instead (FoldedLatency).
 std::optional<LastStep> find_last_step(int n, const Atoms& atoms, bool one_direction) {
   auto distance = [n, one_direction](long long a) {
     const long long d = mod(a, n);
@@ -273,6 +274,12 @@ std::optional<LastStep> find_last_step(int n, const Atoms& atoms, bool one_direc
     }
   };
   const auto& b = atoms.bounds;
+  // Every union of atoms that is an interval, as (length, start), to find part 1 by its length.
+  std::vector<std::pair<long long, long long>> spans;
+  for (long long lo : b)
+    for (long long hi : b)
+      if (lo < hi) spans.emplace_back(hi - lo, lo);
+  std::sort(spans.begin(), spans.end());
   for (long long u0 : b) {
     for (long long v0 : b) {
       if (v0 <= u0 || v0 - u0 > n) continue;
@@ -284,11 +291,15 @@ std::optional<LastStep> find_last_step(int n, const Atoms& atoms, bool one_direc
         for (long long bj : b) {
           const long long v1 = a + bj;
           if (bj <= bi || v1 > end) continue;
-          if (v1 == end) consider({{u0, v0}, {a, 0}, {Span{v0, v1}, Span{}}});
-          for (long long bk : b) {
-            const long long c = v1 - bk;
-            if (v1 == end || mod(c, n) == 0 || mod(c - a, n) == 0) continue;
-            if (end - c > bk && atoms.is_bound(end - c))
+          if (v1 == end) {
+            consider({{u0, v0}, {a, 0}, {Span{v0, v1}, Span{}}});
+            continue;
+          }
+          const long long length = end - v1;
+          auto it = std::lower_bound(spans.begin(), spans.end(), std::pair{length, LLONG_MIN});
+          for (; it != spans.end() && it->first == length; ++it) {
+            const long long c = v1 - it->second;
+            if (mod(c, n) != 0 && mod(c - a, n) != 0)
               consider({{u0, v0}, {a, c}, {Span{v0, v1}, Span{v1, end}}});
           }
         }
@@ -400,8 +411,8 @@ class PartialSumLatency final : public LatencyRing {
   std::vector<std::vector<LatencyOp>> templates_;
 };
 
-// The n for which no last step of partial sums exists (see find_last_step) use the standard
-// fold, which keeps the exact reduction: groups of 1-3 consecutive ranks reduce onto their
+// The n for which no last step of partial sums exists (Trivance, see find_last_step) use the
+// standard fold, which keeps the exact reduction: groups of 1-3 consecutive ranks reduce onto their
 // middle rank, the 3^(s-1) group cores run the whole-window pattern, and the cores copy the
 // result back. Steps: ceil(log3 n) + 1.
 class FoldedLatency final : public LatencyRing {

@@ -86,8 +86,9 @@ class LatencyRing {
 
 // Whole-vector Trivance (section 4.2) and Bruck (section 2.4), ceil(log3 n) steps. n = 3^s and
 // n = 2 * 3^(s-1) tile with whole windows; other n end with one step of partial sums (section
-// 4.4), see trivance_patterns.cpp. The few n where no such last step exists (Trivance only,
-// e.g. 25 and 26) fold onto a core of 3^(s-1) ranks, ceil(log3 n) + 1 steps.
+// 4.4), see trivance_patterns.cpp. The n where no such last step exists (Trivance only: 84 of
+// 2..243, e.g. 25, 26 and all n in (8 * 3^(s-2), 3^s)) fold onto a core of 3^(s-1) ranks,
+// ceil(log3 n) + 1 steps.
 [[nodiscard]] std::shared_ptr<const LatencyRing> trivance_latency_ring(int n);
 [[nodiscard]] std::shared_ptr<const LatencyRing> bruck_latency_ring(int n);
 
