@@ -9,8 +9,10 @@ Writes a Markdown table (with the command that produced it) to --output, and pri
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
+import subprocess
 import sys
 import time
 
@@ -53,13 +55,35 @@ def measure(algorithm: str, collective: str, shape: list[int]) -> tuple[str, flo
     return status, built, verified, report
 
 
+def measure_isolated(
+    algorithm: str, collective: str, shape: str, timeout: float
+) -> tuple[str, float, float, dict]:
+    """One measurement in a child process, so a run that exceeds `timeout` is reported, not
+    waited for."""
+    command = [sys.executable, __file__, "--one", algorithm, collective, shape]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=True)
+    except subprocess.TimeoutExpired:
+        return f"not finished after {timeout:.0f} s", timeout, 0.0, {}
+    except subprocess.CalledProcessError as failure:
+        return f"FAIL: child exited {failure.returncode}: {failure.stderr.strip()}", 0.0, 0.0, {}
+    status, built, verified, report = json.loads(done.stdout)
+    return status, built, verified, report
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--algorithms", default=",".join(DEFAULT_ALGORITHMS))
     parser.add_argument("--shapes", default=",".join(DEFAULT_SHAPES))
     parser.add_argument("--collective", default="allreduce")
     parser.add_argument("--output", help="Markdown file to write")
+    parser.add_argument("--timeout", type=float, default=120, help="seconds per measurement")
+    parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.one:
+        algorithm, collective, shape = args.one
+        print(json.dumps(measure(algorithm, collective, shape_of(shape))))
+        return 0
     known = {a["name"] for a in topocoll.algorithms()}
     rows = []
     failed = False
@@ -68,10 +92,12 @@ def main() -> int:
             print(f"skipping {algorithm}: not registered", file=sys.stderr)
             continue
         for text in args.shapes.split(","):
-            status, built, verified, report = measure(algorithm, args.collective, shape_of(text))
+            status, built, verified, report = measure_isolated(
+                algorithm, args.collective, text, args.timeout
+            )
             if status.startswith("unsupported"):
                 continue
-            failed |= status != "OK"
+            failed |= status.startswith("FAIL")
             row = (
                 f"| {algorithm} | {text} | {report.get('max_steps', 0)} | "
                 f"{report.get('block_transfers', 0):,} | {report.get('passes', 0)} | "
@@ -88,7 +114,7 @@ def main() -> int:
             "",
             f"Machine: {platform.machine()}, {os.cpu_count()} cores, "
             f"Python {platform.python_version()};"
-            f" collective: {args.collective}.",
+            f" collective: {args.collective}; at most {args.timeout:.0f} s per measurement.",
             "",
             "| algorithm | shape | steps | block transfers | passes | seconds | result |",
             "| --- | --- | --- | --- | --- | --- | --- |",

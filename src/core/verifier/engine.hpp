@@ -149,21 +149,27 @@ class Engine {
   std::optional<Finding> snapshot(int rank, int step, const Operation& op, const BlockSet& blocks,
                                   Values& out) {
     out.clear();
-    out.reserve(blocks.block_count());
     for (const auto& range : blocks.ranges()) {
-      for (BlockIndex b = std::max(range.begin, w0_); b < std::min(range.end, w1_); ++b) {
-        const Value& v = slot(rank, b);
-        if (!Content::defined(v)) {
-          return Finding{
-              Violation::read_undefined,
-              rank,
-              step,
-              b,
-              "a written slot",
-              "a slot never written",
-              op.to_string() + " reads block " + std::to_string(b) + ", which holds no data yet"};
-        }
-        out.push_back(v);
+      const BlockIndex b0 = std::max(range.begin, w0_);
+      const BlockIndex b1 = std::min(range.end, w1_);
+      if (b0 >= b1) continue;
+      const std::size_t at = out.size();
+      const Value* first = &slot(rank, b0);
+      out.insert(out.end(), first, first + (b1 - b0));  // one bulk copy per range
+      bool all_defined = true;  // branch-free scan first; the search below only on failure
+      for (std::size_t k = at; k < out.size(); ++k) all_defined &= Content::defined(out[k]);
+      if (all_defined) continue;
+      for (std::size_t k = at; k < out.size(); ++k) {
+        if (Content::defined(out[k])) continue;
+        const BlockIndex b = b0 + static_cast<BlockIndex>(k - at);
+        return Finding{
+            Violation::read_undefined,
+            rank,
+            step,
+            b,
+            "a written slot",
+            "a slot never written",
+            op.to_string() + " reads block " + std::to_string(b) + ", which holds no data yet"};
       }
     }
     return std::nullopt;
@@ -266,15 +272,21 @@ class Engine {
 
   std::optional<Finding> apply(int r, const Operation& op, Values& incoming) {
     RankState& rs = ranks_[r];
-    std::size_t i = 0;
+    auto in = incoming.begin();
     for (const auto& range : op.blocks.ranges()) {
-      for (BlockIndex b = std::max(range.begin, w0_); b < std::min(range.end, w1_); ++b, ++i) {
-        Value& target = slot(r, b);
-        if (op.combine == Combine::copy) {
-          target = std::move(incoming[i]);
-          continue;
-        }
-        if (!Content::defined(target)) {
+      const BlockIndex b0 = std::max(range.begin, w0_);
+      const BlockIndex b1 = std::min(range.end, w1_);
+      if (b0 >= b1) continue;
+      Value* target = &slot(r, b0);
+      const std::size_t length = b1 - b0;
+      if (op.combine == Combine::copy) {
+        std::move(in, in + static_cast<std::ptrdiff_t>(length), target);
+        in += static_cast<std::ptrdiff_t>(length);
+        continue;
+      }
+      for (std::size_t k = 0; k < length; ++k, ++in) {
+        if (!Content::defined(target[k])) {
+          const BlockIndex b = b0 + static_cast<BlockIndex>(k);
           return Finding{Violation::read_undefined,
                          r,
                          rs.step,
@@ -284,7 +296,7 @@ class Engine {
                          op.to_string() + " reduces into block " + std::to_string(b) +
                              ", which holds no data yet"};
         }
-        target = content_.reduce(incoming[i], target, op.order);
+        target[k] = content_.reduce(*in, target[k], op.order);
       }
     }
     return std::nullopt;
