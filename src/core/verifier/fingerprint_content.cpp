@@ -33,7 +33,8 @@ FingerprintBase::FingerprintBase(int ranks, BlockIndex slots, std::uint64_t seed
 
 std::uint64_t FingerprintBase::mulmod(std::uint64_t a, std::uint64_t b) {
   const unsigned __int128 product = static_cast<unsigned __int128>(a) * b;
-  std::uint64_t r = static_cast<std::uint64_t>(product & kPrime) + static_cast<std::uint64_t>(product >> 61);
+  std::uint64_t r =
+      static_cast<std::uint64_t>(product & kPrime) + static_cast<std::uint64_t>(product >> 61);
   if (r >= kPrime) r -= kPrime;
   return r;
 }
@@ -55,15 +56,10 @@ std::uint64_t FingerprintBase::power(std::uint32_t exponent) const {
 }
 
 std::string SumFingerprintContent::mismatch(const Value& v, const SlotExpectation& e) const {
-  using Kind = SlotExpectation::Kind;
-  if (e.kind == Kind::dont_care) return {};
-  const bool all = e.kind == Kind::all_ranks;
-  const auto expected_count = static_cast<std::uint32_t>(all ? ranks_ : 1);
-  if (auto problem = count_problem(v.count, expected_count); !problem.empty()) return problem;
-  const std::uint64_t expected =
-      all ? rank_key_sum_ + static_cast<std::uint64_t>(ranks_) * block_key_[e.block]
-          : value(e.origin, e.block);
-  if (v.sum != expected) return "the right number of contributions with the wrong fingerprint";
+  if (e.kind == SlotExpectation::Kind::dont_care) return {};
+  const Value want = expected(e);
+  if (auto problem = count_problem(v.count(), want.count()); !problem.empty()) return problem;
+  if (v.word != want.word) return "the right number of contributions with the wrong fingerprint";
   return {};
 }
 
@@ -86,8 +82,9 @@ std::string OrderedFingerprintContent::mismatch(const Value& v, const SlotExpect
   const auto expected_count = static_cast<std::uint32_t>(all ? ranks_ : 1);
   if (auto problem = count_problem(v.count, expected_count); !problem.empty()) return problem;
   // The canonical order is rank 0 first: sum over q of (a_q + c_b) X^(P-1-q).
-  const std::uint64_t sum = all ? rank_key_sum_ + static_cast<std::uint64_t>(ranks_) * block_key_[e.block]
-                                : value(e.origin, e.block);
+  const std::uint64_t sum =
+      all ? rank_key_sum_ + static_cast<std::uint64_t>(ranks_) * block_key_[e.block]
+          : value(e.origin, e.block);
   const std::uint64_t poly =
       all ? addmod(rank_poly_, mulmod(block_key_[e.block] % kPrime, geometric_))
           : poly_value(e.origin, e.block);

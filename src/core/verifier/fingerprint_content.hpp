@@ -1,9 +1,12 @@
 #pragma once
 // Fingerprint content for large P (DESIGN.md, "Fingerprint mode"): each contribution (q, b)
-// gets the random 64-bit value A[q] + C[b]; a slot holds the wrapping sum and the count of its
+// gets the random value A[q] + C[b]; a slot holds the wrapping sum and the count of its
 // contributions. A missing, doubled or misplaced contribution changes the sum unless random
-// 64-bit values cancel (probability about 2^-64). In non-commutative mode a polynomial hash
-// modulo 2^61-1 also fixes the order of the contributions.
+// values cancel. In commutative mode the sum and the count share one 64-bit word (a 40-bit
+// hash, probability about 2^-40 of a cancellation per wrong slot): the state of P * B slots is
+// the verifier's whole memory traffic, and the kernel's zeroing of fresh pages its largest
+// cost. In non-commutative mode a 64-bit sum, a polynomial hash modulo 2^61-1 that fixes the
+// order, and the count.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -13,13 +16,17 @@
 
 namespace topocoll {
 
-// Packed to 12 bytes: at P = 16384 the state alone is P * B slots.
-#pragma pack(push, 4)
+// Low kCountBits: the number of contributions (0: never written); high bits: the hash sum.
+// Adding two words adds both fields; a count that overflows spills into the hash, which then
+// mismatches.
 struct SumFingerprint {
-  std::uint64_t sum = 0;
-  std::uint32_t count = 0;  // 0: never written
+  static constexpr int kCountBits = 24;
+  static constexpr std::uint64_t kCountMask = (std::uint64_t{1} << kCountBits) - 1;
+  std::uint64_t word = 0;
+  [[nodiscard]] std::uint32_t count() const {
+    return static_cast<std::uint32_t>(word & kCountMask);
+  }
 };
-#pragma pack(pop)
 
 struct OrderedFingerprint {
   std::uint64_t sum = 0;
@@ -57,18 +64,23 @@ class SumFingerprintContent : FingerprintBase {
   static constexpr bool kConcurrentChecks = true;
   SumFingerprintContent(int ranks, BlockIndex slots, std::uint64_t seed)
       : FingerprintBase(ranks, slots, seed) {}
+  // Largest P whose counts fit the count field.
+  static constexpr int kMaxRanks = static_cast<int>(SumFingerprint::kCountMask);
   [[nodiscard]] Value initial(int origin, BlockIndex block) const {
-    return {value(origin, block), 1};
+    return {(value(origin, block) << SumFingerprint::kCountBits) | 1};
   }
-  [[nodiscard]] static bool defined(const Value& v) { return v.count != 0; }
+  [[nodiscard]] static bool defined(const Value& v) { return v.count() != 0; }
   [[nodiscard]] static Value reduce(const Value& in, const Value& inout, OperandOrder) {
-    return {in.sum + inout.sum, in.count + inout.count};
+    return {in.word + inout.word};
+  }
+  [[nodiscard]] Value expected(const SlotExpectation& e) const {
+    if (e.kind == SlotExpectation::Kind::single) return initial(e.origin, e.block);
+    const std::uint64_t sum =
+        rank_key_sum_ + static_cast<std::uint64_t>(ranks_) * block_key_[e.block];
+    return {(sum << SumFingerprint::kCountBits) | static_cast<std::uint64_t>(ranks_)};
   }
   [[nodiscard]] bool matches(const Value& v, const SlotExpectation& e) const {
-    if (e.kind == SlotExpectation::Kind::single)
-      return v.count == 1 && v.sum == value(e.origin, e.block);
-    return v.count == static_cast<std::uint32_t>(ranks_) &&
-           v.sum == rank_key_sum_ + static_cast<std::uint64_t>(ranks_) * block_key_[e.block];
+    return v.word == expected(e).word;
   }
   [[nodiscard]] std::string mismatch(const Value& v, const SlotExpectation& e) const;
 };

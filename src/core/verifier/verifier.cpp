@@ -104,6 +104,15 @@ VerifyReport verify(const Schedule& schedule, const VerifyOptions& options) {
     return run_windows(schedule, options, content, sizeof(ExactContent::Value), false);
   }
   if (options.commutative) {
+    if (info.ranks > SumFingerprintContent::kMaxRanks) {
+      VerifyReport report;
+      report.ok = false;
+      report.violation = Violation::malformed;
+      report.message = "fingerprint mode counts contributions in 24 bits: at most " +
+                       std::to_string(SumFingerprintContent::kMaxRanks) + " ranks (got " +
+                       std::to_string(info.ranks) + ")";
+      return report;
+    }
     SumFingerprintContent content(info.ranks, slots, options.seed);
     return run_windows(schedule, options, content, sizeof(SumFingerprint), true);
   }
