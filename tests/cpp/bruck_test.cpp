@@ -12,73 +12,29 @@
 #include "core/rank_math.hpp"
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"
+#include "ternary_test_support.hpp"
 
 namespace topocoll {
 namespace {
 
-struct Case {
-  std::string algorithm;
-  Collective collective;
-};
+using ternary_test::build;
+using ternary_test::Case;
+using ternary_test::expect_huge_fingerprints;
+using ternary_test::expect_large_fingerprints;
+using ternary_test::expect_verifies;
+using ternary_test::expect_whole_vector_tori;
+using ternary_test::max_steps;
+using ternary_test::shape;
+using ternary_test::test_tori;
 
 const std::vector<Case> kCases = {{"bruck-lat", Collective::allreduce},
                                   {"bruck-bw", Collective::allreduce},
                                   {"bruck-bw", Collective::reduce_scatter},
                                   {"bruck-bw", Collective::allgather}};
 
-SchedulePtr build(const Case& c, std::vector<int> dims) {
-  ScheduleRequest request;
-  request.collective = c.collective;
-  request.dims = std::move(dims);
-  return registry().build(c.algorithm, request);
-}
-
-std::string shape(const std::vector<int>& dims) {
-  std::string out;
-  for (int size : dims) out += (out.empty() ? "" : "x") + std::to_string(size);
-  return out;
-}
-
-void expect_verifies(const Case& c, const std::vector<int>& dims, VerifyMode mode) {
-  const auto start = std::chrono::steady_clock::now();
-  auto schedule = build(c, dims);
-  VerifyOptions options;
-  options.mode = mode;
-  const VerifyReport report = verify(*schedule, options);
-  EXPECT_TRUE(report.ok) << c.algorithm << " " << collective_name(c.collective) << " on "
-                         << shape(dims) << ": " << report.message;
-  if (mode == VerifyMode::fingerprint) {
-    const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
-    std::cout << "  " << c.algorithm << " " << collective_name(c.collective) << " on "
-              << shape(dims) << ": " << took.count() << " s\n";
-  }
-}
-
 TEST(BruckRing, VerifiesExactlyForEveryPUpTo130) {
   for (const Case& c : kCases)
     for (int n = 2; n <= 130; ++n) expect_verifies(c, {n}, VerifyMode::exact);
-}
-
-// Every pair of sizes 2..8, the shapes of the issue and 3^k shapes (section 5).
-std::vector<std::vector<int>> test_tori() {
-  std::vector<std::vector<int>> tori;
-  for (int a = 2; a <= 8; ++a)
-    for (int b = 2; b <= 8; ++b) tori.push_back({a, b});
-  for (auto t : {std::vector<int>{4, 6},
-                 {6, 6},
-                 {2, 8, 2},
-                 {4, 6, 4},
-                 {10, 10},
-                 {3, 9},
-                 {9, 9},
-                 {3, 3},
-                 {9, 3},
-                 {3, 3, 3},
-                 {9, 9, 3},
-                 {3, 1, 5},
-                 {1, 7}})
-    tori.push_back(t);
-  return tori;
 }
 
 TEST(BruckTorus, VerifiesExactlyOnEveryTestShape) {
@@ -86,51 +42,22 @@ TEST(BruckTorus, VerifiesExactlyOnEveryTestShape) {
     for (const auto& dims : test_tori()) expect_verifies(c, dims, VerifyMode::exact);
 }
 
-int max_steps(const Schedule& schedule) {
-  int most = 0;
-  for (int r = 0; r < schedule.ranks(); ++r) most = std::max(most, schedule.step_count(r));
-  return most;
-}
-
 // Whole-vector tori whose dimensions mix the pure windows, a last step of partial sums and (for
 // Trivance) the fold; a dimension with partial sums in scratch runs its steps back to back.
 TEST(BruckTorus, WholeVectorVerifiesOnMixedSizes) {
-  for (const std::vector<int>& dims :
-       std::vector<std::vector<int>>{{13, 5}, {8, 5, 4}, {25, 7}, {10, 11}, {32, 3}}) {
-    expect_verifies(kCases[0], dims, VerifyMode::exact);
-    int steps = 0;
-    for (int size : dims) steps += max_steps(*build(kCases[0], {size}));
-    EXPECT_EQ(max_steps(*build(kCases[0], dims)), steps) << shape(dims);
-  }
-  auto seven = build(kCases[0], {7, 7});  // lane 0: both steps of dimension 0 first
-  for (int step = 0; step < 4; ++step) {
-    Step st;
-    seven->build_step(0, step, st);
-    for (const Operation& op : st.ops)
-      if (op.kind != OpKind::copy && op.port < 2) EXPECT_EQ(op.peer < 7, step < 2) << step;
-  }
+  expect_whole_vector_tori(kCases[0], {{13, 5}, {8, 5, 4}, {25, 7}, {10, 11}, {32, 3}});
 }
 
 TEST(BruckTorus, VerifiesExactlyOn27x27) {
   for (const Case& c : kCases) expect_verifies(c, {27, 27}, VerifyMode::exact);
 }
 
-TEST(BruckLarge, FingerprintsAt4096) {
-  for (const Case& c : kCases) expect_verifies(c, {4096}, VerifyMode::fingerprint);
-  for (const Case& c : {kCases[0], kCases[1]})
-    expect_verifies(c, {64, 64}, VerifyMode::fingerprint);
-}
+TEST(BruckLarge, FingerprintsAt4096) { expect_large_fingerprints(kCases); }
 
-// The runs of the issue that take more than a few seconds on two cores (times in the report):
+// The runs of the issue that take more than a few seconds on two cores (see
+// docs/verification-benchmark.md for the allreduce times):
 // --gtest_also_run_disabled_tests --gtest_filter='BruckLarge.DISABLED_*'
-TEST(BruckLarge, DISABLED_FingerprintsAt16384) {
-  for (const Case& c : {kCases[2], kCases[3]})
-    expect_verifies(c, {64, 64}, VerifyMode::fingerprint);
-  for (const Case& c : kCases) {
-    expect_verifies(c, {16384}, VerifyMode::fingerprint);
-    expect_verifies(c, {128, 128}, VerifyMode::fingerprint);
-  }
-}
+TEST(BruckLarge, DISABLED_FingerprintsAt16384) { expect_huge_fingerprints(kCases); }
 
 // Section 2.4: ceil(log3 P) steps per phase (Bruck's concatenation with two ports), so
 // 2 ceil(log3 P) for the bandwidth-optimal allreduce. The whole-vector variant keeps
