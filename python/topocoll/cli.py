@@ -12,7 +12,9 @@ from topocoll import _core
 from topocoll.shapes import InputError, format_dims, parse_dims
 
 EXIT_OK, EXIT_WRONG, EXIT_INPUT = 0, 1, 2
-AUTO_EXACT_LIMIT = 1024
+# Exact mode keeps every contribution of every slot: its memory grows with ranks x slots x
+# contributions. Auto mode stays well below the verifier's hard limit (EXACT_SLOT_LIMIT).
+AUTO_EXACT_SLOTS = 1 << 19
 
 
 def add_shape_arguments(parser: argparse.ArgumentParser, with_root: bool = True) -> None:
@@ -79,10 +81,17 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def choose_mode(requested: str, ranks: int) -> str:
+def choose_mode(requested: str, info: dict) -> str:
+    states = info["ranks"] * info["slots"]
+    if requested == "exact" and states > _core.EXACT_SLOT_LIMIT:
+        raise InputError(
+            f"--mode exact tracks every contribution of ranks x slots = {states:,} slot states, "
+            f"more than the {_core.EXACT_SLOT_LIMIT:,} it can hold; use --mode fingerprint "
+            "(accepted: auto, exact, fingerprint)"
+        )
     if requested != "auto":
         return requested
-    return "exact" if ranks <= AUTO_EXACT_LIMIT else "fingerprint"
+    return "exact" if states <= AUTO_EXACT_SLOTS else "fingerprint"
 
 
 def describe(info: dict) -> str:
@@ -95,7 +104,7 @@ def describe(info: dict) -> str:
 
 def verify_one(schedule: _core.Schedule, args: argparse.Namespace) -> int:
     info = schedule.info
-    mode = choose_mode(args.mode, info["ranks"])
+    mode = choose_mode(args.mode, info)
     adjacency = info["dims"] if args.adjacent else []
     if args.adjacent and not adjacency:
         adjacency = [info["ranks"]]

@@ -43,7 +43,6 @@ def port_choices(algorithm: str, dims: list[int]) -> list[int]:
 
 
 def check_case(tally: Tally, ranks: int, dims: list[int]) -> None:
-    mode = "exact" if ranks <= EXACT_LIMIT else "fingerprint"
     for ports in port_choices(tally.algorithm, dims):
         for root in roots_for(tally.collective, ranks):
             try:
@@ -51,7 +50,9 @@ def check_case(tally: Tally, ranks: int, dims: list[int]) -> None:
             except ValueError:
                 tally.unsupported += 1
                 continue
-            report = _core.verify(schedule, mode)
+            states = ranks * schedule.info["slots"]
+            exact = ranks <= EXACT_LIMIT and states <= _core.EXACT_SLOT_LIMIT
+            report = _core.verify(schedule, "exact" if exact else "fingerprint")
             if report["ok"]:
                 tally.verified += 1
                 tally.largest = max(tally.largest, ranks)

@@ -100,6 +100,16 @@ VerifyReport verify(const Schedule& schedule, const VerifyOptions& options) {
   }
   const auto slots = static_cast<BlockIndex>(info.total_slots());
   if (options.mode == VerifyMode::exact) {
+    const auto states = static_cast<std::uint64_t>(info.ranks) * slots;
+    if (states > kExactSlotLimit) {
+      VerifyReport report;
+      report.ok = false;
+      report.violation = Violation::malformed;
+      report.message =
+          "exact mode tracks every contribution of ranks x slots = " + std::to_string(states) +
+          " slot states, more than " + std::to_string(kExactSlotLimit) + "; use fingerprint mode";
+      return report;
+    }
     ExactContent content(info.ranks, options.commutative);
     return run_windows(schedule, options, content, sizeof(ExactContent::Value), false);
   }

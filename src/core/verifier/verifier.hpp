@@ -13,17 +13,22 @@ enum class VerifyMode { exact, fingerprint };
 
 enum class Violation {
   none,
-  malformed,           // an operation that cannot be executed (bad peer, block out of range, ...)
-  ports_exceeded,      // more concurrent operations per direction than ports
-  not_adjacent,        // a peer that is not a neighbour in the requested topology
-  block_mismatch,      // a matched send and receive disagree on the blocks
-  unmatched,           // an operation whose partner never comes (deadlock or missing partner)
-  read_undefined,      // a read of a slot that was never written
-  write_conflict,      // two writers to one slot in one step, one of them a copy
-  wrong_result,        // the post-condition fails
+  malformed,       // an operation that cannot be executed (bad peer, block out of range, ...)
+  ports_exceeded,  // more concurrent operations per direction than ports
+  not_adjacent,    // a peer that is not a neighbour in the requested topology
+  block_mismatch,  // a matched send and receive disagree on the blocks
+  unmatched,       // an operation whose partner never comes (deadlock or missing partner)
+  read_undefined,  // a read of a slot that was never written
+  write_conflict,  // two writers to one slot in one step, one of them a copy
+  wrong_result,    // the post-condition fails
 };
 
 [[nodiscard]] std::string_view violation_name(Violation v);
+
+// Exact mode keeps the list of contributions of every (rank, slot); beyond this many slot
+// states it would exhaust memory (hamiltonian-d-cycles at P = 1024 needs over 24 GiB), so it
+// refuses and names fingerprint mode.
+inline constexpr std::uint64_t kExactSlotLimit = std::uint64_t{1} << 22;
 
 struct VerifyOptions {
   VerifyMode mode = VerifyMode::exact;
@@ -51,10 +56,10 @@ struct VerifyReport {
 
   // Statistics of the run.
   int max_steps = 0;
-  std::uint64_t messages = 0;      // matched send/receive pairs
+  std::uint64_t messages = 0;         // matched send/receive pairs
   std::uint64_t block_transfers = 0;  // blocks carried by all messages
-  std::uint64_t ranges = 0;        // ranges in all sends (separate messages without packing)
-  int passes = 0;                  // block windows the run was split into
+  std::uint64_t ranges = 0;           // ranges in all sends (separate messages without packing)
+  int passes = 0;                     // block windows the run was split into
 };
 
 [[nodiscard]] VerifyReport verify(const Schedule& schedule, const VerifyOptions& options = {});
