@@ -83,7 +83,8 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
 
 def choose_mode(requested: str, info: dict) -> str:
     states = info["ranks"] * info["slots"]
-    if requested == "exact" and states > _core.EXACT_SLOT_LIMIT:
+    reduction = info["collective"] in ("allreduce", "reduce-scatter", "reduce")
+    if requested == "exact" and reduction and states > _core.EXACT_SLOT_LIMIT:
         raise InputError(
             f"--mode exact tracks every contribution of ranks x slots = {states:,} slot states, "
             f"more than the {_core.EXACT_SLOT_LIMIT:,} it can hold; use --mode fingerprint "

@@ -51,7 +51,8 @@ def check_case(tally: Tally, ranks: int, dims: list[int]) -> None:
                 tally.unsupported += 1
                 continue
             states = ranks * schedule.info["slots"]
-            exact = ranks <= EXACT_LIMIT and states <= _core.EXACT_SLOT_LIMIT
+            reduction = tally.collective in ("allreduce", "reduce-scatter", "reduce")
+            exact = ranks <= EXACT_LIMIT and (not reduction or states <= _core.EXACT_SLOT_LIMIT)
             report = _core.verify(schedule, "exact" if exact else "fingerprint")
             if report["ok"]:
                 tally.verified += 1

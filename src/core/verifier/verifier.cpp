@@ -101,7 +101,7 @@ VerifyReport verify(const Schedule& schedule, const VerifyOptions& options) {
   const auto slots = static_cast<BlockIndex>(info.total_slots());
   if (options.mode == VerifyMode::exact) {
     const auto states = static_cast<std::uint64_t>(info.ranks) * slots;
-    if (states > kExactSlotLimit) {
+    if (is_reduction(info.collective) && states > kExactSlotLimit) {
       VerifyReport report;
       report.ok = false;
       report.violation = Violation::malformed;

@@ -25,9 +25,10 @@ enum class Violation {
 
 [[nodiscard]] std::string_view violation_name(Violation v);
 
-// Exact mode keeps the list of contributions of every (rank, slot); beyond this many slot
-// states it would exhaust memory (hamiltonian-d-cycles at P = 1024 needs over 24 GiB), so it
-// refuses and names fingerprint mode.
+// Exact mode keeps the list of contributions of every (rank, slot). In a reduction the lists
+// grow towards P entries, and beyond this many slot states memory runs out
+// (hamiltonian-d-cycles allreduce at P = 1024 needs over 24 GiB), so it refuses and names
+// fingerprint mode. Data movement keeps one contribution per slot and has no such limit.
 inline constexpr std::uint64_t kExactSlotLimit = std::uint64_t{1} << 22;
 
 struct VerifyOptions {
