@@ -25,11 +25,11 @@ enum class Violation {
 
 [[nodiscard]] std::string_view violation_name(Violation v);
 
-// Exact mode keeps the list of contributions of every (rank, slot). In a reduction the lists
-// grow towards P entries, and beyond this many slot states memory runs out
-// (hamiltonian-d-cycles allreduce at P = 1024 needs over 24 GiB), so it refuses and names
-// fingerprint mode. Data movement keeps one contribution per slot and has no such limit.
-inline constexpr std::uint64_t kExactSlotLimit = std::uint64_t{1} << 22;
+// Exact mode keeps the contributions of every (rank, slot) as a rope (one node per initial value
+// and per reduction, about 64 bytes each). Beyond this many slot states in a reduction the
+// memory would approach the machine's, so it refuses and names fingerprint mode. Data
+// movement shares its values and has no such limit.
+inline constexpr std::uint64_t kExactSlotLimit = std::uint64_t{1} << 24;
 
 struct VerifyOptions {
   VerifyMode mode = VerifyMode::exact;
