@@ -173,7 +173,7 @@ class ExchangeStep final : public Schedule {
   [[nodiscard]] int step_count(int) const override { return 1; }
 
   void build_step(int rank, int, Step& out) const override {
-    const int held = sigma_position(*grid_, rank);              // h(r)
+    const int held = sigma_position(*grid_, rank);                // h(r)
     const int holder = grid_->inner(grid_->sigma_inverse(rank));  // h^-1(r)
     if (phase_ == Phase::reduce_scatter) {
       if (held != rank) out.ops.push_back(Operation::send(held, single(held)));
@@ -351,9 +351,9 @@ void register_bine(Registry& registry) {
   }
   for (const Variant& v : kVariants) {
     const std::string name = std::string("bine-bw") + v.suffix;
-    AlgorithmInfo info = base(name, "bandwidth-optimal",
-                              "bine-trees-sc25.txt sections 3, 4.3, 4.3.1, 4.4, Appendices A, C",
-                              v.summary);
+    AlgorithmInfo info =
+        base(name, "bandwidth-optimal",
+             "bine-trees-sc25.txt sections 3, 4.3, 4.3.1, 4.4, Appendices A, C", v.summary);
     info.collectives = chunked;
     const Strategy strategy = v.strategy;
     info.build = on_any_ring(
@@ -368,11 +368,11 @@ void register_bine(Registry& registry) {
     info.requirements.ports.default_ports = PortsRule::Default::two_per_dimension;
   };
   {
-    AlgorithmInfo info = base(
-        "bine-lat-torus", "latency-optimal, torus-optimized",
-        "bine-trees-sc25.txt Appendix D (D.1, D.3, D.4)",
-        "bine-lat dimension by dimension on a torus of even sizes; ports 1, D or 2D lanes on "
-        "slices of the vector (default 2D: D start dimensions, plain and mirrored)");
+    AlgorithmInfo info =
+        base("bine-lat-torus", "latency-optimal, torus-optimized",
+             "bine-trees-sc25.txt Appendix D (D.1, D.3, D.4)",
+             "bine-lat dimension by dimension on a torus of even sizes; ports 1, D or 2D lanes on "
+             "slices of the vector (default 2D: D start dimensions, plain and mirrored)");
     info.collectives = {Collective::allreduce};
     torus(info);
     info.build = [](const ScheduleRequest& r) { return build_latency(r, "bine-lat-torus"); };

@@ -75,8 +75,8 @@ std::vector<std::int8_t> BineRing::flood(int size, const std::vector<int>& dista
     const std::size_t holding = holders.size();
     for (std::size_t h = 0; h < holding; ++h) {
       const int n = holders[h];
-      const auto q = static_cast<std::size_t>(
-          negabinary::butterfly_peer(n, distance_of_step[i], size));
+      const auto q =
+          static_cast<std::size_t>(negabinary::butterfly_peer(n, distance_of_step[i], size));
       if (arrival[q] != kUnreached) continue;
       arrival[q] = static_cast<std::int8_t>(i);
       if (paths) (*paths)[q] = (*paths)[static_cast<std::size_t>(n)] | (1ULL << i);
@@ -283,8 +283,7 @@ void BineGrid::received(int rank, int t, BlockSet& out) const {
       std::sort(lists[j].begin(), lists[j].end());
     }
   }
-  for_each_in_product(lists, strides_,
-                      [&](int b) { out.add(static_cast<BlockIndex>(b)); });
+  for_each_in_product(lists, strides_, [&](int b) { out.add(static_cast<BlockIndex>(b)); });
 }
 
 void BineGrid::received_sigma(int rank, int t, BlockSet& out) const {

@@ -132,8 +132,8 @@ class BineGrid {
   int ranks_;
   bool mirrored_;
   bool power_of_two_;
-  std::vector<Step> schedule_;                // allgather order
-  std::vector<std::vector<int>> done_before_;  // [t][dim]: ring steps of dim before step t
+  std::vector<Step> schedule_;                    // allgather order
+  std::vector<std::vector<int>> done_before_;     // [t][dim]: ring steps of dim before step t
   std::vector<std::vector<int>> scatter_global_;  // [dim][ring-local scatter index] -> step
   std::vector<int> sigma_;
   std::vector<int> sigma_inverse_;

@@ -43,9 +43,15 @@ class Bits {
   [[nodiscard]] bool any() const {
     return std::any_of(words_.begin(), words_.end(), [](std::uint64_t w) { return w != 0; });
   }
-  [[nodiscard]] Bits operator&(const Bits& o) const { return zip(o, [](auto a, auto b) { return a & b; }); }
-  [[nodiscard]] Bits operator|(const Bits& o) const { return zip(o, [](auto a, auto b) { return a | b; }); }
-  [[nodiscard]] Bits operator-(const Bits& o) const { return zip(o, [](auto a, auto b) { return a & ~b; }); }
+  [[nodiscard]] Bits operator&(const Bits& o) const {
+    return zip(o, [](auto a, auto b) { return a & b; });
+  }
+  [[nodiscard]] Bits operator|(const Bits& o) const {
+    return zip(o, [](auto a, auto b) { return a | b; });
+  }
+  [[nodiscard]] Bits operator-(const Bits& o) const {
+    return zip(o, [](auto a, auto b) { return a & ~b; });
+  }
   [[nodiscard]] bool subset_of(const Bits& o) const { return !(*this - o).any(); }
   friend bool operator==(const Bits&, const Bits&) = default;
 
@@ -86,8 +92,7 @@ struct ProgramStep {
 
 class Compiler {
  public:
-  explicit Compiler(const BineGrid& grid)
-      : grid_(grid), n_(grid.ranks()), steps_(grid.steps()) {}
+  explicit Compiler(const BineGrid& grid) : grid_(grid), n_(grid.ranks()), steps_(grid.steps()) {}
 
   std::vector<ProgramStep> compile() {
     holdings();
@@ -192,7 +197,8 @@ class Compiler {
       std::sort(message.begin(), message.end(),
                 [](const Atom& a, const Atom& b) { return a.slot < b.slot; });
       std::vector<Bits> next_sets =
-          t + 1 < steps_ ? kept_atoms(t + 1) : std::vector<Bits>{held_[static_cast<std::size_t>(steps_)]};
+          t + 1 < steps_ ? kept_atoms(t + 1)
+                         : std::vector<Bits>{held_[static_cast<std::size_t>(steps_)]};
       step(t, atoms, message, next_sets, program);
     }
     if (atoms.size() != 1 || atoms.front().slot != 0)

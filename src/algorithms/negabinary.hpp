@@ -27,9 +27,7 @@ inline constexpr std::uint64_t kAlternate = 0xAAAAAAAAAAAAAAAAULL;  // the digit
 }
 
 // Whether x has a negabinary form on `digits` digits (0 <= digits <= 62).
-[[nodiscard]] constexpr bool fits(std::int64_t x, int digits) {
-  return (encode(x) >> digits) == 0;
-}
+[[nodiscard]] constexpr bool fits(std::int64_t x, int digits) { return (encode(x) >> digits) == 0; }
 
 // The largest and smallest integers on `digits` digits: ones in all even (resp. odd) positions.
 [[nodiscard]] constexpr std::int64_t max_value(int digits) {

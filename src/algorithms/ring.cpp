@@ -83,7 +83,8 @@ void register_ring(Registry& registry) {
   info.family = "ring";
   info.variant = "bandwidth-optimal";
   info.paper = "swing-nsdi24.txt section 2.3.1";
-  info.summary = "reduce-scatter + allgather around a ring, P-1 steps each; ports=2 runs both directions";
+  info.summary =
+      "reduce-scatter + allgather around a ring, P-1 steps each; ports=2 runs both directions";
   info.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
   info.requirements.ports.two = true;
   // Each block's partial sum starts after its owner and wraps around the ring.

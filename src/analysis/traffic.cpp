@@ -11,9 +11,9 @@ namespace topocoll {
 namespace {
 
 BlockPartition partition_for(const ScheduleInfo& info, std::uint64_t vector_bytes) {
-  const std::uint64_t count =
-      is_chunked_per_rank(info.collective) ? vector_bytes / static_cast<std::uint64_t>(info.ranks)
-                                           : vector_bytes;
+  const std::uint64_t count = is_chunked_per_rank(info.collective)
+                                  ? vector_bytes / static_cast<std::uint64_t>(info.ranks)
+                                  : vector_bytes;
   return BlockPartition(info, count);
 }
 

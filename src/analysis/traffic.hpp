@@ -18,7 +18,8 @@ struct TrafficTotals {
 // `group_of[r]` is the group of rank r. `vector_bytes` is the size of the whole user vector:
 // the allreduce/bcast/reduce buffer, or the P chunks together for the chunked collectives
 // (alltoall: one rank's send buffer). Block sizes follow the early/late partition.
-[[nodiscard]] TrafficTotals measure_traffic(const Schedule& schedule, const std::vector<int>& group_of,
+[[nodiscard]] TrafficTotals measure_traffic(const Schedule& schedule,
+                                            const std::vector<int>& group_of,
                                             std::uint64_t vector_bytes, int threads = 0);
 
 }  // namespace topocoll

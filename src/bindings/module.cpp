@@ -19,7 +19,8 @@ namespace {
 
 Collective collective_from(const std::string& name) {
   if (auto c = parse_collective(name)) return *c;
-  throw UnsupportedRequest("unknown collective '" + name + "'; accepted: " + collective_names_list());
+  throw UnsupportedRequest("unknown collective '" + name +
+                           "'; accepted: " + collective_names_list());
 }
 
 std::string rank_rule_name(RankRule rule) {
@@ -136,8 +137,9 @@ NB_MODULE(_core, m) {
   nb::class_<Schedule>(m, "Schedule")
       .def_prop_ro("info", [](const Schedule& s) { return info_dict(s.info()); })
       .def("step_count", &Schedule::step_count, "rank"_a)
-      .def("to_json", [](const Schedule& s, int indent) { return schedule_to_json(s, indent); },
-           "indent"_a = -1)
+      .def(
+          "to_json", [](const Schedule& s, int indent) { return schedule_to_json(s, indent); },
+          "indent"_a = -1)
       .def("to_text", [](const Schedule& s) { return schedule_to_text(s); });
 
   m.def("collectives", [] {
@@ -155,8 +157,9 @@ NB_MODULE(_core, m) {
   });
   m.def("build", &build, "algorithm"_a, "collective"_a, "ranks"_a = 0,
         "dims"_a = std::vector<int>{}, "ports"_a = 0, "root"_a = 0, "commutative"_a = true);
-  m.def("load_json", [](const std::string& text) -> SchedulePtr { return schedule_from_json(text); },
-        "text"_a);
+  m.def(
+      "load_json", [](const std::string& text) -> SchedulePtr { return schedule_from_json(text); },
+      "text"_a);
   m.attr("EXACT_SLOT_LIMIT") = kExactSlotLimit;
   m.def("verify", &run_verify, "schedule"_a, "mode"_a = "exact", "commutative"_a = true,
         "seed"_a = 0x5eed, "adjacency_torus"_a = std::vector<int>{}, "threads"_a = 0,
@@ -177,10 +180,13 @@ NB_MODULE(_core, m) {
         return d;
       },
       "schedule"_a, "group_of"_a, "vector_bytes"_a);
-  m.def("partition_sizes", [](const Schedule& s, std::uint64_t count) {
-    BlockPartition p(s.info(), count);
-    std::vector<std::uint64_t> sizes;
-    for (int b = 0; b < p.blocks(); ++b) sizes.push_back(p.size(static_cast<BlockIndex>(b)));
-    return sizes;
-  }, "schedule"_a, "count"_a);
+  m.def(
+      "partition_sizes",
+      [](const Schedule& s, std::uint64_t count) {
+        BlockPartition p(s.info(), count);
+        std::vector<std::uint64_t> sizes;
+        for (int b = 0; b < p.blocks(); ++b) sizes.push_back(p.size(static_cast<BlockIndex>(b)));
+        return sizes;
+      },
+      "schedule"_a, "count"_a);
 }

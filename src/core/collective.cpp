@@ -57,8 +57,8 @@ bool is_rooted(Collective c) {
 }
 
 bool is_chunked_per_rank(Collective c) {
-  return c == Collective::reduce_scatter || c == Collective::allgather ||
-         c == Collective::gather || c == Collective::scatter || c == Collective::alltoall;
+  return c == Collective::reduce_scatter || c == Collective::allgather || c == Collective::gather ||
+         c == Collective::scatter || c == Collective::alltoall;
 }
 
 }  // namespace topocoll

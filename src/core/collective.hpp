@@ -6,7 +6,16 @@
 
 namespace topocoll {
 
-enum class Collective { allreduce, reduce_scatter, allgather, bcast, reduce, gather, scatter, alltoall };
+enum class Collective {
+  allreduce,
+  reduce_scatter,
+  allgather,
+  bcast,
+  reduce,
+  gather,
+  scatter,
+  alltoall
+};
 
 [[nodiscard]] std::string_view collective_name(Collective c);
 [[nodiscard]] std::optional<Collective> parse_collective(std::string_view name);

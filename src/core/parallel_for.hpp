@@ -16,7 +16,8 @@ namespace topocoll {
 template <class Fn>
 void parallel_for(std::size_t n, int threads, Fn&& fn) {
   constexpr std::size_t kMinPerThread = 16;
-  const std::size_t workers = std::min<std::size_t>(static_cast<std::size_t>(threads), n / kMinPerThread);
+  const std::size_t workers =
+      std::min<std::size_t>(static_cast<std::size_t>(threads), n / kMinPerThread);
   if (workers <= 1) {
     for (std::size_t i = 0; i < n; ++i) fn(i);
     return;

@@ -7,7 +7,8 @@ namespace {
 
 void append_split(std::vector<std::uint64_t>& offsets, std::uint64_t count, std::uint64_t blocks) {
   const std::uint64_t base = count / blocks, extra = count % blocks;
-  for (std::uint64_t b = 0; b < blocks; ++b) offsets.push_back(offsets.back() + base + (b < extra ? 1 : 0));
+  for (std::uint64_t b = 0; b < blocks; ++b)
+    offsets.push_back(offsets.back() + base + (b < extra ? 1 : 0));
 }
 
 }  // namespace
@@ -30,7 +31,8 @@ BlockPartition::BlockPartition(const ScheduleInfo& info, std::uint64_t count) {
     throw std::invalid_argument("a chunked collective needs B to be a multiple of P");
   offsets_.reserve(static_cast<std::size_t>(info.blocks) + 1);
   offsets_.push_back(0);
-  for (int r = 0; r < info.ranks; ++r) append_split(offsets_, count, static_cast<std::uint64_t>(per_chunk));
+  for (int r = 0; r < info.ranks; ++r)
+    append_split(offsets_, count, static_cast<std::uint64_t>(per_chunk));
 }
 
 std::uint64_t BlockPartition::elements(const BlockSet& set) const {

@@ -149,8 +149,8 @@ void normalize_shape(ScheduleRequest& request) {
     request.dims = {request.ranks};
     return;
   }
-  const long long product = std::accumulate(request.dims.begin(), request.dims.end(), 1LL,
-                                            std::multiplies<long long>());
+  const long long product =
+      std::accumulate(request.dims.begin(), request.dims.end(), 1LL, std::multiplies<long long>());
   if (product > (1LL << 30)) throw UnsupportedRequest("torus has too many ranks");
   if (request.ranks == 0) request.ranks = static_cast<int>(product);
   if (product != request.ranks) {

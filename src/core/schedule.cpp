@@ -12,7 +12,8 @@ int ScheduleInfo::blocks_per_chunk() const { return ranks > 0 ? blocks / ranks :
 
 BlockSet ScheduleInfo::chunk_of(int rank) const {
   const int s = blocks_per_chunk();
-  return BlockSet::range(static_cast<BlockIndex>(rank * s), static_cast<BlockIndex>((rank + 1) * s));
+  return BlockSet::range(static_cast<BlockIndex>(rank * s),
+                         static_cast<BlockIndex>((rank + 1) * s));
 }
 
 std::vector<Step> Schedule::steps_of(int rank) const {

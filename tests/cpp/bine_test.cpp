@@ -46,11 +46,11 @@ VerifyReport check(const std::string& name, Collective c, int p, VerifyMode mode
 
 TEST(BineNegabinary, EncodeDecodeRoundTripAndPaperExamples) {
   for (std::int64_t x = -5000; x <= 5000; ++x) EXPECT_EQ(nb::decode(nb::encode(x)), x);
-  EXPECT_EQ(nb::encode(2), 0b110U);   // section 2.3.1
+  EXPECT_EQ(nb::encode(2), 0b110U);  // section 2.3.1
   EXPECT_EQ(nb::encode(-1), 0b11U);
   EXPECT_EQ(nb::encode(-2), 0b10U);
-  EXPECT_EQ(nb::max_value(6), 21);    // 010101
-  EXPECT_EQ(nb::max_value(3), 5);     // the rightmost rank of an 8-node tree
+  EXPECT_EQ(nb::max_value(6), 21);  // 010101
+  EXPECT_EQ(nb::max_value(3), 5);   // the rightmost rank of an 8-node tree
   EXPECT_EQ(nb::rank_to_nb(6, 8), 0b010U);
   EXPECT_EQ(nb::rank_to_nb(2, 8), 0b110U);
   for (int k = 0; k < 40; ++k) {
@@ -227,8 +227,8 @@ std::vector<std::vector<int>> even_tori() {
   std::vector<std::vector<int>> out;
   for (int a : {2, 4, 6, 8})
     for (int b : {2, 4, 6, 8}) out.push_back({a, b});
-  for (const std::vector<int>& d : std::vector<std::vector<int>>{
-           {4, 6}, {6, 6}, {2, 8, 2}, {4, 6, 4}, {10, 10}, {16}, {30}})
+  for (const std::vector<int>& d :
+       std::vector<std::vector<int>>{{4, 6}, {6, 6}, {2, 8, 2}, {4, 6, 4}, {10, 10}, {16}, {30}})
     out.push_back(d);
   return out;
 }
@@ -245,8 +245,8 @@ TEST(BineTorus, BandwidthExactOnEvenToriForEveryPortCount) {
     for (int ports : port_choices(dims))
       for (Collective c : kCollectives) {
         auto report = check("bine-bw-torus", c, p, VerifyMode::exact, dims, ports);
-        EXPECT_TRUE(report.ok) << shape(dims) << " ports=" << ports << " "
-                               << collective_name(c) << ": " << report.message;
+        EXPECT_TRUE(report.ok) << shape(dims) << " ports=" << ports << " " << collective_name(c)
+                               << ": " << report.message;
       }
   }
 }
@@ -354,8 +354,8 @@ TEST(BineTorus, LatencyExactOnEvenToriForEveryPortCount) {
     int p = 1;
     for (int d : dims) p *= d;
     for (int ports : port_choices(dims)) {
-      auto report = check("bine-lat-torus", Collective::allreduce, p, VerifyMode::exact, dims,
-                          ports);
+      auto report =
+          check("bine-lat-torus", Collective::allreduce, p, VerifyMode::exact, dims, ports);
       EXPECT_TRUE(report.ok) << shape(dims) << " ports=" << ports << ": " << report.message;
     }
   }
@@ -366,8 +366,8 @@ TEST(BineLarge, LatencyFingerprint) {
     auto report = check("bine-lat", Collective::allreduce, p, VerifyMode::fingerprint);
     EXPECT_TRUE(report.ok) << p << ": " << report.message;
   }
-  auto report = check("bine-lat-torus", Collective::allreduce, 4096, VerifyMode::fingerprint,
-                      {64, 64});
+  auto report =
+      check("bine-lat-torus", Collective::allreduce, 4096, VerifyMode::fingerprint, {64, 64});
   EXPECT_TRUE(report.ok) << report.message;
 }
 

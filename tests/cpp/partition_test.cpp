@@ -32,7 +32,7 @@ TEST(BlockPartition, ChunkedCollectivesSplitEachRanksChunk) {
   ScheduleInfo info;
   info.collective = Collective::reduce_scatter;
   info.ranks = 3;
-  info.blocks = 6;  // two blocks per chunk
+  info.blocks = 6;            // two blocks per chunk
   BlockPartition p(info, 5);  // 5 elements per rank
   EXPECT_EQ(p.total(), 15u);
   for (int r = 0; r < 3; ++r) {

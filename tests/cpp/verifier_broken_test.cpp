@@ -33,7 +33,8 @@ TEST_P(BrokenSchedules, IntactRingPasses) { EXPECT_TRUE(run(*ring_allreduce(6)).
 TEST_P(BrokenSchedules, DroppedReceiveIsReported) {
   auto s = ring_allreduce(6);
   auto& ops = s->rank_steps()[3][2].ops;
-  ops.erase(std::remove_if(ops.begin(), ops.end(), [](const Operation& op) { return op.kind == OpKind::recv; }),
+  ops.erase(std::remove_if(ops.begin(), ops.end(),
+                           [](const Operation& op) { return op.kind == OpKind::recv; }),
             ops.end());
   auto report = run(*s);
   ASSERT_FALSE(report.ok);
@@ -46,7 +47,8 @@ TEST_P(BrokenSchedules, DroppedLastReceiveIsUnmatched) {
   auto s = ring_allreduce(5);
   const int last = static_cast<int>(s->rank_steps()[1].size()) - 1;
   auto& ops = s->rank_steps()[1][last].ops;
-  ops.erase(std::remove_if(ops.begin(), ops.end(), [](const Operation& op) { return op.kind == OpKind::recv; }),
+  ops.erase(std::remove_if(ops.begin(), ops.end(),
+                           [](const Operation& op) { return op.kind == OpKind::recv; }),
             ops.end());
   auto report = run(*s);
   ASSERT_FALSE(report.ok);
