@@ -81,10 +81,10 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def choose_mode(requested: str, info: dict) -> str:
+def choose_mode(requested: str, schedule: _core.Schedule) -> str:
+    info = schedule.info
     states = info["ranks"] * info["slots"]
-    reduction = info["collective"] in ("allreduce", "reduce-scatter", "reduce")
-    if requested == "exact" and reduction and states > _core.EXACT_SLOT_LIMIT:
+    if requested == "exact" and not _core.exact_mode_fits(schedule):
         raise InputError(
             f"--mode exact tracks every contribution of ranks x slots = {states:,} slot states, "
             f"more than the {_core.EXACT_SLOT_LIMIT:,} it can hold; use --mode fingerprint "
@@ -105,7 +105,7 @@ def describe(info: dict) -> str:
 
 def verify_one(schedule: _core.Schedule, args: argparse.Namespace) -> int:
     info = schedule.info
-    mode = choose_mode(args.mode, info)
+    mode = choose_mode(args.mode, schedule)
     adjacency = info["dims"] if args.adjacent else []
     if args.adjacent and not adjacency:
         adjacency = [info["ranks"]]

@@ -50,9 +50,7 @@ def check_case(tally: Tally, ranks: int, dims: list[int]) -> None:
             except ValueError:
                 tally.unsupported += 1
                 continue
-            states = ranks * schedule.info["slots"]
-            reduction = tally.collective in ("allreduce", "reduce-scatter", "reduce")
-            exact = ranks <= EXACT_LIMIT and (not reduction or states <= _core.EXACT_SLOT_LIMIT)
+            exact = ranks <= EXACT_LIMIT and _core.exact_mode_fits(schedule)
             report = _core.verify(schedule, "exact" if exact else "fingerprint")
             if report["ok"]:
                 tally.verified += 1

@@ -7,21 +7,6 @@
 #include "algorithms/trivance_torus.hpp"
 
 namespace topocoll::algorithms {
-namespace {
-
-Requirements bruck_requirements() {
-  Requirements req;
-  req.dims = DimsRule::any_torus;
-  req.ports.one = false;
-  req.ports.two_per_dimension = true;
-  req.ports.default_ports = PortsRule::Default::two_per_dimension;
-  // A block's partial sum collects the ranks that follow its owner, wrapping around the ring.
-  req.commutative_op = true;
-  return req;
-}
-
-}  // namespace
-
 void register_bruck(Registry& registry) {
   AlgorithmInfo bw;
   bw.name = "bruck-bw";
@@ -32,7 +17,7 @@ void register_bruck(Registry& registry) {
       "reduce-scatter + allgather, peers r + 3^k and r + 2*3^k, 2 ceil(log3 n) steps; any n, "
       "D-dim tori";
   bw.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
-  bw.requirements = bruck_requirements();
+  bw.requirements = ternary_requirements();
   bw.build = [](const ScheduleRequest& request) {
     return torus_bandwidth_schedule(request, "bruck-bw", bruck_ring);
   };
@@ -47,7 +32,7 @@ void register_bruck(Registry& registry) {
       "whole vector from r + 3^k and r + 2*3^k, then one step of partial sums: ceil(log3 n) "
       "steps for every n; D-dim tori";
   lat.collectives = {Collective::allreduce};
-  lat.requirements = bruck_requirements();
+  lat.requirements = ternary_requirements();
   lat.build = [](const ScheduleRequest& request) {
     return torus_latency_schedule(request, "bruck-lat", bruck_latency_ring);
   };

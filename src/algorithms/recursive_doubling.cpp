@@ -24,14 +24,9 @@ OperandOrder order_for(int rank, int peer) {
 
 ScheduleInfo base_info(const ScheduleRequest& request, Collective collective, const char* name,
                        int blocks) {
-  ScheduleInfo info;
-  info.collective = collective;
-  info.algorithm = name;
-  info.ranks = request.ranks;
-  info.blocks = blocks;
-  info.ports = 1;
-  info.dims = {request.ranks};
-  return info;
+  ScheduleRequest ring = request;
+  ring.dims.clear();  // recursive doubling sees a ring whatever the request's shape
+  return info_for(ring, name, collective, blocks, 1);
 }
 
 // Section 2.3.2: log2 P steps; at step s every rank exchanges its whole vector (one block)

@@ -6,22 +6,6 @@
 #include "algorithms/trivance_torus.hpp"
 
 namespace topocoll::algorithms {
-namespace {
-
-// Both directions of every dimension in every step: 2 ports on a ring, 2D on a torus.
-Requirements trivance_requirements() {
-  Requirements req;
-  req.dims = DimsRule::any_torus;
-  req.ports.one = false;
-  req.ports.two_per_dimension = true;
-  req.ports.default_ports = PortsRule::Default::two_per_dimension;
-  // Partial sums gather ranks on both sides of the block's owner, wrapping around the ring.
-  req.commutative_op = true;
-  return req;
-}
-
-}  // namespace
-
 void register_trivance(Registry& registry) {
   AlgorithmInfo bw;
   bw.name = "trivance-bw";
@@ -32,7 +16,7 @@ void register_trivance(Registry& registry) {
       "reduce-scatter + allgather, peers r +- 3^k, m/3^(k+1) per side in step k; any n, "
       "D-dim tori with one collective per dimension";
   bw.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
-  bw.requirements = trivance_requirements();
+  bw.requirements = ternary_requirements();
   bw.build = [](const ScheduleRequest& request) {
     return torus_bandwidth_schedule(request, "trivance-bw", trivance_ring);
   };
@@ -47,7 +31,7 @@ void register_trivance(Registry& registry) {
       "whole vector to r +- 3^k, then one step of partial sums (section 4.4): ceil(log3 n) "
       "steps, one more (fold) for the n with no such last step (e.g. 25, 26); D-dim tori";
   lat.collectives = {Collective::allreduce};
-  lat.requirements = trivance_requirements();
+  lat.requirements = ternary_requirements();
   lat.build = [](const ScheduleRequest& request) {
     return torus_latency_schedule(request, "trivance-lat", trivance_latency_ring);
   };

@@ -7,6 +7,16 @@
 #include "core/rank_math.hpp"
 
 namespace topocoll::algorithms {
+
+Requirements ternary_requirements() {
+  Requirements req;
+  req.dims = DimsRule::any_torus;
+  req.ports.one = false;
+  req.ports.two_per_dimension = true;
+  req.ports.default_ports = PortsRule::Default::two_per_dimension;
+  req.commutative_op = true;
+  return req;
+}
 namespace {
 
 // Rank coordinates on a torus; dimension 0 varies fastest.
@@ -222,14 +232,7 @@ class ProductLatency final : public Schedule {
 
 ScheduleInfo lane_info(const ScheduleRequest& request, const std::string& name, Collective c,
                        int blocks) {
-  ScheduleInfo info;
-  info.collective = c;
-  info.algorithm = name;
-  info.ranks = request.ranks;
-  info.blocks = blocks;
-  info.ports = 2;
-  info.dims = request.dims;
-  return info;
+  return info_for(request, name, c, blocks, 2);
 }
 
 SchedulePtr combine_lanes(std::vector<SchedulePtr> lanes, int chunk) {

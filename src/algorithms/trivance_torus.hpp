@@ -14,6 +14,11 @@
 
 namespace topocoll::algorithms {
 
+// What both ternary families need: both directions of every dimension in every step (2 ports
+// on a ring, 2D on a torus), and a commutative operator, since partial sums gather ranks around
+// a block's owner in ring order, wrapping around.
+[[nodiscard]] Requirements ternary_requirements();
+
 using RingPatternFactory = std::function<std::shared_ptr<const RingPattern>(int n)>;
 using LatencyRingFactory = std::function<std::shared_ptr<const LatencyRing>(int n)>;
 

@@ -161,6 +161,8 @@ NB_MODULE(_core, m) {
       "load_json", [](const std::string& text) -> SchedulePtr { return schedule_from_json(text); },
       "text"_a);
   m.attr("EXACT_SLOT_LIMIT") = kExactSlotLimit;
+  m.def(
+      "exact_mode_fits", [](const Schedule& s) { return exact_mode_fits(s.info()); }, "schedule"_a);
   m.def("verify", &run_verify, "schedule"_a, "mode"_a = "exact", "commutative"_a = true,
         "seed"_a = 0x5eed, "adjacency_torus"_a = std::vector<int>{}, "threads"_a = 0,
         "memory_budget"_a = 0);

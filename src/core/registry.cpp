@@ -137,6 +137,19 @@ std::optional<std::string> Registry::rejection(const AlgorithmInfo& algo,
   return std::nullopt;
 }
 
+ScheduleInfo info_for(const ScheduleRequest& request, std::string algorithm, Collective collective,
+                      int blocks, int ports) {
+  ScheduleInfo info;
+  info.collective = collective;
+  info.algorithm = std::move(algorithm);
+  info.ranks = request.ranks;
+  info.blocks = blocks;
+  info.ports = ports;
+  info.root = is_rooted(collective) ? request.root : 0;
+  info.dims = request.dims.empty() ? std::vector<int>{request.ranks} : request.dims;
+  return info;
+}
+
 void normalize_shape(ScheduleRequest& request) {
   for (int size : request.dims) {
     if (size < 1) {

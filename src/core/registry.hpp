@@ -91,4 +91,9 @@ class Registry {
 // Throws UnsupportedRequest when the two disagree or a dimension is < 1.
 void normalize_shape(ScheduleRequest& request);
 
+// The info of a schedule built for `request`: its ranks, shape and root, with the collective,
+// name, block count and ports the algorithm chose.
+[[nodiscard]] ScheduleInfo info_for(const ScheduleRequest& request, std::string algorithm,
+                                    Collective collective, int blocks, int ports);
+
 }  // namespace topocoll

@@ -89,6 +89,14 @@ std::string_view violation_name(Violation v) {
   return "?";
 }
 
+std::uint64_t slot_states(const ScheduleInfo& info) {
+  return static_cast<std::uint64_t>(info.ranks) * static_cast<std::uint64_t>(info.total_slots());
+}
+
+bool exact_mode_fits(const ScheduleInfo& info) {
+  return !is_reduction(info.collective) || slot_states(info) <= kExactSlotLimit;
+}
+
 VerifyReport verify(const Schedule& schedule, const VerifyOptions& options) {
   const auto& info = schedule.info();
   if (auto problem = info_problem(info)) {
@@ -100,14 +108,13 @@ VerifyReport verify(const Schedule& schedule, const VerifyOptions& options) {
   }
   const auto slots = static_cast<BlockIndex>(info.total_slots());
   if (options.mode == VerifyMode::exact) {
-    const auto states = static_cast<std::uint64_t>(info.ranks) * slots;
-    if (is_reduction(info.collective) && states > kExactSlotLimit) {
+    if (!exact_mode_fits(info)) {
       VerifyReport report;
       report.ok = false;
       report.violation = Violation::malformed;
-      report.message =
-          "exact mode tracks every contribution of ranks x slots = " + std::to_string(states) +
-          " slot states, more than " + std::to_string(kExactSlotLimit) + "; use fingerprint mode";
+      report.message = "exact mode tracks every contribution of ranks x slots = " +
+                       std::to_string(slot_states(info)) + " slot states, more than " +
+                       std::to_string(kExactSlotLimit) + "; use fingerprint mode";
       return report;
     }
     ExactContent content(info.ranks, options.commutative);

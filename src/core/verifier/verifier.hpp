@@ -30,6 +30,9 @@ enum class Violation {
 // memory would approach the machine's, so it refuses and names fingerprint mode. Data
 // movement shares its values and has no such limit.
 inline constexpr std::uint64_t kExactSlotLimit = std::uint64_t{1} << 24;
+// Slot states (ranks x slots) of a schedule, and whether exact mode can hold them.
+[[nodiscard]] std::uint64_t slot_states(const ScheduleInfo& info);
+[[nodiscard]] bool exact_mode_fits(const ScheduleInfo& info);
 
 struct VerifyOptions {
   VerifyMode mode = VerifyMode::exact;
