@@ -130,5 +130,18 @@ INSTANTIATE_TEST_SUITE_P(Modes, BrokenSchedules,
                            return info.param == VerifyMode::exact ? "exact" : "fingerprint";
                          });
 
+// The commutative fingerprint counts contributions in 24 bits; beyond that it refuses and says
+// why instead of reporting a wrong count.
+TEST(VerifierLimits, FingerprintNamesItsRankLimit) {
+  ScheduleRequest request;
+  request.ranks = (1 << 24) + 1;
+  auto schedule = registry().build("recdoub-lat", request);
+  VerifyOptions options;
+  options.mode = VerifyMode::fingerprint;
+  const VerifyReport report = verify(*schedule, options);
+  ASSERT_FALSE(report.ok);
+  EXPECT_NE(report.message.find("at most 16777215 ranks"), std::string::npos) << report.message;
+}
+
 }  // namespace
 }  // namespace topocoll
