@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/bine_butterfly.hpp"
-#include "algorithms/negabinary.hpp"
+#include "algorithms/bine/bine_butterfly.hpp"
+#include "algorithms/common/negabinary.hpp"
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"
 

@@ -1,4 +1,4 @@
-#include "algorithms/fold.hpp"
+#include "algorithms/common/fold.hpp"
 
 #include <gtest/gtest.h>
 

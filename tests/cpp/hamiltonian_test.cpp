@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/hypercube_common.hpp"
+#include "algorithms/hypercube/hypercube_common.hpp"
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"
 

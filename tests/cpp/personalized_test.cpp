@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/alltoall_schedules.hpp"
-#include "algorithms/gather_scatter.hpp"
-#include "algorithms/personal_negabinary.hpp"
+#include "algorithms/personalized/alltoall_schedules.hpp"
+#include "algorithms/personalized/gather_scatter.hpp"
+#include "algorithms/personalized/personal_negabinary.hpp"
 #include "core/rank_math.hpp"
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"

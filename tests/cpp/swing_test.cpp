@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/swing_lines.hpp"
+#include "algorithms/swing/swing_lines.hpp"
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"
 

@@ -5,10 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "algorithms/negabinary.hpp"
-#include "algorithms/tree_rooted.hpp"
-#include "algorithms/tree_shape.hpp"
-#include "algorithms/tree_torus.hpp"
+#include "algorithms/common/negabinary.hpp"
+#include "algorithms/trees/tree_rooted.hpp"
+#include "algorithms/trees/tree_shape.hpp"
+#include "algorithms/trees/tree_torus.hpp"
 #include "analysis/traffic.hpp"
 #include "core/rank_math.hpp"
 #include "core/registry.hpp"

@@ -1,0 +1,396 @@
+// Bine butterflies (bine-trees-sc25.txt sections 3, 4.3-4.4, Appendices A, C, D): the
+// latency-optimal allreduce (recursive doubling on Bine butterflies) and the bandwidth-optimal
+// reduce-scatter (distance doubling) + allgather (distance halving), with the four ways of
+// section 4.3.1 to deal with non-contiguous block sets, on rings and on tori of even
+// dimensions. Any even P is served natively (Appendix C, via the pruned trees of
+// bine_butterfly.hpp); odd P folds onto P - 1 (fold.hpp).
+//
+// Block strategies (registry suffixes), for the reduce-scatter (the allgather mirrors them):
+//   bine-bw         "send": run the butterfly on positions as if the data were permuted by
+//                   sigma (nu of section 4.3.1); one range per send when P is a power of two.
+//                   Reduce-scatter adds one exchange step at the end, allgather one at the
+//                   start; allreduce needs neither (the allgather undoes the reduce-scatter).
+//   bine-bw-block   block by block: natural positions; every maximal run of blocks is a
+//                   separate message.
+//   bine-bw-permute a local permutation by sigma first (allgather: last), then contiguous sends.
+//   bine-bw-two     two transmissions: distance-halving reduce-scatter and distance-doubling
+//                   allgather, whose block sets are circular ranges (at most two messages).
+// The torus variants (Appendix D) run 1, D or 2D lanes (ports) on slices of the vector: lane j
+// starts its reduce-scatter at dimension j mod D and lanes j >= D are mirrored.
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "algorithms/bine/bine_butterfly.hpp"
+#include "algorithms/bine/bine_latency.hpp"
+#include "algorithms/common/compose.hpp"
+#include "algorithms/families.hpp"
+#include "algorithms/common/fold.hpp"
+#include "core/rank_math.hpp"
+
+namespace topocoll::algorithms {
+namespace {
+
+using bine::AllgatherOrder;
+using bine::BineGrid;
+using GridPtr = std::shared_ptr<const BineGrid>;
+
+enum class Strategy { send, block, permute, two };
+enum class Phase { reduce_scatter, allgather };
+enum class Labels { natural, sigma };
+
+ScheduleInfo make_info(Collective collective, const std::string& name, int ranks,
+                       const std::vector<int>& dims) {
+  ScheduleInfo info;
+  info.collective = collective;
+  info.algorithm = name;
+  info.ranks = ranks;
+  info.blocks = ranks;
+  info.ports = 1;
+  info.dims = dims;
+  return info;
+}
+
+// Where real block b sits in sigma space: the lane's label of b, renumbered by sigma.
+int sigma_position(const BineGrid& grid, int block) { return grid.sigma(grid.inner(block)); }
+
+// One phase of the bandwidth-optimal algorithm (section 4.3). The allgather is the union of the
+// pruned broadcast trees of every block; the reduce-scatter runs it backwards, each rank
+// sending the partial sum of a block to its parent in that block's tree.
+class BandwidthPhase final : public Schedule {
+ public:
+  BandwidthPhase(ScheduleInfo info, GridPtr grid, Phase phase, Labels labels)
+      : Schedule(std::move(info)), grid_(std::move(grid)), phase_(phase), labels_(labels) {}
+
+  [[nodiscard]] int step_count(int) const override { return grid_->steps(); }
+
+  void build_step(int rank, int step, Step& out) const override {
+    const int t = phase_ == Phase::allgather ? step : grid_->steps() - 1 - step;
+    const int peer = grid_->allgather_peer(rank, t);
+    BlockSet mine, theirs;  // what rank and peer receive at allgather step t
+    received(rank, t, mine);
+    received(peer, t, theirs);
+    if (phase_ == Phase::allgather) {
+      out.ops.push_back(Operation::send(peer, std::move(theirs)));
+      out.ops.push_back(Operation::recv(peer, std::move(mine), Combine::copy));
+    } else {
+      out.ops.push_back(Operation::send(peer, std::move(mine)));
+      out.ops.push_back(Operation::recv(peer, std::move(theirs), Combine::reduce));
+    }
+  }
+
+ private:
+  void received(int rank, int t, BlockSet& out) const {
+    if (labels_ == Labels::sigma)
+      grid_->received_sigma(rank, t, out);
+    else
+      grid_->received(rank, t, out);
+  }
+
+  GridPtr grid_;
+  Phase phase_;
+  Labels labels_;
+};
+
+// One step of local copies for the permute strategy (section 4.3.1).
+enum class Permutation {
+  all_to_sigma,    // every block b moves to its sigma position (before a reduce-scatter)
+  all_from_sigma,  // and back (after an allgather)
+  own_to_sigma,    // only rank r's chunk (before an allgather)
+  own_from_sigma,  // the reduced chunk back to its place (after a reduce-scatter)
+};
+
+class PermutationStep final : public Schedule {
+ public:
+  PermutationStep(ScheduleInfo info, GridPtr grid, Permutation kind)
+      : Schedule(std::move(info)), grid_(std::move(grid)), kind_(kind) {
+    if (kind_ == Permutation::all_to_sigma || kind_ == Permutation::all_from_sigma) build_chains();
+  }
+
+  [[nodiscard]] int step_count(int) const override { return 1; }
+
+  void build_step(int rank, int, Step& out) const override {
+    if (kind_ == Permutation::all_to_sigma || kind_ == Permutation::all_from_sigma) {
+      out.ops = all_;
+      return;
+    }
+    const int position = sigma_position(*grid_, rank);
+    if (position == rank) return;
+    auto natural = BlockSet::single(static_cast<BlockIndex>(rank));
+    auto moved = BlockSet::single(static_cast<BlockIndex>(position));
+    out.ops.push_back(kind_ == Permutation::own_to_sigma
+                          ? Operation::local_copy(std::move(natural), std::move(moved))
+                          : Operation::local_copy(std::move(moved), std::move(natural)));
+  }
+
+ private:
+  // A copy maps its i-th source block to its i-th destination block, both sorted, so one copy
+  // carries a chain of blocks whose positions increase with them. Greedy chains (each block
+  // joins the chain with the highest end below its position) need the fewest copies; the
+  // rank-independent copies are built once.
+  void build_chains() {
+    const int p = grid_->ranks();
+    std::vector<std::pair<BlockSet, BlockSet>> chains;  // (natural, position)
+    std::map<int, std::size_t> chain_by_end;            // last position -> chain
+    for (int b = 0; b < p; ++b) {
+      const int position = sigma_position(*grid_, b);
+      if (position == b) continue;
+      auto it = chain_by_end.lower_bound(position);
+      std::size_t c;
+      if (it == chain_by_end.begin()) {
+        c = chains.size();
+        chains.emplace_back();
+      } else {
+        --it;
+        c = it->second;
+        chain_by_end.erase(it);
+      }
+      chains[c].first.add(static_cast<BlockIndex>(b));
+      chains[c].second.add(static_cast<BlockIndex>(position));
+      chain_by_end[position] = c;
+    }
+    const bool forward = kind_ == Permutation::all_to_sigma;
+    for (auto& [natural, moved] : chains) {
+      all_.push_back(forward ? Operation::local_copy(std::move(natural), std::move(moved))
+                             : Operation::local_copy(std::move(moved), std::move(natural)));
+    }
+  }
+
+  GridPtr grid_;
+  Permutation kind_;
+  std::vector<Operation> all_;
+};
+
+// The extra communication step of the send strategy (section 4.3.1): after a reduce-scatter in
+// sigma space rank r holds block h(r) = sigma(inner(r)), which it hands to its owner h(r);
+// before an allgather every rank fetches the block it stands for in sigma space.
+class ExchangeStep final : public Schedule {
+ public:
+  ExchangeStep(ScheduleInfo info, GridPtr grid, Phase phase)
+      : Schedule(std::move(info)), grid_(std::move(grid)), phase_(phase) {}
+
+  [[nodiscard]] int step_count(int) const override { return 1; }
+
+  void build_step(int rank, int, Step& out) const override {
+    const int held = sigma_position(*grid_, rank);                // h(r)
+    const int holder = grid_->inner(grid_->sigma_inverse(rank));  // h^-1(r)
+    if (phase_ == Phase::reduce_scatter) {
+      if (held != rank) out.ops.push_back(Operation::send(held, single(held)));
+      if (holder != rank) out.ops.push_back(Operation::recv(holder, single(rank), Combine::copy));
+    } else {
+      if (holder != rank) out.ops.push_back(Operation::send(holder, single(rank)));
+      if (held != rank) out.ops.push_back(Operation::recv(held, single(held), Combine::copy));
+    }
+  }
+
+ private:
+  static BlockSet single(int block) { return BlockSet::single(static_cast<BlockIndex>(block)); }
+
+  GridPtr grid_;
+  Phase phase_;
+};
+
+struct LaneSpec {
+  std::vector<int> dims;
+  Strategy strategy = Strategy::send;
+  int start_dim = 0;
+  bool mirrored = false;
+};
+
+GridPtr make_grid(const LaneSpec& lane) {
+  const auto order = lane.strategy == Strategy::two ? AllgatherOrder::distance_doubling
+                                                    : AllgatherOrder::distance_halving;
+  return std::make_shared<const BineGrid>(lane.dims, order, lane.start_dim, lane.mirrored);
+}
+
+// One lane of the bandwidth-optimal algorithm for `collective`, B = P blocks.
+SchedulePtr bandwidth_lane(Collective collective, const std::string& name, const LaneSpec& lane) {
+  const GridPtr grid = make_grid(lane);
+  ScheduleInfo info = make_info(collective, name, grid->ranks(), lane.dims);
+  info.keeps_positions = lane.strategy != Strategy::permute;
+  const Labels labels = lane.strategy == Strategy::send || lane.strategy == Strategy::permute
+                            ? Labels::sigma
+                            : Labels::natural;
+  auto as = [&](Collective c) {
+    ScheduleInfo i = info;
+    i.collective = c;
+    return i;
+  };
+  auto phase = [&](Phase ph) {
+    return std::make_unique<BandwidthPhase>(
+        as(ph == Phase::allgather ? Collective::allgather : Collective::reduce_scatter), grid, ph,
+        labels);
+  };
+  auto permute = [&](Permutation kind) {
+    return std::make_unique<PermutationStep>(info, grid, kind);
+  };
+  auto exchange = [&](Phase ph) { return std::make_unique<ExchangeStep>(info, grid, ph); };
+
+  std::vector<SchedulePtr> phases;
+  const bool rs = collective != Collective::allgather;
+  const bool ag = collective != Collective::reduce_scatter;
+  if (lane.strategy == Strategy::permute)
+    phases.push_back(permute(rs ? Permutation::all_to_sigma : Permutation::own_to_sigma));
+  if (lane.strategy == Strategy::send && !rs) phases.push_back(exchange(Phase::allgather));
+  if (rs) phases.push_back(phase(Phase::reduce_scatter));
+  if (ag) phases.push_back(phase(Phase::allgather));
+  if (lane.strategy == Strategy::send && !ag) phases.push_back(exchange(Phase::reduce_scatter));
+  if (lane.strategy == Strategy::permute)
+    phases.push_back(permute(ag ? Permutation::all_from_sigma : Permutation::own_from_sigma));
+  if (phases.size() == 1) return std::move(phases.front());
+  return std::make_unique<PhaseSequence>(info, std::move(phases));
+}
+
+// The lanes of a request: ports = 1, D (one per start dimension) or 2D (and their mirrors).
+std::vector<LaneSpec> lanes_for(const ScheduleRequest& request, Strategy strategy) {
+  const int dims = static_cast<int>(request.dims.size());
+  std::vector<LaneSpec> lanes;
+  for (int j = 0; j < request.ports; ++j)
+    lanes.push_back({request.dims, strategy, j % dims, j >= dims});
+  return lanes;
+}
+
+// Combines one schedule per lane on disjoint slices of the vector (Appendix D.4).
+SchedulePtr combine_lanes(const ScheduleRequest& request, std::vector<SchedulePtr> lanes) {
+  if (lanes.size() == 1) return std::move(lanes.front());
+  const ScheduleInfo lane = lanes.front()->info();
+  // Allreduce gives each lane a contiguous slice; the chunked collectives split every rank's
+  // chunk among the lanes.
+  const int chunk = request.collective == Collective::allreduce ? lane.blocks : 1;
+  const int count = static_cast<int>(lanes.size());
+  return std::make_unique<LaneSet>(lanes_info(lane, count), std::move(lanes),
+                                   LaneLayout{count, chunk});
+}
+
+void require_even_dims(const ScheduleRequest& request, const std::string& name) {
+  for (int d : request.dims) {
+    if (d % 2 != 0 && d != 1) {
+      std::string shape;
+      for (int x : request.dims) shape += (shape.empty() ? "" : "x") + std::to_string(x);
+      throw UnsupportedRequest(name + " needs every torus dimension even (Appendix D.3); got " +
+                               shape + "; accepted: even sizes, e.g. 4x6, 8x8, 2x8x2");
+    }
+  }
+}
+
+SchedulePtr build_bandwidth(const ScheduleRequest& request, const std::string& name,
+                            Strategy strategy) {
+  require_even_dims(request, name);
+  std::vector<SchedulePtr> lanes;
+  for (const LaneSpec& lane : lanes_for(request, strategy))
+    lanes.push_back(bandwidth_lane(request.collective, name, lane));
+  return combine_lanes(request, std::move(lanes));
+}
+
+SchedulePtr build_latency(const ScheduleRequest& request, const std::string& name) {
+  require_even_dims(request, name);
+  std::vector<SchedulePtr> lanes;
+  for (const LaneSpec& lane : lanes_for(request, Strategy::send)) {
+    auto grid = make_grid(lane);
+    ScheduleInfo info = make_info(Collective::allreduce, name, grid->ranks(), lane.dims);
+    lanes.push_back(bine::latency_optimal(std::move(info), std::move(grid)));
+  }
+  return combine_lanes(request, std::move(lanes));
+}
+
+// Even P natively; odd P by the standard fold onto P - 1 (Appendix C, first paragraphs).
+ScheduleBuilder on_any_ring(ScheduleBuilder native) {
+  return [native](const ScheduleRequest& request) {
+    if (request.ranks % 2 == 0) return native(request);
+    return fold(request, request.ranks - 1, native);
+  };
+}
+
+struct Variant {
+  const char* suffix;
+  Strategy strategy;
+  const char* summary;
+};
+
+constexpr Variant kVariants[] = {
+    {"", Strategy::send,
+     "distance-doubling reduce-scatter + distance-halving allgather, sends as if permuted "
+     "(one range per send at P = 2^k); any even P natively, odd P folded"},
+    {"-block", Strategy::block,
+     "bine-bw sending block by block in natural positions (one message per run of blocks)"},
+    {"-permute", Strategy::permute,
+     "bine-bw with a local permutation first (allgather: last), then contiguous sends"},
+    {"-send", Strategy::send, "bine-bw (the send strategy is its default), under its own name"},
+    {"-two", Strategy::two,
+     "bine-bw with two transmissions: distance-halving reduce-scatter, circular ranges (<= 2 "
+     "messages per send)"},
+};
+
+AlgorithmInfo base(const std::string& name, const char* variant, const char* paper,
+                   const std::string& summary) {
+  AlgorithmInfo info;
+  info.name = name;
+  info.family = "bine";
+  info.variant = variant;
+  info.paper = paper;
+  info.summary = summary;
+  // The pruned trees combine partial sums in tree order, not rank order.
+  info.requirements.commutative_op = true;
+  return info;
+}
+
+}  // namespace
+
+void register_bine(Registry& registry) {
+  const std::vector<Collective> chunked = {Collective::allreduce, Collective::reduce_scatter,
+                                           Collective::allgather};
+  {
+    AlgorithmInfo info =
+        base("bine-lat", "latency-optimal", "bine-trees-sc25.txt sections 3.1, 4.4, Appendix C",
+             "recursive doubling on a Bine butterfly, ceil(log2 P) steps; any even P natively "
+             "(pruned trees), odd P folded");
+    info.collectives = {Collective::allreduce};
+    info.build = on_any_ring([](const ScheduleRequest& r) { return build_latency(r, "bine-lat"); });
+    registry.add(std::move(info));
+  }
+  for (const Variant& v : kVariants) {
+    const std::string name = std::string("bine-bw") + v.suffix;
+    AlgorithmInfo info =
+        base(name, "bandwidth-optimal",
+             "bine-trees-sc25.txt sections 3, 4.3, 4.3.1, 4.4, Appendices A, C", v.summary);
+    info.collectives = chunked;
+    const Strategy strategy = v.strategy;
+    info.build = on_any_ring(
+        [name, strategy](const ScheduleRequest& r) { return build_bandwidth(r, name, strategy); });
+    registry.add(std::move(info));
+  }
+  auto torus = [](AlgorithmInfo& info) {
+    info.requirements.dims = DimsRule::any_torus;
+    info.requirements.ranks = RankRule::even;
+    info.requirements.ports.per_dimension = true;
+    info.requirements.ports.two_per_dimension = true;
+    info.requirements.ports.default_ports = PortsRule::Default::two_per_dimension;
+  };
+  {
+    AlgorithmInfo info =
+        base("bine-lat-torus", "latency-optimal, torus-optimized",
+             "bine-trees-sc25.txt Appendix D (D.1, D.3, D.4)",
+             "bine-lat dimension by dimension on a torus of even sizes; ports 1, D or 2D lanes on "
+             "slices of the vector (default 2D: D start dimensions, plain and mirrored)");
+    info.collectives = {Collective::allreduce};
+    torus(info);
+    info.build = [](const ScheduleRequest& r) { return build_latency(r, "bine-lat-torus"); };
+    registry.add(std::move(info));
+  }
+  {
+    AlgorithmInfo info = base(
+        "bine-bw-torus", "bandwidth-optimal, torus-optimized",
+        "bine-trees-sc25.txt Appendix D (D.1-D.4), section 4.3.1",
+        "bine-bw dimension by dimension on a torus of even sizes (send strategy); ports 1, D or "
+        "2D lanes on slices of the vector (default 2D)");
+    info.collectives = chunked;
+    torus(info);
+    info.build = [](const ScheduleRequest& r) {
+      return build_bandwidth(r, "bine-bw-torus", Strategy::send);
+    };
+    registry.add(std::move(info));
+  }
+}
+
+}  // namespace topocoll::algorithms

@@ -1,0 +1,131 @@
+#include "algorithms/hypercube/hypercube_common.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace topocoll::algorithms::hypercube {
+
+int cube_dimension(const ScheduleRequest& request, const std::string& algorithm) {
+  const int d = std::countr_zero(static_cast<unsigned>(request.ranks));
+  const bool ring_form = request.dims.empty() || request.dims.size() == 1;
+  const bool cube_form =
+      std::all_of(request.dims.begin(), request.dims.end(), [](int size) { return size == 2; });
+  if (!ring_form && !cube_form) {
+    std::string shape;
+    for (int size : request.dims) {
+      if (!shape.empty()) shape += 'x';
+      shape += std::to_string(size);
+    }
+    throw UnsupportedRequest(algorithm + " runs on a binary cube; got a " + shape +
+                             " torus; accepted: --dims omitted, " + std::to_string(request.ranks) +
+                             ", or " + std::to_string(d) + " sizes of 2 (2x2x...x2)");
+  }
+  return d;
+}
+
+unsigned rotated_dims(int first, int count, int d) {
+  unsigned mask = 0;
+  for (int k = 0; k < count; ++k) mask |= 1u << ((first + k) % d);
+  return mask;
+}
+
+BlockSet slice(int blocks, int parts, int part) {
+  const auto lo = static_cast<BlockIndex>(static_cast<long long>(blocks) * part / parts);
+  const auto hi = static_cast<BlockIndex>(static_cast<long long>(blocks) * (part + 1) / parts);
+  return lo < hi ? BlockSet::range(lo, hi) : BlockSet{};
+}
+
+ScheduleInfo family_info(const ScheduleRequest& request, const std::string& name,
+                         Collective collective, int blocks, int ports) {
+  ScheduleInfo info;
+  info.collective = collective;
+  info.algorithm = name;
+  info.ranks = request.ranks;
+  info.blocks = blocks;
+  info.ports = ports;
+  info.root = request.root;
+  info.dims = request.dims;
+  return info;
+}
+
+Reversed::Reversed(ScheduleInfo info, SchedulePtr inner, Combine combine)
+    : Schedule(std::move(info)), inner_(std::move(inner)), combine_(combine) {}
+
+void Reversed::build_step(int rank, int step, Step& out) const {
+  inner_->build_step(rank, inner_->step_count(rank) - 1 - step, out);
+  for (Operation& op : out.ops) {
+    if (op.kind == OpKind::copy)
+      throw std::logic_error("Reversed: local copies cannot be reversed");
+    op = op.kind == OpKind::send ? Operation::recv(op.peer, std::move(op.blocks), combine_, op.port)
+                                 : Operation::send(op.peer, std::move(op.blocks), op.port);
+  }
+}
+
+namespace {
+
+ScheduleInfo one_port(const ScheduleInfo& inner) {
+  ScheduleInfo info = inner;
+  info.ports = 1;
+  return info;
+}
+
+}  // namespace
+
+DimensionSerial::DimensionSerial(SchedulePtr inner, int d)
+    : Schedule(one_port(inner->info())), inner_(std::move(inner)), d_(d) {}
+
+void DimensionSerial::build_step(int rank, int step, Step& out) const {
+  Step inner;
+  inner_->build_step(rank, step / d_, inner);
+  const int dim = step % d_;
+  for (Operation& op : inner.ops) {
+    if (op.port != dim) continue;
+    op.port = 0;
+    out.ops.push_back(std::move(op));
+  }
+}
+
+GrayLabels::GrayLabels(SchedulePtr inner, bool remap_chunks)
+    : Schedule(inner->info()), inner_(std::move(inner)), remap_chunks_(remap_chunks) {}
+
+int GrayLabels::step_count(int rank) const {
+  return inner_->step_count(static_cast<int>(gray(static_cast<unsigned>(rank))));
+}
+
+BlockSet GrayLabels::relabel(const BlockSet& blocks) const {
+  if (!remap_chunks_) return blocks;
+  const auto per = static_cast<BlockIndex>(info().blocks_per_chunk());
+  std::vector<BlockRange> pieces;
+  for (const BlockRange& r : blocks.ranges()) {
+    // Split at chunk boundaries; a piece keeps its offset inside the chunk.
+    for (BlockIndex b = r.begin; b < r.end;) {
+      const BlockIndex end = std::min(r.end, (b / per + 1) * per);
+      const BlockIndex start = gray_inverse(b / per) * per + b % per;
+      pieces.push_back({start, start + (end - b)});
+      b = end;
+    }
+  }
+  std::sort(pieces.begin(), pieces.end(),
+            [](const BlockRange& a, const BlockRange& b) { return a.begin < b.begin; });
+  BlockSet out;
+  for (const BlockRange& piece : pieces) out.add(piece.begin, piece.end);
+  return out;
+}
+
+void GrayLabels::build_step(int rank, int step, Step& out) const {
+  inner_->build_step(static_cast<int>(gray(static_cast<unsigned>(rank))), step, out);
+  for (Operation& op : out.ops) {
+    if (op.kind == OpKind::copy) throw std::logic_error("GrayLabels: local copies not supported");
+    op.peer = static_cast<int>(gray_inverse(static_cast<unsigned>(op.peer)));
+    op.blocks = relabel(op.blocks);
+  }
+}
+
+SchedulePtr finish(SchedulePtr node_schedule, int d, int ports, Labels labels, bool remap_chunks) {
+  SchedulePtr out = std::move(node_schedule);
+  if (ports < out->info().ports) out = std::make_unique<DimensionSerial>(std::move(out), d);
+  if (labels == Labels::gray) out = std::make_unique<GrayLabels>(std::move(out), remap_chunks);
+  return out;
+}
+
+}  // namespace topocoll::algorithms::hypercube

@@ -1,0 +1,193 @@
+// Reduce-scatter ring patterns of Trivance and Bruck (trivance.txt sections 2.4, 4.1, 4.3, 4.4) and
+// the block layout that keeps their messages few ranges; the whole-vector variants are in
+// trivance_latency.cpp.
+#include "algorithms/ternary/trivance_patterns.hpp"
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <optional>
+#include <utility>
+
+#include "core/rank_math.hpp"
+
+namespace topocoll::algorithms {
+namespace {
+
+long long pow3(int k) {
+  long long p = 1;
+  while (k-- > 0) p *= 3;
+  return p;
+}
+
+// Appends origin + v (mod n) for every v in [lo, hi] with v = residue (mod modulus), hi - lo < n,
+// as at most two progressions (split where they wrap around the ring).
+void append_progression(int n, long long origin, long long lo, long long hi, long long residue,
+                        long long modulus, std::vector<Progression>& out) {
+  const long long v0 = lo + mod(residue - lo, modulus);
+  if (v0 > hi) return;
+  const long long count = (hi - v0) / modulus + 1;
+  const long long d0 = mod(origin + v0, n);
+  const long long before_wrap = std::min(count, (n - d0 + modulus - 1) / modulus);
+  out.push_back({d0, before_wrap, modulus});
+  if (before_wrap < count)
+    out.push_back({d0 + before_wrap * modulus - n, count - before_wrap, modulus});
+}
+
+// Splits t >= 0 into small + large, both with ternary digits 0 or 1 only: a digit 2 gives 1 to
+// each, a digit 1 goes to `large`. Such numbers are the ends of the trie-closed intervals below.
+std::pair<long long, long long> split_into_binary_ternary(long long t) {
+  long long small = 0;
+  for (long long rest = t, p = 1; rest > 0; rest /= 3, p *= 3)
+    if (rest % 3 == 2) small += p;
+  return {small, t - small};
+}
+
+// Trivance reduce-scatter on a ring of any size n (sections 4.1, 4.3, 4.4).
+//
+// Source r's contribution to block d moves by the balanced-ternary digits of an offset v, the
+// digit k at step k (distance 3^k, left for -1, right for +1), so partial sums meet on the way.
+// With s = ceil(log3 n), W = 3^(s-1) and R = (W-1)/2, the first s-1 steps cover the blocks at
+// ring distance d - r = v in [-R, R] (Lemma 4.2). The remaining M = n - W blocks arrive in the
+// last step from both sides: those at distance a + v (v in [-x, y]) from the rank d - a, and
+// those at distance -b + v (v in [-x', y']) from d + b. Every rank then sends one block per
+// side in the last step, as section 4.4 says.
+//
+// Section 4.4 picks the last distance ceil(M/2). Partial sums only meet correctly if every
+// rank on a block's path reduces into the same slot it sends from, i.e. if the offsets of each
+// region are closed under clearing the lowest nonzero digit (a rank's parent). An interval
+// [-x, y] is closed exactly when x and y have ternary digits 0 and 1 only, so the last distances
+// become a = R + 1 + x and b = R + 1 + y' (between R + 1 and W; W for n = 3^s).
+class TrivanceRing final : public RingPattern {
+ public:
+  explicit TrivanceRing(int n) : n_(n), s_(ceil_log(n, 3)) {
+    if (n_ < 2) return;
+    const long long w = pow3(s_ - 1), r = (w - 1) / 2, m = n_ - w;
+    const long long right = (m + 1) / 2, left = m / 2;
+    const auto [x, y] = split_into_binary_ternary(right - 1);
+    a_ = r + 1 + x;
+    if (left > 0) {
+      const auto [y2, x2] = split_into_binary_ternary(left - 1);
+      b_ = r + 1 + y2;
+      regions_.push_back({-b_, -x2, y2});
+    }
+    regions_.push_back({0, -r, r});
+    regions_.push_back({a_, -x, y});
+  }
+
+  [[nodiscard]] int size() const override { return n_; }
+  [[nodiscard]] int steps() const override { return s_; }
+
+  [[nodiscard]] long long offset(int k, int port) const override {
+    if (k < s_ - 1) return port == 0 ? pow3(k) : -pow3(k);
+    return port == 0 ? a_ : -b_;
+  }
+
+  void sends(int q, int k, int port, std::vector<Progression>& out) const override {
+    out.clear();
+    if (k == s_ - 1) {  // only the roots of the two outer regions are left
+      if (port == 0) out.push_back({mod(q + a_, n_), 1, 1});
+      if (port == 1 && b_ > 0) out.push_back({mod(q - b_, n_), 1, 1});
+      return;
+    }
+    const long long step = pow3(k);
+    for (const Region& g : regions_)
+      append_progression(n_, q + g.base, g.lo, g.hi, port == 0 ? step : -step, 3 * step, out);
+  }
+
+  void held(int q, int k, std::vector<Progression>& out) const override {
+    out.clear();
+    if (k >= s_) {
+      out.push_back({q, 1, 1});
+      return;
+    }
+    for (const Region& g : regions_)
+      append_progression(n_, q + g.base, g.lo, g.hi, 0, pow3(k), out);
+  }
+
+ private:
+  struct Region {
+    long long base;  // block d = q + base + v
+    long long lo, hi;
+  };
+  int n_;
+  int s_;
+  long long a_ = 0, b_ = 0;
+  std::vector<Region> regions_;  // in increasing distance: left, middle, right
+};
+
+// Bruck's concatenation pattern used as a reduce-scatter (section 2.4): at step k rank q sends
+// to q + j * 3^k (port j - 1) the blocks at distance h with lowest ternary digit j at position
+// k, h < n. Every partial sum at q for block d holds the contributions whose distance agrees with
+// d - q above digit k, q's own included, so any n works.
+class BruckRing final : public RingPattern {
+ public:
+  explicit BruckRing(int n) : n_(n), s_(ceil_log(n, 3)) {}
+
+  [[nodiscard]] int size() const override { return n_; }
+  [[nodiscard]] int steps() const override { return s_; }
+  [[nodiscard]] long long offset(int k, int port) const override { return (port + 1) * pow3(k); }
+
+  void sends(int q, int k, int port, std::vector<Progression>& out) const override {
+    out.clear();
+    const long long step = pow3(k);
+    append_progression(n_, q, (port + 1) * step, n_ - 1, (port + 1) * step, 3 * step, out);
+  }
+
+  void held(int q, int k, std::vector<Progression>& out) const override {
+    out.clear();
+    append_progression(n_, q, 0, n_ - 1, 0, pow3(k), out);
+  }
+
+ private:
+  int n_;
+  int s_;
+};
+
+}  // namespace
+
+RingLayout::RingLayout(int n, int t) : n_(n), modulus_(1) {
+  for (int i = 0; i < t && modulus_ * 3 <= n; ++i) modulus_ *= 3;
+  start_.assign(static_cast<std::size_t>(modulus_), 0);
+  long long next = 0;
+  for (long long group = 0; group < modulus_; ++group) {
+    long long r = 0;  // the residue whose reversed ternary digits are `group`
+    for (long long g = group, m = modulus_; m > 1; g /= 3, m /= 3) r = 3 * r + g % 3;
+    start_[r] = next;
+    next += (n_ - 1 - r) / modulus_ + 1;
+  }
+}
+
+int RingLayout::balanced_digits(int n) { return ceil_log(n, 3) / 2; }
+
+long long RingLayout::position(long long d) const { return start_[d % modulus_] + d / modulus_; }
+
+void RingLayout::append(const Progression& p, std::vector<BlockRange>& out) const {
+  auto add = [&out](long long begin, long long length) {
+    out.push_back({static_cast<BlockIndex>(begin), static_cast<BlockIndex>(begin + length)});
+  };
+  if (modulus_ % p.stride == 0) {  // each residue met is a run of consecutive positions
+    const long long period = modulus_ / p.stride;
+    for (long long j = 0; j < std::min(p.count, period); ++j)
+      add(position(p.first + j * p.stride), (p.count - 1 - j) / period + 1);
+    return;
+  }
+  const long long first = position(p.first), step = position(p.first + p.stride) - first;
+  for (long long i = 0; i < p.count; ++i) add(first + i * step, 1);
+}
+
+void RingLayout::positions(const std::vector<Progression>& pieces,
+                           std::vector<BlockRange>& out) const {
+  out.clear();
+  for (const Progression& p : pieces)
+    if (p.count > 0) append(p, out);
+  std::sort(out.begin(), out.end(),
+            [](const BlockRange& a, const BlockRange& b) { return a.begin < b.begin; });
+}
+
+std::shared_ptr<const RingPattern> trivance_ring(int n) {
+  return std::make_shared<TrivanceRing>(n);
+}
+std::shared_ptr<const RingPattern> bruck_ring(int n) { return std::make_shared<BruckRing>(n); }
+
+}  // namespace topocoll::algorithms
