@@ -1,0 +1,73 @@
+#pragma once
+// The network a schedule runs on: hosts (where ranks live), switches and directed links, with
+// the parameters of DESIGN.md "Simulator". Direct networks (ring, torus, mesh, hypercube,
+// hyperx) have no switches: hosts are the routers. Built from a spec string such as
+// "torus:8x8" by make_topology (topology_spec.cpp), the CLI contract of issue 7.
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace topocoll::topo {
+
+// Parameters shared by every link unless a graph file overrides them (units: SI, bytes).
+struct NetworkParams {
+  double bandwidth_bytes_per_s = 400e9 / 8;  // per direction of a link
+  double link_latency_s = 100e-9;
+  double hop_latency_s = 300e-9;        // per link crossed, on top of link latency
+  double alpha_s = 0;                   // per-step software overhead
+  double reduce_s_per_byte = 0;         // cost of reducing one received byte
+  int nic_ports = 1;                    // host-to-switch links per host (indirect networks)
+};
+
+// A directed link. Both directions of a cable are two links, so the two directions never
+// share bandwidth (full duplex, SPLITDUPLEX in SimGrid terms).
+struct Link {
+  int from = 0;  // node id
+  int to = 0;
+  double bandwidth_bytes_per_s = 0;
+  double latency_s = 0;  // link latency + per-hop latency, what a message pays per link crossed
+  std::string label;     // for --links output, e.g. "h3->h4" or "leaf2->spine7"
+};
+
+class Topology {
+ public:
+  virtual ~Topology() = default;
+  // Nodes: hosts are 0..host_count()-1, switches host_count()..node_count()-1.
+  [[nodiscard]] int host_count() const { return hosts_; }
+  [[nodiscard]] int node_count() const { return nodes_; }
+  [[nodiscard]] const std::vector<Link>& links() const { return links_; }
+  // Ids of the links leaving `node`.
+  [[nodiscard]] const std::vector<int>& out_links(int node) const { return out_.at(node); }
+  [[nodiscard]] const std::string& spec() const { return spec_; }
+  // The torus/mesh/hypercube shape (for --dims of torus-aware algorithms); empty for
+  // networks without a grid shape.
+  [[nodiscard]] const std::vector<int>& grid_dims() const { return grid_dims_; }
+  [[nodiscard]] const NetworkParams& params() const { return params_; }
+
+ protected:
+  Topology(std::string spec, NetworkParams params) : spec_(std::move(spec)), params_(params) {}
+  int add_node(bool host);
+  int add_link(int from, int to, double bandwidth_bytes_per_s, double latency_s,
+               std::string label);
+  void set_grid_dims(std::vector<int> dims) { grid_dims_ = std::move(dims); }
+
+ private:
+  std::string spec_;
+  NetworkParams params_;
+  int hosts_ = 0;
+  int nodes_ = 0;
+  std::vector<Link> links_;
+  std::vector<std::vector<int>> out_;
+  std::vector<int> grid_dims_;
+};
+
+// Parses a spec ("ring:N", "torus:AxB[x...]", "mesh:...", "hypercube:d", "hyperx:...",
+// "hammingmesh:AxB:XxY", "fattree:...", "dragonfly:...", "dragonfly+:...", "graph:FILE").
+// Throws UnsupportedRequest (core/registry.hpp) naming the problem and the accepted forms.
+[[nodiscard]] std::unique_ptr<Topology> make_topology(std::string_view spec,
+                                                      const NetworkParams& params);
+// The accepted spec forms, one line each, for error messages and `--help`.
+[[nodiscard]] std::string topology_spec_help();
+
+}  // namespace topocoll::topo
