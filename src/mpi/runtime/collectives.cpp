@@ -148,6 +148,25 @@ const Plan& uniform_plan(CommState& state, const Choice& c, std::uint64_t count)
                     c.request.commutative);
 }
 
+// Copies the blocks of a vector between the real layout and the padded one (every block
+// `block` elements long); padding is filled with the vector's first element so that a
+// user-defined operator only ever sees values the caller supplied.
+void copy_padded(const Plan& plan, const ElementType& type, char* real, char* padded, bool in) {
+  const auto& offsets = plan.real_offsets;
+  const std::uint64_t total = offsets.back();
+  for (std::size_t b = 0; b + 1 < offsets.size(); ++b) {
+    const std::uint64_t size = offsets[b + 1] - offsets[b];
+    char* slot = type.at(padded, b * plan.padded_block);
+    if (!in) {
+      copy_elements(type.at(real, offsets[b]), slot, size, type);
+      continue;
+    }
+    copy_elements(slot, type.at(real, offsets[b]), size, type);
+    for (std::uint64_t i = size; i < plan.padded_block && total > 0; ++i)
+      copy_elements(type.at(slot, i), real, 1, type);
+  }
+}
+
 int run(CommState& state, const Plan& plan, const ElementType& type, MPI_Op op, bool commutative,
         char* user, char* receive) {
   ExecutionContext context;
@@ -157,7 +176,21 @@ int run(CommState& state, const Plan& plan, const ElementType& type, MPI_Op op, 
   context.commutative = commutative;
   state.workspace.reserve(type, plan.workspace_elements);
   context.bases = {user, receive, state.workspace.base()};
-  return execute_plan(plan, context);
+  if (plan.padded_block == 0) return execute_plan(plan, context);
+  const std::uint64_t blocks = plan.real_offsets.size() - 1;
+  char* regions[2] = {user, receive};
+  for (int r = 0; r < 2; ++r) {
+    if (!regions[r]) continue;
+    state.padded[r].reserve(type, blocks * plan.padded_block);
+    context.bases[static_cast<std::size_t>(r)] = state.padded[r].base();
+    copy_padded(plan, type, regions[r], state.padded[r].base(), true);
+  }
+  const int rc = execute_plan(plan, context);
+  // Only what the schedule may have written goes back (a read-only input stays untouched).
+  if (rc == MPI_SUCCESS && plan.writes_user_region)
+    copy_padded(plan, type, user, state.padded[0].base(), false);
+  if (rc == MPI_SUCCESS && receive) copy_padded(plan, type, receive, state.padded[1].base(), false);
+  return rc;
 }
 
 char* writable(const void* p) { return static_cast<char*>(const_cast<void*>(p)); }
