@@ -78,6 +78,7 @@ int serve(const Call& call, const Body& body, const Fallback& fallback) {
   }
   const std::vector<int> cart = inter ? std::vector<int>{} : cartesian_dims(call.comm);
   Choice choice = choose_algorithm(settings, call.collective, request, cart, call.bytes, blocker);
+  choice.max_message_bytes = settings.max_message_bytes;
 
   const auto use_mpi = [&](const std::string& reason) {
     if (settings.verbose) log_call(call, size, "algorithm=mpi fallback=" + reason);
@@ -167,9 +168,11 @@ void copy_padded(const Plan& plan, const ElementType& type, char* real, char* pa
   }
 }
 
-int run(CommState& state, const Plan& plan, const ElementType& type, MPI_Op op, bool commutative,
-        char* user, char* receive) {
+int run(CommState& state, const Choice& choice, const Plan& plan, const ElementType& type,
+        MPI_Op op, char* user, char* receive) {
+  const bool commutative = choice.request.commutative;
   ExecutionContext context;
+  context.max_message_bytes = choice.max_message_bytes;
   context.comm = state.comm();
   context.type = type;
   context.op = op;
@@ -230,7 +233,7 @@ int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype 
         if (sendbuf != MPI_IN_PLACE)
           copy_elements(vector, static_cast<const char*>(sendbuf),
                         static_cast<std::uint64_t>(count), type);
-        return run(state, plan, type, op, c.request.commutative, vector, nullptr);
+        return run(state, c, plan, type, op, vector, nullptr);
       },
       [&] {
         return PMPI_Allreduce(sendbuf, recvbuf, static_cast<int>(count), datatype, op, comm);
@@ -259,7 +262,7 @@ int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dat
           vector = state.area[0].base();
           copy_elements(vector, static_cast<const char*>(sendbuf), n, type);
         }
-        return run(state, plan, type, op, c.request.commutative, vector, nullptr);
+        return run(state, c, plan, type, op, vector, nullptr);
       },
       [&] {
         return PMPI_Reduce(sendbuf, recvbuf, static_cast<int>(count), datatype, op, root, comm);
@@ -287,7 +290,7 @@ int reduce_scatter_chunks(CommState& state, const Choice& c, const void* sendbuf
     vector = state.area[0].base();
     copy_elements(vector, static_cast<const char*>(sendbuf), total, type);
   }
-  const int rc = run(state, plan, type, op, c.request.commutative, vector, nullptr);
+  const int rc = run(state, c, plan, type, op, vector, nullptr);
   if (rc == MPI_SUCCESS)
     copy_elements(static_cast<char*>(recvbuf), type.at(vector, mine),
                   counts[static_cast<std::size_t>(state.rank())], type);
@@ -370,7 +373,7 @@ int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
           pack_elements(own, rtype.at(user, static_cast<std::uint64_t>(recvcount) * me),
                         static_cast<std::uint64_t>(recvcount), rtype);
         }
-        const int rc = run(state, plan, ElementType::bytes(), MPI_OP_NULL, true, vector, nullptr);
+        const int rc = run(state, c, plan, ElementType::bytes(), MPI_OP_NULL, vector, nullptr);
         if (rc == MPI_SUCCESS && !rtype.contiguous)
           unpack_elements(user, vector, static_cast<std::uint64_t>(recvcount) * p, rtype);
         return rc;
@@ -394,7 +397,7 @@ int bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Co
         const bool root_rank = state.rank() == root;
         char* user = static_cast<char*>(buffer);
         char* vector = packed_view(user, count, type, state.area[0], bytes, root_rank);
-        const int rc = run(state, plan, ElementType::bytes(), MPI_OP_NULL, true, vector, nullptr);
+        const int rc = run(state, c, plan, ElementType::bytes(), MPI_OP_NULL, vector, nullptr);
         if (rc == MPI_SUCCESS && !type.contiguous && !root_rank)
           unpack_elements(user, vector, static_cast<std::uint64_t>(count), type);
         return rc;
@@ -425,7 +428,7 @@ int gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void
           char* vector = state.area[0].base();
           pack_elements(vector + offset, static_cast<const char*>(sendbuf),
                         static_cast<std::uint64_t>(sendcount), ElementType::of(sendtype));
-          return run(state, plan, ElementType::bytes(), MPI_OP_NULL, true, vector, nullptr);
+          return run(state, c, plan, ElementType::bytes(), MPI_OP_NULL, vector, nullptr);
         }
         const ElementType rtype = ElementType::of(recvtype);
         char* user = static_cast<char*>(recvbuf);
@@ -438,7 +441,7 @@ int gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void
                         rtype.at(user, static_cast<std::uint64_t>(recvcount) * rank),
                         static_cast<std::uint64_t>(recvcount), rtype);
         }
-        const int rc = run(state, plan, ElementType::bytes(), MPI_OP_NULL, true, vector, nullptr);
+        const int rc = run(state, c, plan, ElementType::bytes(), MPI_OP_NULL, vector, nullptr);
         if (rc == MPI_SUCCESS && !rtype.contiguous)
           unpack_elements(user, vector, static_cast<std::uint64_t>(recvcount) * p, rtype);
         return rc;
@@ -482,7 +485,7 @@ int scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, voi
           state.area[0].reserve(ElementType::bytes(), chunk * p);
           vector = state.area[0].base();
         }
-        const int rc = run(state, plan, ElementType::bytes(), MPI_OP_NULL, true, vector, nullptr);
+        const int rc = run(state, c, plan, ElementType::bytes(), MPI_OP_NULL, vector, nullptr);
         if (rc == MPI_SUCCESS && recvbuf != MPI_IN_PLACE)
           unpack_elements(static_cast<char*>(recvbuf), vector + offset,
                           static_cast<std::uint64_t>(recvcount), ElementType::of(recvtype));
@@ -524,7 +527,7 @@ int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, vo
         char* receive_slots = packed_view(user, recvcount * static_cast<MPI_Count>(p), rtype,
                                           state.area[1], chunk * p, false);
         const int rc =
-            run(state, plan, ElementType::bytes(), MPI_OP_NULL, true, send_slots, receive_slots);
+            run(state, c, plan, ElementType::bytes(), MPI_OP_NULL, send_slots, receive_slots);
         if (rc == MPI_SUCCESS && !rtype.contiguous)
           unpack_elements(user, receive_slots, static_cast<std::uint64_t>(recvcount) * p, rtype);
         return rc;
