@@ -103,7 +103,7 @@ void check_algorithm(const std::string& name, const AlgorithmInfo* algo,
             op_cases.push_back(&op);
           }
         } else {
-          if (type.name == "int2x2" || type.is_double) continue;
+          if (type.name != "MPI_INT" && type.name != "struct{gap,int,gap,int}") continue;
           op_cases.push_back(nullptr);
         }
         for (const OpCase* op : op_cases) {

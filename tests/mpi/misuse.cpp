@@ -111,7 +111,27 @@ void forced_names() {
             " with a non-commutative operator, fallback=warn: rank order kept by the MPI library");
     MPI_Op_free(&first);
   }
+  // A predefined operator on a derived datatype: left to the MPI library (never run by us).
+  {
+    MPI_Datatype pair = MPI_DATATYPE_NULL;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    int in[2] = {rank_, 1}, out[2] = {0, 0};
+    setenv("TOPOCOLL_FALLBACK", "error", 1);  // Open MPI itself rejects this call
+    rc = topocoll_allreduce(in, out, 1, pair, MPI_SUM, MPI_COMM_WORLD, "ring");
+    check(rc == MPI_ERR_ARG && ran() == "error",
+          "MPI_SUM on a derived datatype with ring forced, fallback=error: MPI_ERR_ARG");
+    MPI_Type_free(&pair);
+  }
+  // A communicator of one rank: no algorithm needs fewer than two, the MPI library serves.
   setenv("TOPOCOLL_FALLBACK", "warn", 1);
+  {
+    int one = 0;
+    const int in = 41;
+    rc = topocoll_allreduce(&in, &one, 1, MPI_INT, MPI_SUM, MPI_COMM_SELF, "auto");
+    check(rc == MPI_SUCCESS && one == 41 && ran() == "mpi",
+          "auto on MPI_COMM_SELF: the MPI library");
+  }
   check(allreduce_ok(MPI_COMM_WORLD, "mpi", 10, &rc) && ran() == "mpi",
         "algorithm=mpi: the MPI library");
   setenv("TOPOCOLL_ALLREDUCE_ALGORITHM", "ring", 1);

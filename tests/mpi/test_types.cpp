@@ -45,7 +45,7 @@ void struct_sum_op(void* in, void* inout, int* len, MPI_Datatype*) {
 void TypeCase::write(char* buffer, std::uint64_t index, const Value& v) const {
   char* element = buffer + static_cast<MPI_Aint>(index) * extent;
   for (int k = 0; k < width; ++k) {
-    if (is_double) {
+    if (component_bytes(k) == sizeof(double)) {
       const double d = static_cast<double>(v[static_cast<std::size_t>(k)]);
       std::memcpy(element + offsets[static_cast<std::size_t>(k)], &d, sizeof d);
     } else {
@@ -59,7 +59,7 @@ Value TypeCase::read(const char* buffer, std::uint64_t index) const {
   const char* element = buffer + static_cast<MPI_Aint>(index) * extent;
   Value v{};
   for (int k = 0; k < width; ++k) {
-    if (is_double) {
+    if (component_bytes(k) == sizeof(double)) {
       double d = 0;
       std::memcpy(&d, element + offsets[static_cast<std::size_t>(k)], sizeof d);
       v[static_cast<std::size_t>(k)] = static_cast<long long>(d);
@@ -73,8 +73,10 @@ Value TypeCase::read(const char* buffer, std::uint64_t index) const {
 }
 
 bool TypeCase::is_gap(MPI_Aint byte) const {
-  for (MPI_Aint o : offsets)
-    if (byte >= o && byte < o + static_cast<MPI_Aint>(component_bytes())) return false;
+  for (int k = 0; k < width; ++k) {
+    const MPI_Aint o = offsets[static_cast<std::size_t>(k)];
+    if (byte >= o && byte < o + static_cast<MPI_Aint>(component_bytes(k))) return false;
+  }
   return true;
 }
 
@@ -88,6 +90,9 @@ Value test_value(TestOp op, int rank, std::uint64_t index, int width) {
       case TestOp::max:
         v[static_cast<std::size_t>(k)] = (rank * 131 + i * 7 + k * 3) % 1000 - 300;
         break;
+      case TestOp::maxloc:  // few distinct values (ties pick the lower index), index = rank
+        v[static_cast<std::size_t>(k)] = k == 0 ? (rank * 37 + i * 11) % 5 : rank;
+        break;
       case TestOp::prod: v[static_cast<std::size_t>(k)] = (rank + i + k) % 3 + 1; break;
       case TestOp::matmul:
         v[static_cast<std::size_t>(k)] = (rank * 31 + i * 17 + k * 5 + 1) % matrix_modulus;
@@ -99,6 +104,10 @@ Value test_value(TestOp op, int rank, std::uint64_t index, int width) {
 
 Value combine(TestOp op, const Value& a, const Value& b, int width) {
   if (op == TestOp::matmul) return matrix_product(a, b);
+  if (op == TestOp::maxloc) {
+    if (a[0] != b[0]) return a[0] > b[0] ? a : b;
+    return a[1] <= b[1] ? a : b;
+  }
   Value r{};
   for (int k = 0; k < width; ++k) {
     const auto i = static_cast<std::size_t>(k);
@@ -113,6 +122,13 @@ std::vector<TypeCase> make_types() {
   std::vector<TypeCase> types;
   types.push_back({"MPI_INT", MPI_INT, 1, false, {0}, sizeof(int)});
   types.push_back({"MPI_DOUBLE", MPI_DOUBLE, 1, true, {0}, sizeof(double)});
+  {
+    // A predefined pair type whose size (12) differs from its extent (16 on x86-64).
+    MPI_Aint lb = 0, extent = 0;
+    MPI_Type_get_extent(MPI_DOUBLE_INT, &lb, &extent);
+    types.push_back({"MPI_DOUBLE_INT", MPI_DOUBLE_INT, 2, false, {0, sizeof(double)}, extent});
+    types.back().first_double = true;
+  }
   // Two ints at bytes 4 and 12 of a 16-byte element: size 8, extent 16, true_lb 4, with gaps.
   {
     const int lengths[2] = {1, 1};
@@ -142,6 +158,7 @@ std::vector<OpCase> make_ops() {
       {"MPI_SUM", TestOp::sum, MPI_SUM, true, {"MPI_INT", "MPI_DOUBLE"}},
       {"MPI_MAX", TestOp::max, MPI_MAX, true, {"MPI_INT"}},
       {"MPI_PROD", TestOp::prod, MPI_PROD, true, {"MPI_INT"}},
+      {"MPI_MAXLOC", TestOp::maxloc, MPI_MAXLOC, true, {"MPI_DOUBLE_INT"}},
       {"user-sum(commutative)", TestOp::struct_sum, struct_sum, true, {"struct{gap,int,gap,int}"}},
       {"matmul(non-commutative)", TestOp::matmul, matmul, false, {"int2x2"}}};
 }

@@ -21,9 +21,10 @@ struct TypeCase {
   bool is_double = false;         // components are doubles, else ints
   std::vector<MPI_Aint> offsets;  // byte offset of each component inside an element
   MPI_Aint extent = 0;
+  bool first_double = false;  // only the first component is a double (MPI_DOUBLE_INT)
 
-  [[nodiscard]] std::size_t component_bytes() const {
-    return is_double ? sizeof(double) : sizeof(int);
+  [[nodiscard]] std::size_t component_bytes(int k) const {
+    return is_double || (first_double && k == 0) ? sizeof(double) : sizeof(int);
   }
   void write(char* buffer, std::uint64_t index, const Value& v) const;
   [[nodiscard]] Value read(const char* buffer, std::uint64_t index) const;
@@ -31,7 +32,7 @@ struct TypeCase {
   [[nodiscard]] bool is_gap(MPI_Aint byte_in_element) const;
 };
 
-enum class TestOp { sum, max, prod, struct_sum, matmul };
+enum class TestOp { sum, max, prod, struct_sum, matmul, maxloc };
 
 struct OpCase {
   std::string name;
