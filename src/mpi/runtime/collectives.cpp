@@ -76,8 +76,12 @@ using Fallback = std::function<int()>;
 // Chooses, runs `body` (topocoll) or `fallback` (the MPI library), logs and records.
 int serve(const Call& call, const Body& body, const Fallback& fallback) {
   int inter = 0, size = 0;
-  if (call.comm == MPI_COMM_NULL || PMPI_Comm_test_inter(call.comm, &inter) != MPI_SUCCESS)
-    return fallback();  // the MPI library reports the invalid communicator
+  // Arguments the MPI library rejects: it reports them as it always does.
+  const bool reduction = is_reduction(core_collective(call.collective));
+  if (call.comm == MPI_COMM_NULL || call.count < 0 || call.type == MPI_DATATYPE_NULL ||
+      (reduction && call.op == MPI_OP_NULL) ||
+      PMPI_Comm_test_inter(call.comm, &inter) != MPI_SUCCESS)
+    return fallback();
   const Settings settings = read_settings(call.collective, call.algorithm);
   PMPI_Comm_size(call.comm, &size);
   std::string blocker;
@@ -362,7 +366,7 @@ int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
   const Fallback library = [&] {
     return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
   };
-  if (negative) return library();  // the MPI library reports the invalid count
+  if (negative || (!recvcounts && !inter)) return library();  // the MPI library reports it
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
