@@ -261,6 +261,53 @@ void communicators() {
   MPI_Comm_free(&cart);
 }
 
+// Send and receive datatypes that differ but have the same signature (as MPI allows): two
+// MPI_INTs per rank sent as MPI_INT x 2 and received as one vector element {int, gap, int}.
+void mixed_types() {
+  MPI_Datatype spaced = MPI_DATATYPE_NULL;
+  MPI_Type_vector(2, 1, 2, MPI_INT, &spaced);  // ints at 0 and 8, extent 12
+  MPI_Type_commit(&spaced);
+  const auto p = static_cast<std::size_t>(size_);
+  for (const char* algorithm : {"auto", "ring", "bruck", "pairwise", "binomial"}) {
+    const AlgorithmInfo* a = registry().find(algorithm);
+    int in[2] = {rank_ * 10 + 1, rank_ * 10 + 2};
+    std::vector<int> out(3 * p, -7), all(2 * p);
+    for (std::size_t d = 0; d < 2 * p; ++d) all[d] = rank_ * 100 + static_cast<int>(d);
+    bool ok = true;
+    std::string what;
+    if (!a || a->supports(Collective::allgather)) {
+      int rc = topocoll_allgather(in, 2, MPI_INT, out.data(), 1, spaced, MPI_COMM_WORLD, algorithm);
+      ok = rc == MPI_SUCCESS && ran() != "mpi";
+      for (std::size_t r = 0; r < p; ++r)
+        ok = ok && out[3 * r] == static_cast<int>(r) * 10 + 1 && out[3 * r + 1] == -7 &&
+             out[3 * r + 2] == static_cast<int>(r) * 10 + 2;
+      what = "allgather";
+    } else if (a->supports(Collective::alltoall)) {
+      int rc = topocoll_alltoall(all.data(), 2, MPI_INT, out.data(), 1, spaced, MPI_COMM_WORLD,
+                                 algorithm);
+      ok = rc == MPI_SUCCESS && ran() == algorithm;
+      for (std::size_t s = 0; s < p; ++s)
+        ok = ok && out[3 * s] == static_cast<int>(s) * 100 + 2 * rank_ && out[3 * s + 1] == -7 &&
+             out[3 * s + 2] == static_cast<int>(s) * 100 + 2 * rank_ + 1;
+      what = "alltoall";
+    } else if (a->supports(Collective::gather)) {
+      const int root = size_ - 1;
+      int rc = topocoll_gather(in, 2, MPI_INT, rank_ == root ? out.data() : nullptr, 1, spaced,
+                               root, MPI_COMM_WORLD, algorithm);
+      ok = rc == MPI_SUCCESS && ran() == algorithm;
+      for (std::size_t r = 0; r < p && rank_ == root; ++r)
+        ok = ok && out[3 * r] == static_cast<int>(r) * 10 + 1 && out[3 * r + 1] == -7 &&
+             out[3 * r + 2] == static_cast<int>(r) * 10 + 2;
+      what = "gather";
+    } else {
+      continue;
+    }
+    check(ok, std::string(algorithm) + " " + what +
+                  ": send MPI_INT x 2, receive one vector{int, gap, int} per rank");
+  }
+  MPI_Type_free(&spaced);
+}
+
 // One bcast of 2^31 + 64 bytes (count above INT_MAX): pieces of at most 1 GiB.
 void large_message() {
   const MPI_Count count = (MPI_Count{1} << 31) + 64;
@@ -289,6 +336,7 @@ int main(int argc, char** argv) {
     forced_names();
     rules_files();
     communicators();
+    mixed_types();
   }
   if (rank_ == 0) std::printf("%d failed checks on %d ranks\n", failures, size_);
   MPI_Finalize();
