@@ -73,6 +73,29 @@ struct Tally {
   }
 };
 
+std::vector<std::string> split(const std::string& text, char separator = ',') {
+  std::vector<std::string> out;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, separator);)
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+// The torus shape the runtime gives `algo`: TOPOCOLL_DIMS when its product is P and the
+// algorithm runs on tori, else a ring (as docs/mpi.md specifies).
+std::vector<int> shape_for(const AlgorithmInfo* algo, int p) {
+  const char* text = std::getenv("TOPOCOLL_DIMS");
+  std::vector<int> dims;
+  long long product = 1;
+  for (const std::string& part : split(text ? text : "", 'x')) {
+    dims.push_back(std::atoi(part.c_str()));
+    product *= dims.back();
+  }
+  if (!algo || algo->requirements.dims == DimsRule::ring_only || dims.empty() || product != p)
+    return {p};
+  return dims;
+}
+
 void check_algorithm(const std::string& name, const AlgorithmInfo* algo,
                      const std::vector<TypeCase>& types, const std::vector<OpCase>& ops,
                      Tally& tally) {
@@ -84,11 +107,17 @@ void check_algorithm(const std::string& name, const AlgorithmInfo* algo,
     ScheduleRequest request;
     request.collective = core;
     request.ranks = p;
-    request.dims = {p};
+    request.dims = shape_for(algo, p);
     request.root = is_rooted(core) ? p - 1 : 0;
     if (algo) {
       if (auto why = Registry::rejection(*algo, request)) {
         tally.skipped.insert(*why);
+        continue;
+      }
+      try {  // constraints the registry cannot express as data surface when building
+        (void)registry().build(name, request);
+      } catch (const UnsupportedRequest& e) {
+        tally.skipped.insert(e.what());
         continue;
       }
     }
@@ -121,14 +150,6 @@ void check_algorithm(const std::string& name, const AlgorithmInfo* algo,
       }
     }
   }
-}
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> out;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) out.push_back(item);
-  return out;
 }
 
 }  // namespace
@@ -186,6 +207,8 @@ int main(int argc, char** argv) {
       std::printf("\n");
     }
     for (const auto& why : tally.skipped) std::printf("P=%d skipped: %s\n", p, why.c_str());
+    const char* dims = std::getenv("TOPOCOLL_DIMS");
+    if (dims) std::printf("P=%d: TOPOCOLL_DIMS=%s for the algorithms that run on tori\n", p, dims);
     std::printf(
         "P=%d: %ld checked calls per rank (%ld non-commutative ones served by the MPI library as "
         "the registry requires), %ld failures over all ranks\n",
