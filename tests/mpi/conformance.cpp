@@ -91,6 +91,7 @@ std::vector<int> shape_for(const AlgorithmInfo* algo, int p) {
     dims.push_back(std::atoi(part.c_str()));
     product *= dims.back();
   }
+  std::erase(dims, 1);
   if (!algo || algo->requirements.dims == DimsRule::ring_only || dims.empty() || product != p)
     return {p};
   return dims;

@@ -86,6 +86,8 @@ Choice choose_algorithm(const Settings& settings, MpiCollective collective, Sche
   } else if (!cart_dims.empty() && product(cart_dims) == request.ranks) {
     request.dims = cart_dims;
   }
+  // A dimension of size 1 adds nothing to the torus (MPI_Dims_create gives {P, 1} for prime P).
+  std::erase(request.dims, 1);
   if (request.dims.empty()) request.dims = {request.ranks};
   if (!forced) return choose_auto(settings, collective, request, bytes);
   if (const auto why = why_not(settings.algorithm, request)) return fallback(settings, *why, true);
