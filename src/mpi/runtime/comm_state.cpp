@@ -27,7 +27,10 @@ int delete_state(MPI_Comm, int, void* value, void*) {
 // communicators can still be freed.
 int finalize_hook(MPI_Comm, int, void*, void*) {
   std::lock_guard lock(states_mutex());
-  for (CommState* s : live_states()) s->release();
+  for (CommState* s : live_states()) {
+    s->clear_caches();  // frees the plans' datatypes while MPI is fully alive
+    s->release();
+  }
   return MPI_SUCCESS;
 }
 

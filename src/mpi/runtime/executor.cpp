@@ -6,13 +6,12 @@
 namespace topocoll::mpi {
 namespace {
 
-// Nonblocking operations of one step and the datatypes they borrowed.
+// Nonblocking operations of one step.
 class StepRequests {
  public:
-  explicit StepRequests(const ExecutionContext& context) : context_(context) {}
-  ~StepRequests() {
-    for (MPI_Datatype& t : types_) PMPI_Type_free(&t);
-  }
+  // `message` numbers the plan's multi-range messages in execution order (TypeCache index).
+  StepRequests(const ExecutionContext& context, std::size_t& message)
+      : context_(context), message_(message) {}
   StepRequests(const StepRequests&) = delete;
   StepRequests& operator=(const StepRequests&) = delete;
 
@@ -41,7 +40,10 @@ class StepRequests {
 
   int wait() {
     if (requests_.empty()) return MPI_SUCCESS;
-    return PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    const int rc =
+        PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    context_.types->release_transient();
+    return rc;
   }
 
  private:
@@ -65,10 +67,7 @@ class StepRequests {
         lengths.push_back(static_cast<int>(s.count));
         displacements.push_back(where);
       }
-      PMPI_Type_create_hindexed(static_cast<int>(part.size()), lengths.data(), displacements.data(),
-                                context_.type.type, &type);
-      PMPI_Type_commit(&type);
-      types_.push_back(type);
+      type = context_.types->get(message_++, lengths, displacements, context_.type.type);
       buffer = MPI_BOTTOM;
       count = 1;
     }
@@ -80,8 +79,8 @@ class StepRequests {
   }
 
   const ExecutionContext& context_;
+  std::size_t& message_;
   std::vector<MPI_Request> requests_;
-  std::vector<MPI_Datatype> types_;
 };
 
 // Calls f(src, dst, n) over the pieces where two segment lists line up.
@@ -132,8 +131,8 @@ int apply_local(const ExecutionContext& c, const LocalOp& op) {
   return combine(c, op.source, op.destination, op.combine, op.order, false);
 }
 
-int run_step(const CompiledStep& step, const ExecutionContext& c) {
-  StepRequests requests(c);
+int run_step(const CompiledStep& step, const ExecutionContext& c, std::size_t& message) {
+  StepRequests requests(c, message);
   for (const Transfer& t : step.receives) {
     const Segments target = t.staged ? Segments{t.staging} : t.segments;
     if (const int rc = requests.post(target, t.count, t.peer, t.port, false); rc != MPI_SUCCESS)
@@ -166,8 +165,9 @@ int run_step(const CompiledStep& step, const ExecutionContext& c) {
 }  // namespace
 
 int execute_plan(const Plan& plan, const ExecutionContext& context) {
+  std::size_t message = 0;
   for (const CompiledStep& step : plan.steps)
-    if (const int rc = run_step(step, context); rc != MPI_SUCCESS) return rc;
+    if (const int rc = run_step(step, context, message); rc != MPI_SUCCESS) return rc;
   return MPI_SUCCESS;
 }
 

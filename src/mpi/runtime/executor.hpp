@@ -21,6 +21,7 @@ struct ExecutionContext {
   bool commutative = true;
   std::uint64_t max_message_bytes = std::uint64_t{1} << 30;
   std::array<char*, region_count> bases{};  // element 0 of each region
+  TypeCache* types = nullptr;               // where multi-range datatypes are kept between calls
 };
 
 // Returns an MPI error code.

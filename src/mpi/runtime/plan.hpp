@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/schedule.hpp"
+#include "type_cache.hpp"
 
 namespace topocoll::mpi {
 
@@ -70,6 +71,7 @@ struct Plan {
   std::vector<std::uint64_t> real_offsets;  // the user slots' offsets when padded
   std::uint64_t workspace_elements = 0;     // scratch slots plus the largest step's staging
   bool writes_user_region = false;          // whether this rank ever writes slots [0, B)
+  mutable TypeCache types;                  // datatypes of messages spanning several ranges
   int ports = 1;
 };
 
