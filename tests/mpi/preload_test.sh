@@ -3,6 +3,8 @@
 # checks that the outputs are identical and that TOPOCOLL_VERBOSE shows topocoll (not the MPI
 # library) served every collective.
 # usage: preload_test.sh MPIEXEC NPROC_FLAG RANKS LIBRARY PROGRAM [ARGUMENTS...]
+#        preload_test.sh MPIEXEC NPROC_FLAG RANKS linked=LINKED_PROGRAM PROGRAM
+#        (the second form compares with PROGRAM built and linked with -ltopocoll_pmpi)
 set -euo pipefail
 mpiexec=$1 np_flag=$2 ranks=$3 library=$4
 shift 4
@@ -10,11 +12,18 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 "$mpiexec" "$np_flag" "$ranks" "$@" >"$work/plain.out"
-"$mpiexec" "$np_flag" "$ranks" env LD_PRELOAD="$library" TOPOCOLL_VERBOSE=1 "$@" \
-  >"$work/preload.out" 2>"$work/preload.err"
+if [[ "$library" == linked=* ]]; then
+  # The same program linked with -ltopocoll_pmpi instead of preloading it.
+  library=${library#linked=}
+  "$mpiexec" "$np_flag" "$ranks" env TOPOCOLL_VERBOSE=1 "$library" \
+    >"$work/preload.out" 2>"$work/preload.err"
+else
+  "$mpiexec" "$np_flag" "$ranks" env LD_PRELOAD="$library" TOPOCOLL_VERBOSE=1 "$@" \
+    >"$work/preload.out" 2>"$work/preload.err"
+fi
 
 if ! diff "$work/plain.out" "$work/preload.out"; then
-  echo "FAIL: results differ with LD_PRELOAD=$library (diff above)"
+  echo "FAIL: results differ with topocoll ($library; diff above)"
   exit 1
 fi
 echo "identical results for $(wc -l <"$work/plain.out") checksum lines on $ranks ranks"
