@@ -4,8 +4,10 @@
 #include <map>
 
 #include "topology/grid.hpp"
+#include "topology/hyperx.hpp"
 #include "topology/spec_parse.hpp"
 #include "topology/topology.hpp"
+#include "topology/topology_builders.hpp"
 
 namespace topocoll::topo {
 
@@ -42,6 +44,14 @@ std::unique_ptr<Topology> make_hypercube(std::string_view spec, std::string_view
                                         GridTopology::Kind::hypercube);
 }
 
+std::unique_ptr<Topology> make_hyperx(std::string_view spec, std::string_view body,
+                                      const NetworkParams& params) {
+  const std::vector<int> dims = parse_dims(spec, body, 2, max_hosts);
+  const long long hosts = saturating_product(dims);
+  check_size(spec, hosts, hosts > max_hosts ? 0 : HyperXTopology::link_count(dims));
+  return std::make_unique<HyperXTopology>(std::string(spec), params, dims);
+}
+
 using Builder = std::function<std::unique_ptr<Topology>(std::string_view, std::string_view,
                                                         const NetworkParams&)>;
 
@@ -57,6 +67,8 @@ const std::map<std::string_view, Builder>& builders() {
          return make_grid(spec, body, params, GridTopology::Kind::mesh);
        }},
       {"hypercube", make_hypercube},
+      {"hyperx", make_hyperx},
+      {"fattree", build_fattree},
   };
   return table;
 }
@@ -83,7 +95,18 @@ std::string topology_spec_help() {
   return "ring:N                 ring of N hosts (N >= 2), a cable to each neighbour\n"
          "torus:AxB[x...]        torus, dimension 0 first; 2 cables per dimension per host\n"
          "mesh:AxB[x...]         mesh (no wrap-around)\n"
-         "hypercube:D            2^D hosts, one cable per dimension\n";
+         "hypercube:D            2^D hosts, one cable per dimension\n"
+         "hyperx:AxB[x...]       HyperX: a cable between every two hosts of a row in any "
+         "dimension\n"
+         "fattree:2:LEAVES:HOSTS_PER_LEAF:SPINES\n"
+         "                       2-level fat tree, every leaf cabled to every spine\n"
+         "fattree:3:PODS:LEAVES_PER_POD:HOSTS_PER_LEAF:AGGS_PER_POD:CORES_PER_AGG\n"
+         "                       3-level fat tree, aggregation switch a of each pod cabled to\n"
+         "                       the CORES_PER_AGG core switches of plane a\n"
+         "fattree:radix=K[:levels=2|3][:oversub=R]\n"
+         "                       fat tree of radix-K switches, R:1 oversubscribed at the leaves\n"
+         "fattree:canary         the 1024-host 2-level fabric of canary-fgcs24.txt 5.2 "
+         "(32:32:32)\n";
 }
 
 }  // namespace topocoll::topo

@@ -49,6 +49,48 @@ TEST(Routing, GridPathsAreMinimal) {
   }
 }
 
+TEST(Routing, HyperXAndFatTreePathsAreMinimal) {
+  for (const char* spec : {"hyperx:4x3", "hyperx:3x2x3", "fattree:2:4:3:2", "fattree:3:3:2:2:2:2",
+                           "fattree:radix=4:levels=3"}) {
+    SCOPED_TRACE(spec);
+    for (const std::string& routing : routings_for(*make_topology(spec, NetworkParams{}))) {
+      expect_all_pairs_minimal(spec, routing);
+    }
+  }
+}
+
+TEST(Routing, FatTreeEcmpSpreadsOverEveryUpPath) {
+  // 3 pods of 2 leaves (2 hosts each), 2 aggregation switches per pod, 2 cores per plane.
+  const auto tree = make_topology("fattree:3:3:2:2:2:2", NetworkParams{});
+  const auto ecmp = make_router(*tree, "ecmp");
+  EXPECT_EQ(checked_routes(*tree, *ecmp, 0, 1).size(), 1);   // same leaf
+  EXPECT_EQ(checked_routes(*tree, *ecmp, 0, 2).size(), 2);   // same pod: per aggregation switch
+  const RouteSet far = checked_routes(*tree, *ecmp, 0, 11);  // other pod: aggs x cores
+  ASSERT_EQ(far.size(), 4);
+  std::set<int> tops;
+  for (int i = 0; i < far.size(); ++i) {
+    ASSERT_EQ(far.path(i).size(), 6u);
+    tops.insert(tree->links()[far.path(i)[2]].to);
+    EXPECT_DOUBLE_EQ(far.shares[i], 0.25);
+  }
+  EXPECT_EQ(tops.size(), 4u);
+  // Up then down: the path climbs host -> leaf -> agg -> core and descends.
+  const Link& first = tree->links()[far.path(0)[0]];
+  EXPECT_EQ(first.from, 0);
+  EXPECT_GE(first.to, tree->host_count());
+}
+
+TEST(Routing, FatTreeDorIsDestinationModK) {
+  const auto tree = make_topology("fattree:2:4:3:2", NetworkParams{});
+  const auto dor = make_router(*tree, "dor");
+  const int first_spine = 12 + 4;
+  for (const int dst : {3, 4, 5}) {
+    const RouteSet set = checked_routes(*tree, *dor, 0, dst);
+    ASSERT_EQ(set.size(), 1);
+    EXPECT_EQ(tree->links()[set.path(0)[1]].to, first_spine + dst % 2);
+  }
+}
+
 TEST(Routing, DorFollowsDimensionOrderAndBreaksTiesPlus) {
   const auto torus = make_topology("torus:4x4x4", NetworkParams{});
   const auto dor = make_router(*torus, "dor");

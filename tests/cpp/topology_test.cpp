@@ -93,7 +93,74 @@ TEST(Topology, HypercubeHasOnePortPerDimension) {
   EXPECT_EQ(cube->grid_dims(), std::vector<int>(5, 2));
 }
 
+TEST(Topology, HyperXLinksEveryHostOfARow) {
+  const auto hyperx = make_topology("hyperx:4x3", NetworkParams{});
+  EXPECT_EQ(hyperx->host_count(), 12);
+  EXPECT_EQ(hyperx->links().size(), 12u * (3 + 2));
+  EXPECT_EQ(degrees(*hyperx, false), (std::map<int, int>{{5, 12}}));
+  EXPECT_EQ(hyperx->grid_dims(), (std::vector<int>{4, 3}));
+  const auto distance = testing::hop_distances(*hyperx, 0);
+  EXPECT_EQ(distance[3], 1);
+  EXPECT_EQ(distance[8], 1);
+  EXPECT_EQ(distance[11], 2);
+}
+
+TEST(Topology, TwoLevelFatTree) {
+  const auto tree = make_topology("fattree:2:4:3:2", NetworkParams{});
+  EXPECT_EQ(tree->host_count(), 12);
+  EXPECT_EQ(tree->node_count(), 12 + 4 + 2);
+  EXPECT_EQ(tree->links().size(), 2u * (12 + 4 * 2));
+  EXPECT_EQ(degrees(*tree, true), (std::map<int, int>{{1, 12}}));
+  std::map<int, int> switches;
+  for (int node = 12; node < tree->node_count(); ++node) ++switches[tree->out_links(node).size()];
+  EXPECT_EQ(switches, (std::map<int, int>{{3 + 2, 4}, {4, 2}}));
+  const auto distance = testing::hop_distances(*tree, 0);
+  EXPECT_EQ(distance[2], 2);
+  EXPECT_EQ(distance[3], 4);
+  EXPECT_TRUE(tree->grid_dims().empty());
+}
+
+TEST(Topology, CanaryPresetIsTheFgcs24Fabric) {
+  const auto tree = make_topology("fattree:canary", NetworkParams{});
+  EXPECT_EQ(tree->host_count(), 1024);
+  EXPECT_EQ(tree->node_count(), 1024 + 64);
+  // 1024 host cables and 32 x 32 leaf-spine cables, two directions each.
+  EXPECT_EQ(tree->links().size(), 2u * (1024 + 1024));
+  EXPECT_EQ(preset_params("canary").bandwidth_bytes_per_s, 100e9 / 8);
+}
+
+TEST(Topology, ThreeLevelFatTreeFromRadix) {
+  // The k-ary fat tree for k = 4: 4 pods of 2 leaves and 2 aggregation switches, 4 cores,
+  // 16 hosts; every switch has 4 ports.
+  const auto tree = make_topology("fattree:radix=4:levels=3", NetworkParams{});
+  EXPECT_EQ(tree->host_count(), 16);
+  EXPECT_EQ(tree->node_count(), 16 + 8 + 8 + 4);
+  EXPECT_EQ(tree->links().size(), 2u * (16 + 16 + 16));
+  for (int node = 16; node < tree->node_count(); ++node) {
+    EXPECT_EQ(tree->out_links(node).size(), 4u) << node;
+  }
+  EXPECT_EQ(testing::hop_distances(*tree, 0)[15], 6);
+  // 2:1 oversubscribed radix-6 leaves: 4 hosts and 2 up-links each.
+  const auto tapered = make_topology("fattree:radix=6:oversub=2", NetworkParams{});
+  EXPECT_EQ(tapered->host_count(), 6 * 4);
+  EXPECT_EQ(tapered->node_count(), 24 + 6 + 2);
+}
+
+TEST(Topology, HostCableBundlesTheNicPorts) {
+  NetworkParams params;
+  params.nic_ports = 4;
+  const auto tree = make_topology("fattree:2:2:2:2", params);
+  EXPECT_DOUBLE_EQ(tree->links()[tree->out_links(0)[0]].bandwidth_bytes_per_s,
+                   4 * params.bandwidth_bytes_per_s);
+}
+
 TEST(Topology, BadSpecsNameTheProblemAndTheAcceptedForms) {
+  EXPECT_NE(error_of("fattree:2:4:4").find("expected fattree:2:LEAVES"), std::string::npos);
+  EXPECT_NE(error_of("fattree:radix=10:oversub=2").find("not divisible"), std::string::npos);
+  EXPECT_NE(error_of("fattree:radix=8:color=red").find("unknown fat tree parameter"),
+            std::string::npos);
+  EXPECT_NE(error_of("fattree:levels=3").find("missing radix"), std::string::npos);
+  EXPECT_NE(error_of("fattree:3:1024:1024:1024:1:1").find("hosts exceed"), std::string::npos);
   EXPECT_NE(error_of("torus:8xa").find("'a' is not an integer"), std::string::npos);
   EXPECT_NE(error_of("torus:8xa").find("accepted: ring:N"), std::string::npos);
   EXPECT_NE(error_of("ring:1").find("out of range"), std::string::npos);
@@ -114,7 +181,8 @@ TEST(Topology, SizeLimitIsEnforcedBeforeBuilding) {
 
 TEST(Topology, HelpListsEveryKind) {
   const std::string help = topology_spec_help();
-  for (const char* kind : {"ring:", "torus:", "mesh:", "hypercube:"}) {
+  for (const char* kind : {"ring:", "torus:", "mesh:", "hypercube:", "hyperx:", "fattree:2:",
+                           "fattree:3:", "fattree:radix=", "fattree:canary"}) {
     EXPECT_NE(help.find(kind), std::string::npos) << kind;
   }
 }
@@ -133,7 +201,8 @@ TEST(Params, PresetsMatchThePapers) {
     (void)preset_params("sst");
     FAIL();
   } catch (const UnsupportedRequest& error) {
-    EXPECT_NE(std::string(error.what()).find("accepted: swing, trivance"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("accepted: swing, trivance, canary"),
+              std::string::npos);
   }
 }
 
