@@ -4,6 +4,8 @@
 #include <functional>
 
 #include "core/registry.hpp"
+#include "topology/dragonfly.hpp"
+#include "topology/dragonfly_routing.hpp"
 #include "topology/fattree.hpp"
 #include "topology/fattree_routing.hpp"
 #include "topology/grid.hpp"
@@ -50,6 +52,14 @@ Offer offer_for(const Topology& topology) {
   if (const auto* tree = dynamic_cast<const FatTreeTopology*>(&topology)) {
     return {{"minimal", "ecmp", "dor"}, [tree](std::string_view routing) {
               return std::make_unique<FatTreeRouter>(*tree, std::string(routing), routing != "dor");
+            }};
+  }
+  if (const auto* fly = dynamic_cast<const DragonflyTopology*>(&topology)) {
+    return {{"minimal", "valiant", "dor"}, [fly](std::string_view routing) {
+              const auto mode = routing == "minimal"   ? DragonflyRouter::Mode::minimal
+                                : routing == "valiant" ? DragonflyRouter::Mode::valiant
+                                                       : DragonflyRouter::Mode::single;
+              return std::make_unique<DragonflyRouter>(*fly, mode, std::string(routing));
             }};
   }
   return {};

@@ -69,6 +69,8 @@ const std::map<std::string_view, Builder>& builders() {
       {"hypercube", make_hypercube},
       {"hyperx", make_hyperx},
       {"fattree", build_fattree},
+      {"dragonfly", build_dragonfly},
+      {"dragonfly+", build_dragonfly_plus},
   };
   return table;
 }
@@ -106,7 +108,14 @@ std::string topology_spec_help() {
          "fattree:radix=K[:levels=2|3][:oversub=R]\n"
          "                       fat tree of radix-K switches, R:1 oversubscribed at the leaves\n"
          "fattree:canary         the 1024-host 2-level fabric of canary-fgcs24.txt 5.2 "
-         "(32:32:32)\n";
+         "(32:32:32)\n"
+         "dragonfly:GROUPS:ROUTERS:HOSTS_PER_ROUTER:GLOBAL_PER_ROUTER\n"
+         "                       all-to-all routers per group, global cables spread evenly\n"
+         "                       over the pairs of groups\n"
+         "dragonfly:lumi         shaped like LUMI (bine-trees-sc25.txt 5.1): 24:31:4:16\n"
+         "dragonfly+:GROUPS:LEAVES:HOSTS_PER_LEAF:SPINES:GLOBAL_PER_SPINE\n"
+         "                       leaf-spine groups, global cables on the spines\n"
+         "dragonfly+:leonardo    shaped like Leonardo (bine-trees-sc25.txt 5.2): 23:18:10:18:22\n";
 }
 
 }  // namespace topocoll::topo

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <span>
 #include <string>
 
 #include "core/registry.hpp"
@@ -89,6 +90,57 @@ TEST(Routing, FatTreeDorIsDestinationModK) {
     ASSERT_EQ(set.size(), 1);
     EXPECT_EQ(tree->links()[set.path(0)[1]].to, first_spine + dst % 2);
   }
+}
+
+// Links whose two ends are switches of different dragonfly groups.
+int global_links(const Topology& fly, std::span<const int> path, int nodes_per_group) {
+  int count = 0;
+  for (const int link : path) {
+    const Link& l = fly.links()[link];
+    if (l.from < fly.host_count() || l.to < fly.host_count()) continue;
+    count += (l.from - fly.host_count()) / nodes_per_group !=
+             (l.to - fly.host_count()) / nodes_per_group;
+  }
+  return count;
+}
+
+TEST(Routing, DragonflyMinimalCrossesOneGlobalCable) {
+  const auto fly = make_topology("dragonfly:5:4:2:2", NetworkParams{});
+  const auto minimal = make_router(*fly, "minimal");
+  const auto valiant = make_router(*fly, "valiant");
+  const auto dor = make_router(*fly, "dor");
+  for (int src = 0; src < fly->host_count(); ++src) {
+    const auto distance = hop_distances(*fly, src);
+    for (int dst = 0; dst < fly->host_count(); ++dst) {
+      if (src == dst) continue;
+      const bool same_group = src / 8 == dst / 8;
+      const RouteSet paths = checked_routes(*fly, *minimal, src, dst);
+      EXPECT_EQ(paths.size(), same_group ? 1 : 2);
+      for (int i = 0; i < paths.size(); ++i) {
+        EXPECT_EQ(global_links(*fly, paths.path(i), 4), same_group ? 0 : 1);
+        EXPECT_LE(static_cast<int>(paths.path(i).size()), distance[dst] + 2);
+      }
+      const RouteSet detours = checked_routes(*fly, *valiant, src, dst);
+      EXPECT_EQ(detours.size(), same_group ? 1 : 3);
+      for (int i = 0; i < detours.size(); ++i) {
+        EXPECT_EQ(global_links(*fly, detours.path(i), 4), same_group ? 0 : 2);
+      }
+      EXPECT_EQ(checked_routes(*fly, *dor, src, dst).size(), 1);
+    }
+  }
+}
+
+TEST(Routing, DragonflyPlusMinimalPathsAreShortest) {
+  expect_all_pairs_minimal("dragonfly+:3:2:3:2:2", "minimal");
+  expect_all_pairs_minimal("dragonfly+:3:2:3:2:2", "dor");
+  const auto fly = make_topology("dragonfly+:4:2:3:2:3", NetworkParams{});
+  const auto valiant = make_router(*fly, "valiant");
+  // Host 0 (group 0) to host 6 (group 1) via groups 2 and 3.
+  const RouteSet detours = checked_routes(*fly, *valiant, 0, 6);
+  ASSERT_EQ(detours.size(), 2);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(global_links(*fly, detours.path(i), 4), 2);
+  // Same group, different leaves: over both spines.
+  EXPECT_EQ(checked_routes(*fly, *make_router(*fly, "minimal"), 0, 3).size(), 2);
 }
 
 TEST(Routing, DorFollowsDimensionOrderAndBreaksTiesPlus) {

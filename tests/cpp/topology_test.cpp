@@ -154,7 +154,46 @@ TEST(Topology, HostCableBundlesTheNicPorts) {
                    4 * params.bandwidth_bytes_per_s);
 }
 
+TEST(Topology, DragonflyGroupsAndGlobalCables) {
+  // 5 groups of 4 all-to-all routers with 2 hosts each; 4 x 2 = 8 global ports per group
+  // join each of the 4 other groups with 2 cables.
+  const auto fly = make_topology("dragonfly:5:4:2:2", NetworkParams{});
+  EXPECT_EQ(fly->host_count(), 40);
+  EXPECT_EQ(fly->node_count(), 40 + 20);
+  EXPECT_EQ(fly->links().size(), 2u * (40 + 5 * 6 + 10 * 2));
+  std::map<int, int> routers;
+  for (int node = 40; node < fly->node_count(); ++node) ++routers[fly->out_links(node).size()];
+  EXPECT_EQ(routers, (std::map<int, int>{{2 + 3 + 2, 20}}));
+  const auto distance = testing::hop_distances(*fly, 0);
+  EXPECT_EQ(distance[1], 2);
+  EXPECT_EQ(distance[2], 3);
+  for (int host = 8; host < 40; ++host) EXPECT_LE(distance[host], 5) << host;
+}
+
+TEST(Topology, DragonflyPlusGroupsAreLeafSpine) {
+  // 3 groups of 2 leaves (3 hosts each) and 2 spines with 2 global ports: 2 cables per pair.
+  const auto fly = make_topology("dragonfly+:3:2:3:2:2", NetworkParams{});
+  EXPECT_EQ(fly->host_count(), 18);
+  EXPECT_EQ(fly->node_count(), 18 + 3 * 4);
+  EXPECT_EQ(fly->links().size(), 2u * (18 + 3 * 4 + 3 * 2));
+  const auto distance = testing::hop_distances(*fly, 0);
+  EXPECT_EQ(distance[3], 4);
+  EXPECT_EQ(distance[6], 5);
+}
+
+TEST(Topology, MachinePresetsHaveThePapersGroupSizes) {
+  const auto lumi = make_topology("dragonfly:lumi", NetworkParams{});
+  EXPECT_EQ(lumi->host_count(), 24 * 124);
+  const auto leonardo = make_topology("dragonfly+:leonardo", NetworkParams{});
+  EXPECT_EQ(leonardo->host_count(), 23 * 180);
+}
+
 TEST(Topology, BadSpecsNameTheProblemAndTheAcceptedForms) {
+  EXPECT_NE(
+      error_of("dragonfly:10:2:2:1").find("2 global ports per group cannot reach the other 9"),
+      std::string::npos);
+  EXPECT_NE(error_of("dragonfly:4:4").find("expected dragonfly:GROUPS"), std::string::npos);
+  EXPECT_NE(error_of("dragonfly+:4:4:4:4").find("expected dragonfly+:GROUPS"), std::string::npos);
   EXPECT_NE(error_of("fattree:2:4:4").find("expected fattree:2:LEAVES"), std::string::npos);
   EXPECT_NE(error_of("fattree:radix=10:oversub=2").find("not divisible"), std::string::npos);
   EXPECT_NE(error_of("fattree:radix=8:color=red").find("unknown fat tree parameter"),
@@ -182,7 +221,8 @@ TEST(Topology, SizeLimitIsEnforcedBeforeBuilding) {
 TEST(Topology, HelpListsEveryKind) {
   const std::string help = topology_spec_help();
   for (const char* kind : {"ring:", "torus:", "mesh:", "hypercube:", "hyperx:", "fattree:2:",
-                           "fattree:3:", "fattree:radix=", "fattree:canary"}) {
+                           "fattree:3:", "fattree:radix=", "fattree:canary",
+                           "dragonfly:", "dragonfly:lumi", "dragonfly+:", "dragonfly+:leonardo"}) {
     EXPECT_NE(help.find(kind), std::string::npos) << kind;
   }
 }
