@@ -24,8 +24,7 @@ class AnalyticNetwork final : public Network {
 
   AnalyticNetwork(const topo::Topology& topology, StepCounter counter);
 
-  void start(double now, const PathView& path, double bytes, int step,
-             std::uint32_t tag) override;
+  void start(double now, const PathView& path, double bytes, int step, std::uint32_t tag) override;
   [[nodiscard]] double next_time() const override;
   void advance(double now, std::vector<std::uint32_t>& completed) override;
   void link_usage(double end, std::vector<LinkUsage>& out) const override;

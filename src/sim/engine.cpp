@@ -46,9 +46,8 @@ std::uint64_t element_count(const SimConfig& config) {
 
 }  // namespace
 
-Engine::Engine(const Schedule& schedule, const topo::Topology& topology,
-               const topo::Router& router, const topo::Mapping& mapping,
-               const SimConfig& config)
+Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const topo::Router& router,
+               const topo::Mapping& mapping, const SimConfig& config)
     : schedule_(schedule),
       topology_(topology),
       mapping_(mapping),
@@ -81,8 +80,8 @@ double Engine::range_bytes(BlockIndex begin, BlockIndex end) const {
   const auto blocks = static_cast<BlockIndex>(partition_.blocks());
   double bytes = 0;
   auto user = [&](BlockIndex b, BlockIndex e) {
-    if (b < e) bytes += static_cast<double>(partition_.offset(e) - partition_.offset(b)) *
-                        element_bytes_;
+    if (b < e)
+      bytes += static_cast<double>(partition_.offset(e) - partition_.offset(b)) * element_bytes_;
   };
   user(std::min(begin, blocks), std::min(end, blocks));
   BlockIndex scratch_from = blocks;
@@ -176,10 +175,12 @@ bool Engine::post(int rank, double now) {
       case OpKind::send: post_send(rank, op, now); break;
       case OpKind::recv:
         post_recv(rank, op);
-        if (op.combine == Combine::reduce) rs.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte;
+        if (op.combine == Combine::reduce)
+          rs.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte;
         break;
       case OpKind::copy:
-        if (op.combine == Combine::reduce) rs.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte;
+        if (op.combine == Combine::reduce)
+          rs.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte;
         break;
     }
   }

@@ -52,8 +52,8 @@ class Engine {
   struct RankState {
     int step = 0;
     int steps = 0;
-    int pending = 0;       // operations of the current step not yet complete
-    double compute = 0;    // seconds of reductions charged when the communication is done
+    int pending = 0;     // operations of the current step not yet complete
+    double compute = 0;  // seconds of reductions charged when the communication is done
     double finish = 0;
     bool posting = false;  // inside post(): completions are handled when posting ends
   };
@@ -81,8 +81,8 @@ class Engine {
   [[nodiscard]] double range_bytes(BlockIndex begin, BlockIndex end) const;
   [[nodiscard]] double set_bytes(const BlockSet& set) const;
   void count_step_links(int step, std::vector<std::uint32_t>& counts);
-  void run_rank(int rank, double now);    // posts steps until one has to wait
-  bool post(int rank, double now);        // true when the step completed at once
+  void run_rank(int rank, double now);  // posts steps until one has to wait
+  bool post(int rank, double now);      // true when the step completed at once
   void post_send(int rank, const Operation& op, double now);
   void post_recv(int rank, const Operation& op);
   void deliver(int sender, int receiver, int port, double now);

@@ -34,9 +34,8 @@ int FlowNetwork::new_flow() {
 
 void FlowNetwork::push(const Event& e) {
   events_.push_back(e);
-  std::push_heap(events_.begin(), events_.end(), [](const Event& a, const Event& b) {
-    return later(a, b);
-  });
+  std::push_heap(events_.begin(), events_.end(),
+                 [](const Event& a, const Event& b) { return later(a, b); });
 }
 
 void FlowNetwork::start(double now, const PathView& path, double bytes, int /*step*/,
@@ -59,9 +58,7 @@ void FlowNetwork::start(double now, const PathView& path, double bytes, int /*st
 
 double FlowNetwork::next_time() const { return events_.empty() ? kNever : events_.front().time; }
 
-void FlowNetwork::mark_dirty(int link) {
-  dirty_.push_back(link);
-}
+void FlowNetwork::mark_dirty(int link) { dirty_.push_back(link); }
 
 void FlowNetwork::activate(int f, double now) {
   Flow& flow = flows_[static_cast<std::size_t>(f)];

@@ -17,8 +17,7 @@ class FlowNetwork final : public Network {
  public:
   explicit FlowNetwork(const topo::Topology& topology);
 
-  void start(double now, const PathView& path, double bytes, int step,
-             std::uint32_t tag) override;
+  void start(double now, const PathView& path, double bytes, int step, std::uint32_t tag) override;
   [[nodiscard]] double next_time() const override;
   void advance(double now, std::vector<std::uint32_t>& completed) override;
   void link_usage(double end, std::vector<LinkUsage>& out) const override;

@@ -17,9 +17,8 @@ std::span<const PathView> RouteCache::paths(int src, int dst) {
       static_cast<std::uint64_t>(dst);
   const Entry* entry = index_.find(key);
   if (entry == nullptr) {
-    scratch_.clear();
-    router_.routes(src, dst, scratch_);
-    if (scratch_.empty())
+    router_.route_set(src, dst, scratch_);
+    if (scratch_.size() == 0)
       throw std::logic_error("router " + router_.name() + " gave no path from host " +
                              std::to_string(src) + " to host " + std::to_string(dst));
     if (links_.size() > max_links_) {  // budget spent: start over rather than grow
@@ -29,13 +28,14 @@ std::span<const PathView> RouteCache::paths(int src, int dst) {
     }
     const auto& all = topology_.links();
     Entry e{static_cast<std::uint32_t>(paths_.size()), static_cast<std::uint32_t>(scratch_.size())};
-    for (const auto& p : scratch_) {
+    for (int i = 0; i < scratch_.size(); ++i) {
+      const auto path = scratch_.path(i);
       StoredPath s;
       s.offset = links_.size();
-      s.hops = static_cast<int>(p.links.size());
-      s.share = p.share;
+      s.hops = static_cast<int>(path.size());
+      s.share = scratch_.shares[static_cast<std::size_t>(i)];
       s.min_bandwidth = std::numeric_limits<double>::infinity();
-      for (int l : p.links) {
+      for (int l : path) {
         const auto& link = all.at(static_cast<std::size_t>(l));
         s.latency_s += link.latency_s;
         s.min_bandwidth = std::min(s.min_bandwidth, link.bandwidth_bytes_per_s);

@@ -47,7 +47,7 @@ class RouteCache {
   FlatMap<Entry> index_;
   std::vector<StoredPath> paths_;
   std::vector<int> links_;
-  std::vector<topo::Path> scratch_;
+  topo::RouteSet scratch_;
   std::vector<PathView> views_;
 };
 

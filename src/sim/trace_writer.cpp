@@ -22,8 +22,7 @@ TraceWriter::~TraceWriter() {
   }
 }
 
-void TraceWriter::message(int sender, int receiver, double bytes, double start_s,
-                          double end_s) {
+void TraceWriter::message(int sender, int receiver, double bytes, double start_s, double end_s) {
   if (++slices_ > kMaxSlices) {
     out_.close();
     std::remove(path_.c_str());
