@@ -254,7 +254,8 @@ def plot(c: Comparison, path: str) -> None:
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(10, 6))
-    for name in c.algorithms:
+    colors = plt.get_cmap("tab20").colors
+    for n, name in enumerate(c.algorithms):
         points = [(e.size_bytes, e.goodput_gbps) for e in c.entries if e.algorithm == name]
         paper = next(e.paper for e in c.entries if e.algorithm == name)
         ax.plot(
@@ -263,6 +264,7 @@ def plot(c: Comparison, path: str) -> None:
             marker="o",
             markersize=3,
             linestyle="-" if paper else "--",
+            color=colors[n % len(colors)],
             label=name,
         )
     ax.set_xscale("log", base=2)
@@ -316,7 +318,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print_table(result)
     if args.plot:
         plot(result, args.plot)
-        print(f"plot written to {args.plot}", file=sys.stderr if args.format != "table" else None)
+        where = Path(args.plot).resolve()
+        print(f"plot written to {where}", file=sys.stderr if args.format != "table" else None)
     return 0
 
 
