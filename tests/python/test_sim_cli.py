@@ -243,3 +243,27 @@ def test_size_range_and_baselines_are_data():
     assert len(size_range("32B:512MiB")) == 25
     assert size_range("33:128") == [64, 128]
     assert "ring" in BASELINE_FAMILIES and "swing" not in BASELINE_FAMILIES
+
+
+def test_compare_under_mpirun_merges_like_one_process(run_cli, tmp_path):
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    pytest.importorskip("mpi4py.MPI")
+    mpirun = shutil.which("mpirun")
+    if mpirun is None:
+        pytest.skip("mpirun (openmpi-bin) is not installed")
+    argv = ["compare", "-t", "torus:4x4", *FEW, "--format", "json"]
+    env = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
+    launched = subprocess.run(
+        [mpirun, "--oversubscribe", "-n", "2", sys.executable, "-m", "topocoll.cli", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert launched.returncode == 0, launched.stderr
+    # Rank 0 alone prints, and what it prints is the single-process answer.
+    assert json.loads(launched.stdout) == compare_json(run_cli, *FEW)
