@@ -10,6 +10,8 @@
 #include "topology/fattree_routing.hpp"
 #include "topology/grid.hpp"
 #include "topology/grid_routing.hpp"
+#include "topology/hammingmesh.hpp"
+#include "topology/hammingmesh_routing.hpp"
 #include "topology/hyperx.hpp"
 #include "topology/hyperx_routing.hpp"
 
@@ -60,6 +62,11 @@ Offer offer_for(const Topology& topology) {
                                 : routing == "valiant" ? DragonflyRouter::Mode::valiant
                                                        : DragonflyRouter::Mode::single;
               return std::make_unique<DragonflyRouter>(*fly, mode, std::string(routing));
+            }};
+  }
+  if (const auto* mesh = dynamic_cast<const HammingMeshTopology*>(&topology)) {
+    return {{"minimal", "dor"}, [mesh](std::string_view routing) {
+              return std::make_unique<HammingMeshRouter>(*mesh, routing == "minimal");
             }};
   }
   return {};

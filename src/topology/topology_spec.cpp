@@ -68,6 +68,7 @@ const std::map<std::string_view, Builder>& builders() {
        }},
       {"hypercube", make_hypercube},
       {"hyperx", make_hyperx},
+      {"hammingmesh", build_hammingmesh},
       {"fattree", build_fattree},
       {"dragonfly", build_dragonfly},
       {"dragonfly+", build_dragonfly_plus},
@@ -100,6 +101,9 @@ std::string topology_spec_help() {
          "hypercube:D            2^D hosts, one cable per dimension\n"
          "hyperx:AxB[x...]       HyperX: a cable between every two hosts of a row in any "
          "dimension\n"
+         "hammingmesh:AxB:XxY    XxY boards of AxB 2D meshes; each grid row and column of board\n"
+         "                       edges joined by a fat tree (one non-blocking switch);\n"
+         "                       Hx2Mesh = hammingmesh:2x2:XxY, Hx4Mesh = hammingmesh:4x4:XxY\n"
          "fattree:2:LEAVES:HOSTS_PER_LEAF:SPINES\n"
          "                       2-level fat tree, every leaf cabled to every spine\n"
          "fattree:3:PODS:LEAVES_PER_POD:HOSTS_PER_LEAF:AGGS_PER_POD:CORES_PER_AGG\n"

@@ -143,6 +143,37 @@ TEST(Routing, DragonflyPlusMinimalPathsAreShortest) {
   EXPECT_EQ(checked_routes(*fly, *make_router(*fly, "minimal"), 0, 3).size(), 2);
 }
 
+TEST(Routing, HammingMeshPathsAreMinimal) {
+  for (const char* spec : {"hammingmesh:2x2:3x2", "hammingmesh:4x4:2x2", "hammingmesh:3x1:2x3",
+                           "hammingmesh:1x1:3x3"}) {
+    SCOPED_TRACE(spec);
+    expect_all_pairs_minimal(spec, "minimal");
+    expect_all_pairs_minimal(spec, "dor");
+  }
+}
+
+TEST(Routing, HammingMeshMinimalUsesBothBoardEdges) {
+  // 4x4 boards, 2x1 boards. From local x=1 of board 0 to local x=1 of board 1: exit west,
+  // enter west costs 1 + 2 + 1 = 4 hops, every other combination more: one segment.
+  const auto mesh = make_topology("hammingmesh:4x4:2x1", NetworkParams{});
+  const auto minimal = make_router(*mesh, "minimal");
+  EXPECT_EQ(checked_routes(*mesh, *minimal, 1, 5).size(), 1);
+  // From local x=1 to local x=2 of the next board: west-west costs 1 + 2 + 2 = 5, west-east
+  // 1 + 2 + 1 = 4, east-east 2 + 2 + 1 = 5, east-west 2 + 2 + 2 = 6: one segment of 4 hops.
+  const RouteSet one = checked_routes(*mesh, *minimal, 1, 6);
+  ASSERT_EQ(one.size(), 1);
+  EXPECT_EQ(one.path(0).size(), 4u);
+  // From local x=0 to x=3 of the same board: on-board (3 hops) loses to the row's switch
+  // (0 + 2 + 0 = 2 hops).
+  const RouteSet wrap = checked_routes(*mesh, *minimal, 0, 3);
+  ASSERT_EQ(wrap.size(), 1);
+  EXPECT_EQ(wrap.path(0).size(), 2u);
+  // A 1-wide board has two cables to each fat tree: 2 exits x 2 entries.
+  const auto thin = make_topology("hammingmesh:1x1:3x3", NetworkParams{});
+  EXPECT_EQ(checked_routes(*thin, *make_router(*thin, "minimal"), 0, 1).size(), 4);
+  EXPECT_EQ(checked_routes(*thin, *make_router(*thin, "dor"), 0, 1).size(), 1);
+}
+
 TEST(Routing, DorFollowsDimensionOrderAndBreaksTiesPlus) {
   const auto torus = make_topology("torus:4x4x4", NetworkParams{});
   const auto dor = make_router(*torus, "dor");

@@ -188,7 +188,32 @@ TEST(Topology, MachinePresetsHaveThePapersGroupSizes) {
   EXPECT_EQ(leonardo->host_count(), 23 * 180);
 }
 
+TEST(Topology, HammingMeshBoardsAndFatTrees) {
+  // Hx2Mesh with 3x2 boards: a 6x4 grid; every host is on a board edge in both dimensions.
+  const auto hx2 = make_topology("hammingmesh:2x2:3x2", NetworkParams{});
+  EXPECT_EQ(hx2->host_count(), 24);
+  EXPECT_EQ(hx2->node_count(), 24 + 4 + 6);
+  EXPECT_EQ(hx2->grid_dims(), (std::vector<int>{6, 4}));
+  // Every host: one on-board neighbour and one fat-tree cable per dimension.
+  EXPECT_EQ(degrees(*hx2, true), (std::map<int, int>{{4, 24}}));
+  const auto distance = testing::hop_distances(*hx2, 0);
+  EXPECT_EQ(distance[1], 1);  // same board
+  EXPECT_EQ(distance[2], 2);  // next board, through the row's switch
+  EXPECT_EQ(distance[5], 2);
+  EXPECT_EQ(distance[3], 2);  // east edge of the next board, through the row's switch
+  EXPECT_EQ(distance[7], 2);  // (1, 1): on the board
+  EXPECT_EQ(distance[9], 3);  // (3, 1): the row's switch and one on-board hop
+  // 4x4 boards: the inner hosts have no fat-tree cable; a board's far edge is 2 hops away.
+  const auto hx4 = make_topology("hammingmesh:4x4:2x2", NetworkParams{});
+  EXPECT_EQ(degrees(*hx4, true), (std::map<int, int>{{4, 64}}));
+  EXPECT_EQ(testing::hop_distances(*hx4, 0)[3], 2);
+  EXPECT_EQ(testing::hop_distances(*hx4, 1)[2], 1);
+  EXPECT_EQ(testing::hop_distances(*hx4, 1 + 8)[2 + 8], 1);
+}
+
 TEST(Topology, BadSpecsNameTheProblemAndTheAcceptedForms) {
+  EXPECT_NE(error_of("hammingmesh:2x2").find("expected hammingmesh:AxB:XxY"), std::string::npos);
+  EXPECT_NE(error_of("hammingmesh:2x2x2:2x2").find("2 dimensions"), std::string::npos);
   EXPECT_NE(
       error_of("dragonfly:10:2:2:1").find("2 global ports per group cannot reach the other 9"),
       std::string::npos);
@@ -220,9 +245,10 @@ TEST(Topology, SizeLimitIsEnforcedBeforeBuilding) {
 
 TEST(Topology, HelpListsEveryKind) {
   const std::string help = topology_spec_help();
-  for (const char* kind : {"ring:", "torus:", "mesh:", "hypercube:", "hyperx:", "fattree:2:",
-                           "fattree:3:", "fattree:radix=", "fattree:canary",
-                           "dragonfly:", "dragonfly:lumi", "dragonfly+:", "dragonfly+:leonardo"}) {
+  for (const char* kind :
+       {"ring:", "torus:", "mesh:", "hypercube:", "hyperx:", "fattree:2:", "fattree:3:",
+        "fattree:radix=", "fattree:canary", "dragonfly:", "dragonfly:lumi",
+        "dragonfly+:", "dragonfly+:leonardo", "hammingmesh:"}) {
     EXPECT_NE(help.find(kind), std::string::npos) << kind;
   }
 }
