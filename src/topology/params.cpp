@@ -23,10 +23,18 @@ NetworkParams preset_params(std::string_view name) {
     params.alpha_s = 1.5e-6;
     return params;
   }
+  if (name == "canary") {
+    // canary-fgcs24.txt section 5.2: hosts and switches with 100 Gb/s interfaces. The paper
+    // gives no latencies; these are the swing preset's.
+    params.bandwidth_bytes_per_s = 100e9 / 8;
+    params.link_latency_s = 100e-9;
+    params.hop_latency_s = 300e-9;
+    return params;
+  }
   throw UnsupportedRequest("unknown parameter preset '" + std::string(name) +
                            "'; accepted: " + preset_names());
 }
 
-std::string preset_names() { return "swing, trivance"; }
+std::string preset_names() { return "swing, trivance, canary"; }
 
 }  // namespace topocoll::topo

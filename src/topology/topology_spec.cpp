@@ -4,8 +4,10 @@
 #include <map>
 
 #include "topology/grid.hpp"
+#include "topology/hyperx.hpp"
 #include "topology/spec_parse.hpp"
 #include "topology/topology.hpp"
+#include "topology/topology_builders.hpp"
 
 namespace topocoll::topo {
 
@@ -42,6 +44,14 @@ std::unique_ptr<Topology> make_hypercube(std::string_view spec, std::string_view
                                         GridTopology::Kind::hypercube);
 }
 
+std::unique_ptr<Topology> make_hyperx(std::string_view spec, std::string_view body,
+                                      const NetworkParams& params) {
+  const std::vector<int> dims = parse_dims(spec, body, 2, max_hosts);
+  const long long hosts = saturating_product(dims);
+  check_size(spec, hosts, hosts > max_hosts ? 0 : HyperXTopology::link_count(dims));
+  return std::make_unique<HyperXTopology>(std::string(spec), params, dims);
+}
+
 using Builder = std::function<std::unique_ptr<Topology>(std::string_view, std::string_view,
                                                         const NetworkParams&)>;
 
@@ -57,6 +67,11 @@ const std::map<std::string_view, Builder>& builders() {
          return make_grid(spec, body, params, GridTopology::Kind::mesh);
        }},
       {"hypercube", make_hypercube},
+      {"hyperx", make_hyperx},
+      {"hammingmesh", build_hammingmesh},
+      {"fattree", build_fattree},
+      {"dragonfly", build_dragonfly},
+      {"dragonfly+", build_dragonfly_plus},
   };
   return table;
 }
@@ -83,7 +98,28 @@ std::string topology_spec_help() {
   return "ring:N                 ring of N hosts (N >= 2), a cable to each neighbour\n"
          "torus:AxB[x...]        torus, dimension 0 first; 2 cables per dimension per host\n"
          "mesh:AxB[x...]         mesh (no wrap-around)\n"
-         "hypercube:D            2^D hosts, one cable per dimension\n";
+         "hypercube:D            2^D hosts, one cable per dimension\n"
+         "hyperx:AxB[x...]       HyperX: a cable between every two hosts of a row in any "
+         "dimension\n"
+         "hammingmesh:AxB:XxY    XxY boards of AxB 2D meshes; each grid row and column of board\n"
+         "                       edges joined by a fat tree (one non-blocking switch);\n"
+         "                       Hx2Mesh = hammingmesh:2x2:XxY, Hx4Mesh = hammingmesh:4x4:XxY\n"
+         "fattree:2:LEAVES:HOSTS_PER_LEAF:SPINES\n"
+         "                       2-level fat tree, every leaf cabled to every spine\n"
+         "fattree:3:PODS:LEAVES_PER_POD:HOSTS_PER_LEAF:AGGS_PER_POD:CORES_PER_AGG\n"
+         "                       3-level fat tree, aggregation switch a of each pod cabled to\n"
+         "                       the CORES_PER_AGG core switches of plane a\n"
+         "fattree:radix=K[:levels=2|3][:oversub=R]\n"
+         "                       fat tree of radix-K switches, R:1 oversubscribed at the leaves\n"
+         "fattree:canary         the 1024-host 2-level fabric of canary-fgcs24.txt 5.2 "
+         "(32:32:32)\n"
+         "dragonfly:GROUPS:ROUTERS:HOSTS_PER_ROUTER:GLOBAL_PER_ROUTER\n"
+         "                       all-to-all routers per group, global cables spread evenly\n"
+         "                       over the pairs of groups\n"
+         "dragonfly:lumi         shaped like LUMI (bine-trees-sc25.txt 5.1): 24:31:4:16\n"
+         "dragonfly+:GROUPS:LEAVES:HOSTS_PER_LEAF:SPINES:GLOBAL_PER_SPINE\n"
+         "                       leaf-spine groups, global cables on the spines\n"
+         "dragonfly+:leonardo    shaped like Leonardo (bine-trees-sc25.txt 5.2): 23:18:10:18:22\n";
 }
 
 }  // namespace topocoll::topo

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <span>
 #include <string>
 
 #include "core/registry.hpp"
@@ -47,6 +48,130 @@ TEST(Routing, GridPathsAreMinimal) {
     expect_all_pairs_minimal(spec, "minimal");
     expect_all_pairs_minimal(spec, "dor");
   }
+}
+
+TEST(Routing, HyperXAndFatTreePathsAreMinimal) {
+  for (const char* spec : {"hyperx:4x3", "hyperx:3x2x3", "fattree:2:4:3:2", "fattree:3:3:2:2:2:2",
+                           "fattree:radix=4:levels=3"}) {
+    SCOPED_TRACE(spec);
+    for (const std::string& routing : routings_for(*make_topology(spec, NetworkParams{}))) {
+      expect_all_pairs_minimal(spec, routing);
+    }
+  }
+}
+
+TEST(Routing, FatTreeEcmpSpreadsOverEveryUpPath) {
+  // 3 pods of 2 leaves (2 hosts each), 2 aggregation switches per pod, 2 cores per plane.
+  const auto tree = make_topology("fattree:3:3:2:2:2:2", NetworkParams{});
+  const auto ecmp = make_router(*tree, "ecmp");
+  EXPECT_EQ(checked_routes(*tree, *ecmp, 0, 1).size(), 1);   // same leaf
+  EXPECT_EQ(checked_routes(*tree, *ecmp, 0, 2).size(), 2);   // same pod: per aggregation switch
+  const RouteSet far = checked_routes(*tree, *ecmp, 0, 11);  // other pod: aggs x cores
+  ASSERT_EQ(far.size(), 4);
+  std::set<int> tops;
+  for (int i = 0; i < far.size(); ++i) {
+    ASSERT_EQ(far.path(i).size(), 6u);
+    tops.insert(tree->links()[far.path(i)[2]].to);
+    EXPECT_DOUBLE_EQ(far.shares[i], 0.25);
+  }
+  EXPECT_EQ(tops.size(), 4u);
+  // Up then down: the path climbs host -> leaf -> agg -> core and descends.
+  const Link& first = tree->links()[far.path(0)[0]];
+  EXPECT_EQ(first.from, 0);
+  EXPECT_GE(first.to, tree->host_count());
+}
+
+TEST(Routing, FatTreeDorIsDestinationModK) {
+  const auto tree = make_topology("fattree:2:4:3:2", NetworkParams{});
+  const auto dor = make_router(*tree, "dor");
+  const int first_spine = 12 + 4;
+  for (const int dst : {3, 4, 5}) {
+    const RouteSet set = checked_routes(*tree, *dor, 0, dst);
+    ASSERT_EQ(set.size(), 1);
+    EXPECT_EQ(tree->links()[set.path(0)[1]].to, first_spine + dst % 2);
+  }
+}
+
+// Links whose two ends are switches of different dragonfly groups.
+int global_links(const Topology& fly, std::span<const int> path, int nodes_per_group) {
+  int count = 0;
+  for (const int link : path) {
+    const Link& l = fly.links()[link];
+    if (l.from < fly.host_count() || l.to < fly.host_count()) continue;
+    count += (l.from - fly.host_count()) / nodes_per_group !=
+             (l.to - fly.host_count()) / nodes_per_group;
+  }
+  return count;
+}
+
+TEST(Routing, DragonflyMinimalCrossesOneGlobalCable) {
+  const auto fly = make_topology("dragonfly:5:4:2:2", NetworkParams{});
+  const auto minimal = make_router(*fly, "minimal");
+  const auto valiant = make_router(*fly, "valiant");
+  const auto dor = make_router(*fly, "dor");
+  for (int src = 0; src < fly->host_count(); ++src) {
+    const auto distance = hop_distances(*fly, src);
+    for (int dst = 0; dst < fly->host_count(); ++dst) {
+      if (src == dst) continue;
+      const bool same_group = src / 8 == dst / 8;
+      const RouteSet paths = checked_routes(*fly, *minimal, src, dst);
+      EXPECT_EQ(paths.size(), same_group ? 1 : 2);
+      for (int i = 0; i < paths.size(); ++i) {
+        EXPECT_EQ(global_links(*fly, paths.path(i), 4), same_group ? 0 : 1);
+        EXPECT_LE(static_cast<int>(paths.path(i).size()), distance[dst] + 2);
+      }
+      const RouteSet detours = checked_routes(*fly, *valiant, src, dst);
+      EXPECT_EQ(detours.size(), same_group ? 1 : 3);
+      for (int i = 0; i < detours.size(); ++i) {
+        EXPECT_EQ(global_links(*fly, detours.path(i), 4), same_group ? 0 : 2);
+      }
+      EXPECT_EQ(checked_routes(*fly, *dor, src, dst).size(), 1);
+    }
+  }
+}
+
+TEST(Routing, DragonflyPlusMinimalPathsAreShortest) {
+  expect_all_pairs_minimal("dragonfly+:3:2:3:2:2", "minimal");
+  expect_all_pairs_minimal("dragonfly+:3:2:3:2:2", "dor");
+  const auto fly = make_topology("dragonfly+:4:2:3:2:3", NetworkParams{});
+  const auto valiant = make_router(*fly, "valiant");
+  // Host 0 (group 0) to host 6 (group 1) via groups 2 and 3.
+  const RouteSet detours = checked_routes(*fly, *valiant, 0, 6);
+  ASSERT_EQ(detours.size(), 2);
+  for (int i = 0; i < 2; ++i) EXPECT_EQ(global_links(*fly, detours.path(i), 4), 2);
+  // Same group, different leaves: over both spines.
+  EXPECT_EQ(checked_routes(*fly, *make_router(*fly, "minimal"), 0, 3).size(), 2);
+}
+
+TEST(Routing, HammingMeshPathsAreMinimal) {
+  for (const char* spec : {"hammingmesh:2x2:3x2", "hammingmesh:4x4:2x2", "hammingmesh:3x1:2x3",
+                           "hammingmesh:1x1:3x3"}) {
+    SCOPED_TRACE(spec);
+    expect_all_pairs_minimal(spec, "minimal");
+    expect_all_pairs_minimal(spec, "dor");
+  }
+}
+
+TEST(Routing, HammingMeshMinimalUsesBothBoardEdges) {
+  // 4x4 boards, 2x1 boards. From local x=1 of board 0 to local x=1 of board 1: exit west,
+  // enter west costs 1 + 2 + 1 = 4 hops, every other combination more: one segment.
+  const auto mesh = make_topology("hammingmesh:4x4:2x1", NetworkParams{});
+  const auto minimal = make_router(*mesh, "minimal");
+  EXPECT_EQ(checked_routes(*mesh, *minimal, 1, 5).size(), 1);
+  // From local x=1 to local x=2 of the next board: west-west costs 1 + 2 + 2 = 5, west-east
+  // 1 + 2 + 1 = 4, east-east 2 + 2 + 1 = 5, east-west 2 + 2 + 2 = 6: one segment of 4 hops.
+  const RouteSet one = checked_routes(*mesh, *minimal, 1, 6);
+  ASSERT_EQ(one.size(), 1);
+  EXPECT_EQ(one.path(0).size(), 4u);
+  // From local x=0 to x=3 of the same board: on-board (3 hops) loses to the row's switch
+  // (0 + 2 + 0 = 2 hops).
+  const RouteSet wrap = checked_routes(*mesh, *minimal, 0, 3);
+  ASSERT_EQ(wrap.size(), 1);
+  EXPECT_EQ(wrap.path(0).size(), 2u);
+  // A 1-wide board has two cables to each fat tree: 2 exits x 2 entries.
+  const auto thin = make_topology("hammingmesh:1x1:3x3", NetworkParams{});
+  EXPECT_EQ(checked_routes(*thin, *make_router(*thin, "minimal"), 0, 1).size(), 4);
+  EXPECT_EQ(checked_routes(*thin, *make_router(*thin, "dor"), 0, 1).size(), 1);
 }
 
 TEST(Routing, DorFollowsDimensionOrderAndBreaksTiesPlus) {

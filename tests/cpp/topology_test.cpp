@@ -93,7 +93,138 @@ TEST(Topology, HypercubeHasOnePortPerDimension) {
   EXPECT_EQ(cube->grid_dims(), std::vector<int>(5, 2));
 }
 
+TEST(Topology, HyperXLinksEveryHostOfARow) {
+  const auto hyperx = make_topology("hyperx:4x3", NetworkParams{});
+  EXPECT_EQ(hyperx->host_count(), 12);
+  EXPECT_EQ(hyperx->links().size(), 12u * (3 + 2));
+  EXPECT_EQ(degrees(*hyperx, false), (std::map<int, int>{{5, 12}}));
+  EXPECT_EQ(hyperx->grid_dims(), (std::vector<int>{4, 3}));
+  const auto distance = testing::hop_distances(*hyperx, 0);
+  EXPECT_EQ(distance[3], 1);
+  EXPECT_EQ(distance[8], 1);
+  EXPECT_EQ(distance[11], 2);
+}
+
+TEST(Topology, TwoLevelFatTree) {
+  const auto tree = make_topology("fattree:2:4:3:2", NetworkParams{});
+  EXPECT_EQ(tree->host_count(), 12);
+  EXPECT_EQ(tree->node_count(), 12 + 4 + 2);
+  EXPECT_EQ(tree->links().size(), 2u * (12 + 4 * 2));
+  EXPECT_EQ(degrees(*tree, true), (std::map<int, int>{{1, 12}}));
+  std::map<int, int> switches;
+  for (int node = 12; node < tree->node_count(); ++node) ++switches[tree->out_links(node).size()];
+  EXPECT_EQ(switches, (std::map<int, int>{{3 + 2, 4}, {4, 2}}));
+  const auto distance = testing::hop_distances(*tree, 0);
+  EXPECT_EQ(distance[2], 2);
+  EXPECT_EQ(distance[3], 4);
+  EXPECT_TRUE(tree->grid_dims().empty());
+}
+
+TEST(Topology, CanaryPresetIsTheFgcs24Fabric) {
+  const auto tree = make_topology("fattree:canary", NetworkParams{});
+  EXPECT_EQ(tree->host_count(), 1024);
+  EXPECT_EQ(tree->node_count(), 1024 + 64);
+  // 1024 host cables and 32 x 32 leaf-spine cables, two directions each.
+  EXPECT_EQ(tree->links().size(), 2u * (1024 + 1024));
+  EXPECT_EQ(preset_params("canary").bandwidth_bytes_per_s, 100e9 / 8);
+}
+
+TEST(Topology, ThreeLevelFatTreeFromRadix) {
+  // The k-ary fat tree for k = 4: 4 pods of 2 leaves and 2 aggregation switches, 4 cores,
+  // 16 hosts; every switch has 4 ports.
+  const auto tree = make_topology("fattree:radix=4:levels=3", NetworkParams{});
+  EXPECT_EQ(tree->host_count(), 16);
+  EXPECT_EQ(tree->node_count(), 16 + 8 + 8 + 4);
+  EXPECT_EQ(tree->links().size(), 2u * (16 + 16 + 16));
+  for (int node = 16; node < tree->node_count(); ++node) {
+    EXPECT_EQ(tree->out_links(node).size(), 4u) << node;
+  }
+  EXPECT_EQ(testing::hop_distances(*tree, 0)[15], 6);
+  // 2:1 oversubscribed radix-6 leaves: 4 hosts and 2 up-links each.
+  const auto tapered = make_topology("fattree:radix=6:oversub=2", NetworkParams{});
+  EXPECT_EQ(tapered->host_count(), 6 * 4);
+  EXPECT_EQ(tapered->node_count(), 24 + 6 + 2);
+}
+
+TEST(Topology, HostCableBundlesTheNicPorts) {
+  NetworkParams params;
+  params.nic_ports = 4;
+  const auto tree = make_topology("fattree:2:2:2:2", params);
+  EXPECT_DOUBLE_EQ(tree->links()[tree->out_links(0)[0]].bandwidth_bytes_per_s,
+                   4 * params.bandwidth_bytes_per_s);
+}
+
+TEST(Topology, DragonflyGroupsAndGlobalCables) {
+  // 5 groups of 4 all-to-all routers with 2 hosts each; 4 x 2 = 8 global ports per group
+  // join each of the 4 other groups with 2 cables.
+  const auto fly = make_topology("dragonfly:5:4:2:2", NetworkParams{});
+  EXPECT_EQ(fly->host_count(), 40);
+  EXPECT_EQ(fly->node_count(), 40 + 20);
+  EXPECT_EQ(fly->links().size(), 2u * (40 + 5 * 6 + 10 * 2));
+  std::map<int, int> routers;
+  for (int node = 40; node < fly->node_count(); ++node) ++routers[fly->out_links(node).size()];
+  EXPECT_EQ(routers, (std::map<int, int>{{2 + 3 + 2, 20}}));
+  const auto distance = testing::hop_distances(*fly, 0);
+  EXPECT_EQ(distance[1], 2);
+  EXPECT_EQ(distance[2], 3);
+  for (int host = 8; host < 40; ++host) EXPECT_LE(distance[host], 5) << host;
+}
+
+TEST(Topology, DragonflyPlusGroupsAreLeafSpine) {
+  // 3 groups of 2 leaves (3 hosts each) and 2 spines with 2 global ports: 2 cables per pair.
+  const auto fly = make_topology("dragonfly+:3:2:3:2:2", NetworkParams{});
+  EXPECT_EQ(fly->host_count(), 18);
+  EXPECT_EQ(fly->node_count(), 18 + 3 * 4);
+  EXPECT_EQ(fly->links().size(), 2u * (18 + 3 * 4 + 3 * 2));
+  const auto distance = testing::hop_distances(*fly, 0);
+  EXPECT_EQ(distance[3], 4);
+  EXPECT_EQ(distance[6], 5);
+}
+
+TEST(Topology, MachinePresetsHaveThePapersGroupSizes) {
+  const auto lumi = make_topology("dragonfly:lumi", NetworkParams{});
+  EXPECT_EQ(lumi->host_count(), 24 * 124);
+  const auto leonardo = make_topology("dragonfly+:leonardo", NetworkParams{});
+  EXPECT_EQ(leonardo->host_count(), 23 * 180);
+}
+
+TEST(Topology, HammingMeshBoardsAndFatTrees) {
+  // Hx2Mesh with 3x2 boards: a 6x4 grid; every host is on a board edge in both dimensions.
+  const auto hx2 = make_topology("hammingmesh:2x2:3x2", NetworkParams{});
+  EXPECT_EQ(hx2->host_count(), 24);
+  EXPECT_EQ(hx2->node_count(), 24 + 4 + 6);
+  EXPECT_EQ(hx2->grid_dims(), (std::vector<int>{6, 4}));
+  // Every host: one on-board neighbour and one fat-tree cable per dimension.
+  EXPECT_EQ(degrees(*hx2, true), (std::map<int, int>{{4, 24}}));
+  const auto distance = testing::hop_distances(*hx2, 0);
+  EXPECT_EQ(distance[1], 1);  // same board
+  EXPECT_EQ(distance[2], 2);  // next board, through the row's switch
+  EXPECT_EQ(distance[5], 2);
+  EXPECT_EQ(distance[3], 2);  // east edge of the next board, through the row's switch
+  EXPECT_EQ(distance[7], 2);  // (1, 1): on the board
+  EXPECT_EQ(distance[9], 3);  // (3, 1): the row's switch and one on-board hop
+  // 4x4 boards: the inner hosts have no fat-tree cable; a board's far edge is 2 hops away.
+  const auto hx4 = make_topology("hammingmesh:4x4:2x2", NetworkParams{});
+  EXPECT_EQ(degrees(*hx4, true), (std::map<int, int>{{4, 64}}));
+  EXPECT_EQ(testing::hop_distances(*hx4, 0)[3], 2);
+  EXPECT_EQ(testing::hop_distances(*hx4, 1)[2], 1);
+  EXPECT_EQ(testing::hop_distances(*hx4, 1 + 8)[2 + 8], 1);
+}
+
 TEST(Topology, BadSpecsNameTheProblemAndTheAcceptedForms) {
+  EXPECT_NE(error_of("hammingmesh:2x2").find("expected hammingmesh:AxB:XxY"), std::string::npos);
+  EXPECT_NE(error_of("hammingmesh:2x2x2:2x2").find("2 dimensions"), std::string::npos);
+  EXPECT_NE(
+      error_of("dragonfly:10:2:2:1").find("2 global ports per group cannot reach the other 9"),
+      std::string::npos);
+  EXPECT_NE(error_of("dragonfly:4:4").find("expected dragonfly:GROUPS"), std::string::npos);
+  EXPECT_NE(error_of("dragonfly+:4:4:4:4").find("expected dragonfly+:GROUPS"), std::string::npos);
+  EXPECT_NE(error_of("fattree:2:4:4").find("expected fattree:2:LEAVES"), std::string::npos);
+  EXPECT_NE(error_of("fattree:radix=10:oversub=2").find("not divisible"), std::string::npos);
+  EXPECT_NE(error_of("fattree:radix=8:color=red").find("unknown fat tree parameter"),
+            std::string::npos);
+  EXPECT_NE(error_of("fattree:levels=3").find("missing radix"), std::string::npos);
+  EXPECT_NE(error_of("fattree:3:1024:1024:1024:1:1").find("hosts exceed"), std::string::npos);
   EXPECT_NE(error_of("torus:8xa").find("'a' is not an integer"), std::string::npos);
   EXPECT_NE(error_of("torus:8xa").find("accepted: ring:N"), std::string::npos);
   EXPECT_NE(error_of("ring:1").find("out of range"), std::string::npos);
@@ -114,7 +245,10 @@ TEST(Topology, SizeLimitIsEnforcedBeforeBuilding) {
 
 TEST(Topology, HelpListsEveryKind) {
   const std::string help = topology_spec_help();
-  for (const char* kind : {"ring:", "torus:", "mesh:", "hypercube:"}) {
+  for (const char* kind :
+       {"ring:", "torus:", "mesh:", "hypercube:", "hyperx:", "fattree:2:", "fattree:3:",
+        "fattree:radix=", "fattree:canary", "dragonfly:", "dragonfly:lumi",
+        "dragonfly+:", "dragonfly+:leonardo", "hammingmesh:"}) {
     EXPECT_NE(help.find(kind), std::string::npos) << kind;
   }
 }
@@ -133,7 +267,8 @@ TEST(Params, PresetsMatchThePapers) {
     (void)preset_params("sst");
     FAIL();
   } catch (const UnsupportedRequest& error) {
-    EXPECT_NE(std::string(error.what()).find("accepted: swing, trivance"), std::string::npos);
+    EXPECT_NE(std::string(error.what()).find("accepted: swing, trivance, canary"),
+              std::string::npos);
   }
 }
 
