@@ -8,8 +8,12 @@
 #include "topology/dragonfly_routing.hpp"
 #include "topology/fattree.hpp"
 #include "topology/fattree_routing.hpp"
+#include "topology/graph.hpp"
+#include "topology/graph_routing.hpp"
 #include "topology/grid.hpp"
 #include "topology/grid_routing.hpp"
+#include "topology/hammingmesh.hpp"
+#include "topology/hammingmesh_routing.hpp"
 #include "topology/hyperx.hpp"
 #include "topology/hyperx_routing.hpp"
 
@@ -60,6 +64,16 @@ Offer offer_for(const Topology& topology) {
                                 : routing == "valiant" ? DragonflyRouter::Mode::valiant
                                                        : DragonflyRouter::Mode::single;
               return std::make_unique<DragonflyRouter>(*fly, mode, std::string(routing));
+            }};
+  }
+  if (const auto* mesh = dynamic_cast<const HammingMeshTopology*>(&topology)) {
+    return {{"minimal", "dor"}, [mesh](std::string_view routing) {
+              return std::make_unique<HammingMeshRouter>(*mesh, routing == "minimal");
+            }};
+  }
+  if (dynamic_cast<const GraphTopology*>(&topology) != nullptr) {
+    return {{"minimal", "dor"}, [&topology](std::string_view routing) {
+              return std::make_unique<GraphRouter>(topology, routing == "minimal");
             }};
   }
   return {};

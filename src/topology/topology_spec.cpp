@@ -68,7 +68,9 @@ const std::map<std::string_view, Builder>& builders() {
        }},
       {"hypercube", make_hypercube},
       {"hyperx", make_hyperx},
+      {"hammingmesh", build_hammingmesh},
       {"fattree", build_fattree},
+      {"graph", build_graph},
       {"dragonfly", build_dragonfly},
       {"dragonfly+", build_dragonfly_plus},
   };
@@ -100,6 +102,9 @@ std::string topology_spec_help() {
          "hypercube:D            2^D hosts, one cable per dimension\n"
          "hyperx:AxB[x...]       HyperX: a cable between every two hosts of a row in any "
          "dimension\n"
+         "hammingmesh:AxB:XxY    XxY boards of AxB 2D meshes; each grid row and column of board\n"
+         "                       edges joined by a fat tree (one non-blocking switch);\n"
+         "                       Hx2Mesh = hammingmesh:2x2:XxY, Hx4Mesh = hammingmesh:4x4:XxY\n"
          "fattree:2:LEAVES:HOSTS_PER_LEAF:SPINES\n"
          "                       2-level fat tree, every leaf cabled to every spine\n"
          "fattree:3:PODS:LEAVES_PER_POD:HOSTS_PER_LEAF:AGGS_PER_POD:CORES_PER_AGG\n"
@@ -115,7 +120,11 @@ std::string topology_spec_help() {
          "dragonfly:lumi         shaped like LUMI (bine-trees-sc25.txt 5.1): 24:31:4:16\n"
          "dragonfly+:GROUPS:LEAVES:HOSTS_PER_LEAF:SPINES:GLOBAL_PER_SPINE\n"
          "                       leaf-spine groups, global cables on the spines\n"
-         "dragonfly+:leonardo    shaped like Leonardo (bine-trees-sc25.txt 5.2): 23:18:10:18:22\n";
+         "dragonfly+:leonardo    shaped like Leonardo (bine-trees-sc25.txt 5.2): 23:18:10:18:22\n"
+         "graph:FILE.json        {\"nodes\": [{\"name\": \"h0\", \"host\": true}, ...], "
+         "\"links\":\n"
+         "                       [{\"from\": \"h0\", \"to\": \"s0\", \"bandwidth\": \"400Gbps\",\n"
+         "                       \"latency\": \"100ns\", \"bidirectional\": true}, ...]}\n";
 }
 
 }  // namespace topocoll::topo

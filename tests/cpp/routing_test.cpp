@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 #include <span>
 #include <string>
@@ -141,6 +142,81 @@ TEST(Routing, DragonflyPlusMinimalPathsAreShortest) {
   for (int i = 0; i < 2; ++i) EXPECT_EQ(global_links(*fly, detours.path(i), 4), 2);
   // Same group, different leaves: over both spines.
   EXPECT_EQ(checked_routes(*fly, *make_router(*fly, "minimal"), 0, 3).size(), 2);
+}
+
+TEST(Routing, HammingMeshPathsAreMinimal) {
+  for (const char* spec : {"hammingmesh:2x2:3x2", "hammingmesh:4x4:2x2", "hammingmesh:3x1:2x3",
+                           "hammingmesh:1x1:3x3"}) {
+    SCOPED_TRACE(spec);
+    expect_all_pairs_minimal(spec, "minimal");
+    expect_all_pairs_minimal(spec, "dor");
+  }
+}
+
+TEST(Routing, HammingMeshMinimalUsesBothBoardEdges) {
+  // 4x4 boards, 2x1 boards. From local x=1 of board 0 to local x=1 of board 1: exit west,
+  // enter west costs 1 + 2 + 1 = 4 hops, every other combination more: one segment.
+  const auto mesh = make_topology("hammingmesh:4x4:2x1", NetworkParams{});
+  const auto minimal = make_router(*mesh, "minimal");
+  EXPECT_EQ(checked_routes(*mesh, *minimal, 1, 5).size(), 1);
+  // From local x=1 to local x=2 of the next board: west-west costs 1 + 2 + 2 = 5, west-east
+  // 1 + 2 + 1 = 4, east-east 2 + 2 + 1 = 5, east-west 2 + 2 + 2 = 6: one segment of 4 hops.
+  const RouteSet one = checked_routes(*mesh, *minimal, 1, 6);
+  ASSERT_EQ(one.size(), 1);
+  EXPECT_EQ(one.path(0).size(), 4u);
+  // From local x=0 to x=3 of the same board: on-board (3 hops) loses to the row's switch
+  // (0 + 2 + 0 = 2 hops).
+  const RouteSet wrap = checked_routes(*mesh, *minimal, 0, 3);
+  ASSERT_EQ(wrap.size(), 1);
+  EXPECT_EQ(wrap.path(0).size(), 2u);
+  // A 1-wide board has two cables to each fat tree: 2 exits x 2 entries.
+  const auto thin = make_topology("hammingmesh:1x1:3x3", NetworkParams{});
+  EXPECT_EQ(checked_routes(*thin, *make_router(*thin, "minimal"), 0, 1).size(), 4);
+  EXPECT_EQ(checked_routes(*thin, *make_router(*thin, "dor"), 0, 1).size(), 1);
+}
+
+TEST(Routing, GraphRoutesSplitOverShortestPaths) {
+  // A 4-cycle of switches with a host on each: two shortest paths between opposite hosts.
+  const std::string path = ::testing::TempDir() + "graph_cycle.json";
+  std::ofstream(path) << R"({"nodes": [
+      {"name": "h0", "host": true}, {"name": "h1", "host": true}, {"name": "h2", "host": true},
+      {"name": "h3", "host": true}, {"name": "s0"}, {"name": "s1"}, {"name": "s2"}, {"name": "s3"}],
+    "links": [{"from": "h0", "to": "s0"}, {"from": "h1", "to": "s1"}, {"from": "h2", "to": "s2"},
+      {"from": "h3", "to": "s3"}, {"from": "s0", "to": "s1"}, {"from": "s1", "to": "s2"},
+      {"from": "s2", "to": "s3"}, {"from": "s3", "to": "s0"}]})";
+  const auto graph = make_topology("graph:" + path, NetworkParams{});
+  const auto minimal = make_router(*graph, "minimal");
+  const auto distance = hop_distances(*graph, 0);
+  const RouteSet opposite = checked_minimal_routes(*graph, *minimal, 0, 2, distance);
+  EXPECT_EQ(opposite.size(), 2);
+  EXPECT_EQ(checked_minimal_routes(*graph, *minimal, 0, 1, distance).size(), 1);
+  const auto dor = make_router(*graph, "dor");
+  EXPECT_EQ(checked_minimal_routes(*graph, *dor, 0, 2, distance).size(), 1);
+  for (int src = 0; src < 4; ++src) {
+    const auto from = hop_distances(*graph, src);
+    for (int dst = 0; dst < 4; ++dst) {
+      if (src != dst) checked_minimal_routes(*graph, *minimal, src, dst, from);
+    }
+  }
+  // A graph of a torus: the number of shortest paths is capped at 16.
+  std::string nodes;
+  std::string links;
+  for (int i = 0; i < 36; ++i) {
+    nodes +=
+        std::string(i ? "," : "") + R"({"name": "n)" + std::to_string(i) + R"(", "host": true})";
+    const int right = i / 6 * 6 + (i + 1) % 6;
+    const int down = (i + 6) % 36;
+    links += std::string(i ? "," : "") + R"({"from": "n)" + std::to_string(i) + R"(", "to": "n)" +
+             std::to_string(right) + R"("}, {"from": "n)" + std::to_string(i) + R"(", "to": "n)" +
+             std::to_string(down) + R"("})";
+  }
+  const std::string torus_path = ::testing::TempDir() + "graph_torus.json";
+  std::ofstream(torus_path) << R"({"nodes": [)" + nodes + R"(], "links": [)" + links + "]}";
+  const auto torus = make_topology("graph:" + torus_path, NetworkParams{});
+  const RouteSet many = checked_minimal_routes(*torus, *make_router(*torus, "minimal"), 0,
+                                               3 + 6 * 3, hop_distances(*torus, 0));
+  EXPECT_EQ(many.size(), 16);
+  EXPECT_DOUBLE_EQ(many.shares[0], 1.0 / 16);
 }
 
 TEST(Routing, DorFollowsDimensionOrderAndBreaksTiesPlus) {
