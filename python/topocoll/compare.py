@@ -95,6 +95,9 @@ class Comparison:
         }
 
 
+MAX_JOBS = 256  # local processes; more is a typo, not a machine
+
+
 def size_range(text: str) -> list[int]:
     """`32B:512MiB` -> the powers of two from 32 to 512 MiB; `A,B,C` -> those sizes; `S` -> [S]."""
     if ":" in text:
@@ -335,8 +338,8 @@ def compare(
         size_list = [s for s in size_list if s >= network.ranks]
         if not size_list:
             network.vector_bytes(small[-1])  # raises, naming the smallest accepted size
-    if jobs < 1:
-        raise InputError(f"jobs {jobs} must be >= 1")
+    if not 1 <= jobs <= MAX_JOBS:
+        raise InputError(f"jobs {jobs} out of range; accepted: 1..{MAX_JOBS}")
     tasks = [(i, a, s) for i, s in enumerate(size_list) for a in chosen]
     world = _mpi_world() if use_mpi else None
     if world:
@@ -349,6 +352,8 @@ def compare(
         if progress:
             progress(done[0], len(tasks))
 
+    if progress:
+        progress(0, len(tasks))
     mine = _run_tasks(setup, network, tasks, jobs, tick)
     if world:
         gathered = comm.gather(mine, root=0)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from topocoll import _core
-from topocoll.compare import Comparison, compare
+from topocoll.compare import MAX_JOBS, Comparison, compare
 from topocoll.shapes import InputError
 from topocoll.sim_units import format_duration
 from topocoll.simulate import Network, SimResult, make_setup, parse_size
@@ -45,7 +45,8 @@ def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
 
 def setup_from(args: argparse.Namespace):
     if not args.topology:
-        raise InputError("--topology is required; accepted:\n" + _core.topology_help().rstrip())
+        forms = [line.split()[0] for line in _core.topology_help().splitlines() if line[:1].strip()]
+        raise InputError(f"--topology is required; accepted: {', '.join(forms)}")
     if not args.collective:
         raise InputError(f"--collective is required; accepted: {', '.join(_core.collectives())}")
     if args.ranks < 0:
@@ -105,9 +106,27 @@ def write_links(path: str, result: SimResult) -> None:
             writer.writerow({k: row[k] for k in LINK_COLUMNS})
 
 
+PLOT_FORMATS = (".png", ".pdf", ".svg")
+
+
 def writable(path: str | None, option: str) -> None:
-    if path and not Path(path).resolve().parent.is_dir():
+    """Checks an output path before a run that may take minutes."""
+    if not path:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(f"{option} {path} is a directory; accepted: a file path")
+    if not target.resolve().parent.is_dir():
         raise InputError(f"{option} {path}: no such directory")
+    if option == "--plot" and target.suffix.lower() not in PLOT_FORMATS:
+        raise InputError(f"{option} {path}: unknown format; accepted: {', '.join(PLOT_FORMATS)}")
+
+
+def write_output(path: str, option: str, write) -> None:
+    try:
+        write(path)
+    except OSError as error:
+        raise InputError(f"{option} {path}: cannot write ({error.strerror})") from None
 
 
 def cmd_sim(args: argparse.Namespace) -> int:
@@ -122,7 +141,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     network = Network(setup_from(args))
     result = network.run(args.algorithm, size, links=bool(args.links), trace=args.trace)
     if args.links:
-        write_links(args.links, result)
+        write_output(args.links, "--links", lambda path: write_links(path, result))
     if args.json:
         print(json.dumps(result.to_dict()))
     else:
@@ -152,8 +171,8 @@ def progress_bar(total_hint: str):
 
 
 def run_compare(args: argparse.Namespace) -> Comparison | None:
-    if args.jobs < 1:
-        raise InputError(f"--jobs {args.jobs} must be >= 1")
+    if not 1 <= args.jobs <= MAX_JOBS:
+        raise InputError(f"--jobs {args.jobs} out of range; accepted: 1..{MAX_JOBS}")
     setup = setup_from(args)  # validates before the pool starts
     options = {
         "model": setup.model,
@@ -319,7 +338,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     else:
         print_table(result)
     if args.plot:
-        plot(result, args.plot)
+        write_output(args.plot, "--plot", lambda path: plot(result, path))
         where = Path(args.plot).resolve()
         print(f"plot written to {where}", file=sys.stderr if args.format != "table" else None)
     return 0

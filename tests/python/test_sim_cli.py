@@ -74,6 +74,12 @@ def test_sim_congestion_free_ring_matches_closed_form(run_cli):
         assert doc["time_s"] == pytest.approx(2 * (p - 1) * step, rel=1e-6)
 
 
+def test_sim_output_paths_that_cannot_be_written_are_exit_2(run_cli, tmp_path):
+    for option in ("--links", "--trace"):
+        code, _, err = run_cli(*SIM, "-a", "ring", "-s", "1KiB", option, str(tmp_path))
+        assert code == 2 and "directory" in err
+
+
 def test_sim_links_csv_and_trace(run_cli, tmp_path):
     links, trace = tmp_path / "links.csv", tmp_path / "trace.json"
     doc = sim_json(
@@ -198,7 +204,9 @@ def test_compare_table_and_plot(run_cli, tmp_path):
         (("--algorithms", "hamiltonian-cycle"), ("binary cube",)),
         (("--format", "xml"), ("table, csv, json",)),
         (("--model", "packet"), ("analytic, flow, simgrid",)),
-        (("--jobs", "0"), ("--jobs",)),
+        (("--jobs", "0"), ("--jobs", "1..256")),
+        (("--plot", "out.xyz"), (".png",)),
+        (("--plot", "/no/such/dir/out.png"), ("no such directory",)),
     ],
 )
 def test_compare_invalid_input_is_exit_2(run_cli, extra, words):
