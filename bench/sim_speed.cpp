@@ -6,14 +6,17 @@
 //   build/cpp/topocoll_sim_bench speed|scaling|compare|deficiency|all [--jobs N]
 //
 // Prints Markdown tables (docs/simulator-benchmark.md records them).
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <functional>
 #include <string>
 #include <vector>
@@ -35,6 +38,12 @@ struct Run {
   double wall_s = 0, cpu_s = 0, sim_time_s = 0, peak_mib = 0;
   double messages = 0, transfers = 0;
 };
+
+double cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
 
 std::vector<int> square(int side, int dims) { return std::vector<int>(dims, side); }
 
@@ -182,10 +191,12 @@ void compare_sweep(int jobs, int limit_s) {
   double transfers = 0, peak = 0;
   int failed = 0;
   std::vector<Run> runs(cases.size());
-  // Each worker takes every jobs-th case, in a child of its own, and reports per case.
-  std::vector<std::vector<std::size_t>> share(static_cast<std::size_t>(jobs));
-  for (std::size_t i = 0; i < cases.size(); ++i)
-    share[i % static_cast<std::size_t>(jobs)].push_back(i);
+  // Workers pull the next case from a counter in shared memory, so long cases do not pile up
+  // on one worker; each reports per case its simulated time, transfers and CPU seconds.
+  auto* next = static_cast<std::atomic<std::size_t>*>(
+      mmap(nullptr, sizeof(std::atomic<std::size_t>), PROT_READ | PROT_WRITE,
+           MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  new (next) std::atomic<std::size_t>(0);
   std::vector<std::pair<pid_t, int>> children;
   for (int j = 0; j < jobs; ++j) {
     int fds[2];
@@ -193,9 +204,10 @@ void compare_sweep(int jobs, int limit_s) {
     const pid_t pid = fork();
     if (pid == 0) {
       close(fds[0]);
-      for (std::size_t i : share[static_cast<std::size_t>(j)]) {
+      for (std::size_t i; (i = next->fetch_add(1)) < cases.size();) {
         bool one_d = false;
         double t = -1, tr = 0;
+        const double c0 = cpu_seconds();
         try {
           const auto r =
               simulate_on(cases[i].first, dims, cases[i].second, params, "minimal", one_d);
@@ -203,8 +215,9 @@ void compare_sweep(int jobs, int limit_s) {
           tr = static_cast<double>(r.transfers);
         } catch (const std::exception&) {
         }
-        char buf[128];
-        const int n = std::snprintf(buf, sizeof buf, "%zu %.17g %.17g\n", i, t, tr);
+        char buf[160];
+        const int n =
+            std::snprintf(buf, sizeof buf, "%zu %.17g %.17g %.6f\n", i, t, tr, cpu_seconds() - c0);
         (void)!write(fds[1], buf, static_cast<std::size_t>(n));
       }
       _exit(0);
@@ -224,10 +237,12 @@ void compare_sweep(int jobs, int limit_s) {
     wait4(pid, &status, 0, &usage);
     peak = std::max(peak, static_cast<double>(usage.ru_maxrss) / 1024.0);
     std::size_t i;
-    double t, tr;
-    for (const char* p = text.c_str(); std::sscanf(p, "%zu %lf %lf", &i, &t, &tr) == 3;) {
+    double t, tr, cpu;
+    for (const char* p = text.c_str(); std::sscanf(p, "%zu %lf %lf %lf", &i, &t, &tr, &cpu) == 4;) {
       runs[i].ok = t >= 0;
       runs[i].sim_time_s = t;
+      runs[i].cpu_s = cpu;
+      runs[i].transfers = tr;
       transfers += tr;
       failed += t < 0 ? 1 : 0;
       p = std::strchr(p, '\n');
@@ -243,8 +258,24 @@ void compare_sweep(int jobs, int limit_s) {
   std::printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
   std::string list;
   for (const auto& a : algorithms) list += (list.empty() ? "" : ", ") + a;
-  std::printf("| 64x64 | %s | 32B..512MiB (25) | %zu | %d | %.0f | %.1f | %.0f |\n", list.c_str(),
-              cases.size(), failed, transfers, wall, peak);
+  double cpu_total = 0;
+  for (const Run& r : runs) cpu_total += r.cpu_s;
+  std::printf("| 64x64 | %s | 32B..512MiB (25) | %zu | %d | %.0f | %.1f | %.1f | %.0f |\n",
+              list.c_str(), cases.size(), failed, transfers, wall, cpu_total, peak);
+  std::printf(
+      "\n| algorithm | transfers (25 sizes) | CPU s (25 sizes) | refused sizes |\n| --- | --- | "
+      "--- | --- |\n");
+  for (const auto& a : algorithms) {
+    double tr = 0, cpu = 0;
+    int refused = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      if (cases[i].first != a) continue;
+      tr += runs[i].transfers;
+      cpu += runs[i].cpu_s;
+      refused += runs[i].ok ? 0 : 1;
+    }
+    std::printf("| %s | %.0f | %.2f | %d |\n", a.c_str(), tr, cpu, refused);
+  }
 }
 
 // Deficiency closed forms at finite p (zero latency, so the time is the bandwidth term),

@@ -7,8 +7,6 @@ namespace {
 
 constexpr std::size_t kMaxCountedSteps = 64;
 
-bool later(const auto& a, const auto& b) { return a.time > b.time; }
-
 }  // namespace
 
 AnalyticNetwork::AnalyticNetwork(const topo::Topology& topology, StepCounter counter)
@@ -50,22 +48,14 @@ void AnalyticNetwork::start(double now, const PathView& path, double bytes, int 
     }
     time += bytes * sharing / path.min_bandwidth;
   }
-  events_.push_back({time, tag});
-  std::push_heap(events_.begin(), events_.end(), [](auto& a, auto& b) { return later(a, b); });
+  events_.push({time, tag});
 }
 
-double AnalyticNetwork::next_time() const {
-  return events_.empty() ? kNever : events_.front().time;
-}
+double AnalyticNetwork::next_time() const { return events_.empty() ? kNever : events_.top().time; }
 
 void AnalyticNetwork::advance(double now, std::vector<std::uint32_t>& completed) {
   const double end = instant_end(now);
-  const auto cmp = [](auto& a, auto& b) { return later(a, b); };
-  while (!events_.empty() && events_.front().time <= end) {
-    std::pop_heap(events_.begin(), events_.end(), cmp);
-    completed.push_back(events_.back().tag);
-    events_.pop_back();
-  }
+  while (!events_.empty() && events_.top().time <= end) completed.push_back(events_.pop().tag);
 }
 
 void AnalyticNetwork::link_usage(double /*end*/, std::vector<LinkUsage>& out) const {

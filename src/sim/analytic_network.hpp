@@ -12,6 +12,7 @@
 #include <map>
 #include <vector>
 
+#include "sim/event_heap.hpp"
 #include "sim/network.hpp"
 
 namespace topocoll::sim {
@@ -38,7 +39,7 @@ class AnalyticNetwork final : public Network {
   };
   StepCounter counter_;
   std::vector<double> capacity_, bytes_, busy_;
-  std::vector<Event> events_;
+  EventHeap<Event> events_;
   // Link counts of the steps in progress; bounded, recounted if evicted and needed again.
   std::map<int, std::vector<std::uint32_t>> step_counts_;
   std::vector<std::vector<std::uint32_t>> spare_;

@@ -11,8 +11,6 @@
 namespace topocoll::sim {
 namespace {
 
-bool timer_later(const auto& a, const auto& b) { return a.time > b.time; }
-
 void check_mapping(const Schedule& schedule, const topo::Topology& topology,
                    const topo::Mapping& mapping) {
   const int ranks = schedule.ranks();
@@ -138,11 +136,7 @@ void Engine::count_step_links(int step, std::vector<std::uint32_t>& counts) {
   }
 }
 
-void Engine::add_timer(double time, int rank, TimerKind kind) {
-  timers_.push_back({time, rank, kind});
-  std::push_heap(timers_.begin(), timers_.end(),
-                 [](const Timer& a, const Timer& b) { return timer_later(a, b); });
-}
+void Engine::add_timer(double time, int rank, TimerKind kind) { timers_.push({time, rank, kind}); }
 
 void Engine::run_rank(int rank, double now) {
   RankState& rs = ranks_[static_cast<std::size_t>(rank)];
@@ -171,6 +165,10 @@ bool Engine::post(int rank, double now) {
   rs.compute = 0;
   rs.posting = true;
   for (const Operation& op : scratch_.ops) {
+    if (op.kind != OpKind::copy && (op.peer < 0 || op.peer >= schedule_.ranks()))
+      throw UnsupportedRequest("step " + std::to_string(rs.step) + " of rank " +
+                               std::to_string(rank) + " names peer " + std::to_string(op.peer) +
+                               "; peers are ranks 0.." + std::to_string(schedule_.ranks() - 1));
     switch (op.kind) {
       case OpKind::send: post_send(rank, op, now); break;
       case OpKind::recv:
@@ -282,20 +280,17 @@ SimResult Engine::run() {
     else
       run_rank(r, 0);
   }
-  const auto cmp = [](const Timer& a, const Timer& b) { return timer_later(a, b); };
   double now = 0;
   for (;;) {
-    const double t_timer = timers_.empty() ? Network::kNever : timers_.front().time;
+    const double t_timer = timers_.empty() ? Network::kNever : timers_.top().time;
     now = std::min(t_timer, network_->next_time());
     if (now == Network::kNever) break;
     const double end = instant_end(now);
     completed_.clear();
     if (network_->next_time() <= end) network_->advance(now, completed_);
     for (std::uint32_t tag : completed_) transfer_done(tag, now);
-    while (!timers_.empty() && timers_.front().time <= end) {
-      std::pop_heap(timers_.begin(), timers_.end(), cmp);
-      const Timer t = timers_.back();
-      timers_.pop_back();
+    while (!timers_.empty() && timers_.top().time <= end) {
+      const Timer t = timers_.pop();
       if (t.kind == TimerKind::post)
         run_rank(t.rank, now);
       else

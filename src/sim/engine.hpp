@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "core/partition.hpp"
+#include "sim/event_heap.hpp"
 #include "sim/flat_map.hpp"
 #include "sim/network.hpp"
 #include "sim/route_cache.hpp"
@@ -115,7 +116,7 @@ class Engine {
   std::vector<Message> messages_;
   std::vector<std::uint32_t> free_messages_;
   FlatMap<Channel> channels_;
-  std::vector<Timer> timers_;  // min-heap on time
+  EventHeap<Timer> timers_;
   std::vector<std::uint32_t> completed_;
   std::uint64_t message_count_ = 0;
   std::uint64_t transfer_count_ = 0;

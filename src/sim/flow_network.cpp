@@ -5,17 +5,12 @@
 #include <stdexcept>
 
 namespace topocoll::sim {
-namespace {
-
-bool later(const auto& a, const auto& b) { return a.time > b.time; }
-
-}  // namespace
-
 FlowNetwork::FlowNetwork(const topo::Topology& topology)
     : links_(topology.links().size()),
       link_epoch_(topology.links().size(), 0),
       cap_left_(topology.links().size(), 0),
-      unfrozen_(topology.links().size(), 0) {
+      unfrozen_(topology.links().size(), 0),
+      touch_mark_(topology.links().size(), 0) {
   for (std::size_t l = 0; l < links_.size(); ++l)
     links_[l].capacity = topology.links()[l].bandwidth_bytes_per_s;
 }
@@ -32,10 +27,13 @@ int FlowNetwork::new_flow() {
   return static_cast<int>(flows_.size()) - 1;
 }
 
-void FlowNetwork::push(const Event& e) {
-  events_.push_back(e);
-  std::push_heap(events_.begin(), events_.end(),
-                 [](const Event& a, const Event& b) { return later(a, b); });
+void FlowNetwork::push(double time, int flow, std::uint32_t version, Kind kind) {
+  Event e;
+  e.time = time;
+  e.flow = flow;
+  e.version = version & 0x7fffffffu;
+  e.activates = kind == Kind::activate ? 1 : 0;
+  events_.push(e);
 }
 
 void FlowNetwork::start(double now, const PathView& path, double bytes, int /*step*/,
@@ -50,13 +48,13 @@ void FlowNetwork::start(double now, const PathView& path, double bytes, int /*st
   flow.tag = tag;
   flow.in_links = false;
   flow.live = true;
-  ++flow.version;
+  flow.version = (flow.version + 1) & 0x7fffffffu;
   // The path latency comes first (DESIGN.md "Simulator"); a zero-byte message pays only it.
   const Kind kind = (bytes > 0 && path.hops > 0) ? Kind::activate : Kind::complete;
-  push({now + path.latency_s, f, flow.version, kind});
+  push(now + path.latency_s, f, flow.version, kind);
 }
 
-double FlowNetwork::next_time() const { return events_.empty() ? kNever : events_.front().time; }
+double FlowNetwork::next_time() const { return events_.empty() ? kNever : events_.top().time; }
 
 void FlowNetwork::mark_dirty(int link) { dirty_.push_back(link); }
 
@@ -97,14 +95,11 @@ void FlowNetwork::finish(int f, double now, std::vector<std::uint32_t>& complete
 
 void FlowNetwork::advance(double now, std::vector<std::uint32_t>& completed) {
   const double end = instant_end(now);
-  const auto cmp = [](const Event& a, const Event& b) { return later(a, b); };
-  while (!events_.empty() && events_.front().time <= end) {
-    std::pop_heap(events_.begin(), events_.end(), cmp);
-    const Event e = events_.back();
-    events_.pop_back();
+  while (!events_.empty() && events_.top().time <= end) {
+    const Event e = events_.pop();
     Flow& flow = flows_[static_cast<std::size_t>(e.flow)];
     if (!flow.live || flow.version != e.version) continue;  // superseded prediction
-    if (e.kind == Kind::activate)
+    if (e.activates)
       activate(e.flow, now);
     else
       finish(e.flow, now, completed);
@@ -172,6 +167,10 @@ void FlowNetwork::fill_component(double now) {
       const auto ul = static_cast<std::size_t>(l);
       if (unfrozen_[ul] == 0 || share != cap_left_[ul] / unfrozen_[ul]) continue;  // stale
       const double rate = std::max(share, 0.0);
+      unfrozen_[ul] = 0;
+      // Freeze the link's flows; each other link they cross gets one new key afterwards.
+      ++touch_round_;
+      touched_.clear();
       for (const Member& m : links_[ul].flows) {
         double& r = new_rate_[static_cast<std::size_t>(m.flow)];
         if (r >= 0) continue;
@@ -180,13 +179,19 @@ void FlowNetwork::fill_component(double now) {
           const auto u = static_cast<std::size_t>(hop.link);
           if (u == ul) continue;
           cap_left_[u] -= rate;
-          if (--unfrozen_[u] > 0) {
-            fill_heap_.emplace_back(cap_left_[u] / unfrozen_[u], hop.link);
-            std::push_heap(fill_heap_.begin(), fill_heap_.end(), cmp);
+          --unfrozen_[u];
+          if (touch_mark_[u] != touch_round_) {
+            touch_mark_[u] = touch_round_;
+            touched_.push_back(hop.link);
           }
         }
       }
-      unfrozen_[ul] = 0;
+      for (int t : touched_) {
+        const auto u = static_cast<std::size_t>(t);
+        if (unfrozen_[u] <= 0) continue;
+        fill_heap_.emplace_back(cap_left_[u] / unfrozen_[u], t);
+        std::push_heap(fill_heap_.begin(), fill_heap_.end(), cmp);
+      }
     }
   }
   for (int f : comp_flows_) {
@@ -196,8 +201,8 @@ void FlowNetwork::fill_component(double now) {
     flow.remaining = std::max(0.0, flow.remaining - flow.rate * (now - flow.last));
     flow.last = now;
     flow.rate = rate;
-    ++flow.version;
-    if (rate > 0) push({now + flow.remaining / rate, f, flow.version, Kind::complete});
+    flow.version = (flow.version + 1) & 0x7fffffffu;
+    if (rate > 0) push(now + flow.remaining / rate, f, flow.version, Kind::complete);
   }
 }
 

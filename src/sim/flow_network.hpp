@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/event_heap.hpp"
 #include "sim/network.hpp"
 #include "topology/topology.hpp"
 
@@ -36,7 +37,7 @@ class FlowNetwork final : public Network {
     double rate = 0;        // bytes per second
     double last = 0;
     std::uint32_t tag = 0;
-    std::uint32_t version = 0;  // invalidates stale completion events
+    std::uint32_t version = 0;  // invalidates stale completion events (31 bits used)
     bool in_links = false;
     bool live = false;
   };
@@ -52,15 +53,15 @@ class FlowNetwork final : public Network {
     double busy_since = 0;
   };
   enum class Kind : std::uint8_t { activate, complete };
-  struct Event {
+  struct Event {  // 16 bytes
     double time = 0;
     int flow = 0;
-    std::uint32_t version = 0;
-    Kind kind = Kind::complete;
+    std::uint32_t version : 31 = 0;
+    std::uint32_t activates : 1 = 0;
   };
 
   int new_flow();
-  void push(const Event& e);
+  void push(double time, int flow, std::uint32_t version, Kind kind);
   void activate(int f, double now);
   void finish(int f, double now, std::vector<std::uint32_t>& completed);
   void mark_dirty(int link);
@@ -71,7 +72,7 @@ class FlowNetwork final : public Network {
   std::vector<LinkState> links_;
   std::vector<Flow> flows_;
   std::vector<int> free_flows_;
-  std::vector<Event> events_;  // min-heap on time
+  EventHeap<Event> events_;
 
   // Scratch of the incremental max-min recomputation.
   std::vector<int> dirty_;
@@ -82,6 +83,9 @@ class FlowNetwork final : public Network {
   std::vector<int> unfrozen_;
   std::vector<double> new_rate_;
   std::vector<std::pair<double, int>> fill_heap_;
+  std::vector<std::uint64_t> touch_mark_;
+  std::uint64_t touch_round_ = 0;
+  std::vector<int> touched_;
 };
 
 }  // namespace topocoll::sim

@@ -244,6 +244,14 @@ TEST(SimErrors, MappingMustPlaceEveryRankOnItsOwnHost) {
   EXPECT_THROW((void)simulate(s, net, router, linear(2), odd), UnsupportedRequest);
 }
 
+TEST(SimErrors, APeerOutsideTheJobIsRefused) {
+  HandNetwork net(2, quiet());
+  HandRouter router;
+  const auto s = hand_schedule(1, {{step({Operation::send(5, BlockSet::range(0, 1))})}, {}});
+  EXPECT_THROW((void)simulate(s, net, router, linear(2), config(Model::flow, 8)),
+               UnsupportedRequest);
+}
+
 #ifndef TOPOCOLL_HAVE_SIMGRID
 TEST(SimErrors, SimgridModelNamesWhatToInstall) {
   HandNetwork net(2, quiet());
