@@ -13,7 +13,7 @@ from topocoll import _core
 from topocoll.compare import MAX_JOBS, Comparison, compare
 from topocoll.shapes import InputError
 from topocoll.sim_units import format_duration
-from topocoll.simulate import Network, SimResult, make_setup, parse_size
+from topocoll.simulate import ROOTED, Network, SimResult, make_setup, parse_size
 from topocoll.units import format_bytes
 
 DEFAULT_TOPOLOGY = "torus:8x8"
@@ -81,9 +81,10 @@ def bound_text(collective: str) -> str:
 
 def print_result(r: SimResult) -> None:
     shape = f"dims {r.dims}" if "x" in r.dims else "1D"
+    root = f", root {r.root}" if r.collective in ROOTED else ""
     print(
         f"{r.collective} {r.algorithm} on {r.topology}: {r.ranks} ranks ({shape}), {r.ports} "
-        f"ports, {format_bytes(r.size_bytes)}, {r.model} model, {r.routing} routing"
+        f"ports{root}, {format_bytes(r.size_bytes)}, {r.model} model, {r.routing} routing"
     )
     print(f"time              {format_duration(r.time_s)}")
     print(

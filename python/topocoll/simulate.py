@@ -263,6 +263,7 @@ class Network:
             ranks=info["ranks"],
             dims=format_dims(info["dims"]) if info["dims"] else str(info["ranks"]),
             ports=info["ports"],
+            root=info["root"],
             size_bytes=whole,
             time_s=raw["time_s"],
             goodput_gbps=goodput,
@@ -293,6 +294,7 @@ class SimResult:
     ranks: int
     dims: str
     ports: int
+    root: int
     size_bytes: int
     time_s: float
     goodput_gbps: float

@@ -40,6 +40,30 @@ def test_sim_dims_override_and_ring_algorithms_run_1d(run_cli):
     assert sim_json(run_cli, "-a", "ring", "-s", "64KiB")["dims"] == "16"
 
 
+def test_sim_rooted_and_chunked_collectives(run_cli):
+    code, out, _ = run_cli(
+        "sim",
+        "-t",
+        "torus:4x4",
+        "-c",
+        "bcast",
+        "-a",
+        "bine-torus",
+        "-s",
+        "1MiB",
+        "--root",
+        "5",
+        "--json",
+    )
+    doc = json.loads(out)
+    assert code == 0 and doc["root"] == 5
+    assert doc["peak_goodput_gbps"] == pytest.approx(1600)  # bcast bound: size / H
+    # reduce-scatter: the size is P x count; 1000 B over 16 ranks moves 16 x 62 B.
+    doc = sim_json(run_cli, "-c", "reduce-scatter", "-a", "swing-bw", "-s", "1000")
+    assert doc["size_bytes"] == 16 * 62
+    assert doc["goodput_gbps"] == pytest.approx(16 * 62 * 8 / doc["time_s"] / 1e9)
+
+
 def test_sim_text_names_time_goodput_and_peak(run_cli):
     code, out, _ = run_cli(*SIM, "-a", "bucket", "-s", "256KiB", "--params", "trivance")
     assert code == 0
