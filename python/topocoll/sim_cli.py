@@ -4,6 +4,7 @@ of sizes). Definitions of size, goodput and peak: topocoll/simulate.py; docs/sim
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import json
 import sys
@@ -13,7 +14,7 @@ from topocoll import _core
 from topocoll.compare import MAX_JOBS, Comparison, compare
 from topocoll.shapes import InputError
 from topocoll.sim_units import format_duration
-from topocoll.simulate import ROOTED, Network, SimResult, make_setup, parse_size
+from topocoll.simulate import ROOTED, Network, Setup, SimResult, make_setup, parse_size
 from topocoll.units import format_bytes
 
 DEFAULT_TOPOLOGY = "torus:8x8"
@@ -43,7 +44,8 @@ def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     p.add_argument("--root", type=int, default=0, help="root of rooted collectives")
 
 
-def setup_from(args: argparse.Namespace):
+def network_options(args: argparse.Namespace) -> dict:
+    """The keyword options of `make_setup` and `compare` that the network arguments give."""
     if not args.topology:
         forms = [line.split()[0] for line in _core.topology_help().splitlines() if line[:1].strip()]
         raise InputError(f"--topology is required; accepted: {', '.join(forms)}")
@@ -51,24 +53,13 @@ def setup_from(args: argparse.Namespace):
         raise InputError(f"--collective is required; accepted: {', '.join(_core.collectives())}")
     if args.ranks < 0:
         raise InputError(f"--ranks {args.ranks} must be >= 2")
-    return make_setup(
-        args.topology,
-        args.collective,
-        model=args.model,
-        routing=args.routing,
-        mapping=args.mapping,
-        params=args.params,
-        bandwidth=args.bandwidth,
-        latency=args.latency,
-        hop_latency=args.hop_latency,
-        alpha=args.alpha,
-        reduce_cost=args.reduce_cost,
-        nic_ports=args.nic_ports,
-        ranks=args.ranks,
-        dims=args.dims,
-        ports=args.ports,
-        root=args.root,
-    )
+    names = ("model", "routing", "mapping", "params", "bandwidth", "latency", "hop_latency")
+    names += ("alpha", "reduce_cost", "nic_ports", "ranks", "dims", "ports", "root")
+    return {name: getattr(args, name) for name in names}
+
+
+def setup_from(args: argparse.Namespace) -> Setup:
+    return make_setup(args.topology, args.collective, **network_options(args))
 
 
 def bound_text(collective: str) -> str:
@@ -174,47 +165,20 @@ def progress_bar(total_hint: str):
 def run_compare(args: argparse.Namespace) -> Comparison | None:
     if not 1 <= args.jobs <= MAX_JOBS:
         raise InputError(f"--jobs {args.jobs} out of range; accepted: 1..{MAX_JOBS}")
-    setup = setup_from(args)  # validates before the pool starts
-    options = {
-        "model": setup.model,
-        "routing": setup.routing,
-        "mapping": setup.mapping,
-        "params": args.params,
-        "bandwidth": args.bandwidth,
-        "latency": args.latency,
-        "hop_latency": args.hop_latency,
-        "alpha": args.alpha,
-        "reduce_cost": args.reduce_cost,
-        "nic_ports": args.nic_ports,
-        "ranks": args.ranks,
-        "dims": args.dims,
-        "ports": args.ports,
-        "root": args.root,
-    }
+    setup_from(args)  # validates before the pool starts
+    options = network_options(args)
     bar = progress_bar(f"simulating on {args.topology}")
-    task = None
-
-    def advance(done: int, total: int) -> None:
-        bar.update(task, completed=done, total=total)
-
-    if bar is None:
+    with bar or contextlib.nullcontext():
+        task = bar.add_task("runs", total=None) if bar else None
         return compare(
             args.topology,
             args.collective,
             algorithms=args.algorithms,
             sizes=args.sizes,
             jobs=args.jobs,
-            **options,
-        )
-    with bar:
-        task = bar.add_task("runs", total=None)
-        return compare(
-            args.topology,
-            args.collective,
-            algorithms=args.algorithms,
-            sizes=args.sizes,
-            jobs=args.jobs,
-            progress=advance,
+            progress=(lambda done, total: bar.update(task, completed=done, total=total))
+            if bar
+            else None,
             **options,
         )
 
