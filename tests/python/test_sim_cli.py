@@ -64,6 +64,25 @@ def test_sim_rooted_and_chunked_collectives(run_cli):
     assert doc["goodput_gbps"] == pytest.approx(16 * 62 * 8 / doc["time_s"] / 1e9)
 
 
+@pytest.mark.parametrize(
+    "topology, algorithm, dims, host_gbps",
+    [
+        ("hypercube:4", "hamiltonian-d-cycles", "2x2x2x2", 1600),  # 4 links per host
+        ("fattree:2:4:4:4", "swing-bw", "16", 400),  # no grid: a ring of ranks; 1 NIC port
+        ("mesh:4x4", "swing-bw", "4x4", 800),  # a corner host has 2 links
+    ],
+)
+def test_sim_shape_and_host_bandwidth_follow_the_topology(
+    run_cli, topology, algorithm, dims, host_gbps
+):
+    code, out, err = run_cli(
+        "sim", "-t", topology, "-c", "allreduce", "-a", algorithm, "-s", "64KiB", "--json"
+    )
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["dims"] == dims and doc["host_bandwidth_gbps"] == pytest.approx(host_gbps)
+
+
 def test_sim_text_names_time_goodput_and_peak(run_cli):
     code, out, _ = run_cli(*SIM, "-a", "bucket", "-s", "256KiB", "--params", "trivance")
     assert code == 0
