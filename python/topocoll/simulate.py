@@ -41,8 +41,7 @@ BASELINE_FAMILIES = frozenset(
         "bucket",
         "binomial-tree",
         "binomial",
-        "linear",
-        "hamiltonian-rings",
+        "linear",  # hamiltonian-rings belongs to family "ring"
     }
 )
 
@@ -332,7 +331,7 @@ def make_setup(
     *,
     model: str = "flow",
     routing: str = "minimal",
-    mapping: str = "linear",
+    mapping: str = "linear",  # hamiltonian-rings belongs to family "ring"
     params: str | None = None,
     bandwidth: float | str | None = None,
     latency: float | str | None = None,
