@@ -4,6 +4,7 @@
 // Every measurement runs in a child process, so its peak RSS is its own.
 //
 //   build/cpp/topocoll_sim_bench speed|scaling|compare|deficiency|all [--jobs N]
+//                                [--case-limit CPU_SECONDS]   (compare: per size and algorithm)
 //
 // Prints Markdown tables (docs/simulator-benchmark.md records them).
 #include <sys/mman.h>
@@ -38,12 +39,6 @@ struct Run {
   double wall_s = 0, cpu_s = 0, sim_time_s = 0, peak_mib = 0;
   double messages = 0, transfers = 0;
 };
-
-double cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
-}
 
 std::vector<int> square(int side, int dims) { return std::vector<int>(dims, side); }
 
@@ -92,7 +87,9 @@ Run measure(const std::function<Run()>& work, int limit_s) {
   const pid_t pid = fork();
   if (pid == 0) {
     close(fds[0]);
-    alarm(static_cast<unsigned>(limit_s));
+    // A CPU-time limit, not a wall-clock one: the machine may be shared.
+    const rlimit cpu{static_cast<rlim_t>(limit_s), static_cast<rlim_t>(limit_s) + 1};
+    setrlimit(RLIMIT_CPU, &cpu);
     Run r;
     try {
       const auto t0 = std::chrono::steady_clock::now();
@@ -129,7 +126,8 @@ Run measure(const std::function<Run()>& work, int limit_s) {
     r.ok = ok == 1;
     r.note = note;
   } else {
-    r.note = WIFSIGNALED(status) ? "killed after " + std::to_string(limit_s) + " s" : "no result";
+    r.note = WIFSIGNALED(status) ? "stopped at the limit of " + std::to_string(limit_s) + " CPU s"
+                                 : "no result";
   }
   return r;
 }
@@ -180,7 +178,7 @@ std::vector<std::string> logarithmic_allreduce() {
 
 // A 64x64 `compare`: every logarithmic allreduce algorithm and bucket at 25 sizes (32 B to
 // 512 MiB), spread over `jobs` child processes.
-void compare_sweep(int jobs, int limit_s) {
+void compare_sweep(int jobs, int case_limit_s) {
   const auto params = topo::preset_params("swing");
   const std::vector<int> dims{64, 64};
   const auto algorithms = logarithmic_allreduce();
@@ -205,19 +203,11 @@ void compare_sweep(int jobs, int limit_s) {
     if (pid == 0) {
       close(fds[0]);
       for (std::size_t i; (i = next->fetch_add(1)) < cases.size();) {
-        bool one_d = false;
-        double t = -1, tr = 0;
-        const double c0 = cpu_seconds();
-        try {
-          const auto r =
-              simulate_on(cases[i].first, dims, cases[i].second, params, "minimal", one_d);
-          t = r.time_s;
-          tr = static_cast<double>(r.transfers);
-        } catch (const std::exception&) {
-        }
+        const Run r = measure(
+            [&] { return flow_run(cases[i].first, dims, cases[i].second, params); }, case_limit_s);
         char buf[160];
-        const int n =
-            std::snprintf(buf, sizeof buf, "%zu %.17g %.17g %.6f\n", i, t, tr, cpu_seconds() - c0);
+        const int n = std::snprintf(buf, sizeof buf, "%zu %.17g %.17g %.6f %.3f\n", i,
+                                    r.ok ? r.sim_time_s : -1.0, r.transfers, r.cpu_s, r.peak_mib);
         (void)!write(fds[1], buf, static_cast<std::size_t>(n));
       }
       _exit(0);
@@ -225,7 +215,6 @@ void compare_sweep(int jobs, int limit_s) {
     close(fds[1]);
     children.emplace_back(pid, fds[0]);
   }
-  (void)limit_s;
   for (auto [pid, fd] : children) {
     std::string text;
     char buf[4096];
@@ -235,10 +224,11 @@ void compare_sweep(int jobs, int limit_s) {
     int status = 0;
     rusage usage{};
     wait4(pid, &status, 0, &usage);
-    peak = std::max(peak, static_cast<double>(usage.ru_maxrss) / 1024.0);
     std::size_t i;
-    double t, tr, cpu;
-    for (const char* p = text.c_str(); std::sscanf(p, "%zu %lf %lf %lf", &i, &t, &tr, &cpu) == 4;) {
+    double t, tr, cpu, mib;
+    for (const char* p = text.c_str();
+         std::sscanf(p, "%zu %lf %lf %lf %lf", &i, &t, &tr, &cpu, &mib) == 5;) {
+      peak = std::max(peak, mib);
       runs[i].ok = t >= 0;
       runs[i].sim_time_s = t;
       runs[i].cpu_s = cpu;
@@ -252,10 +242,10 @@ void compare_sweep(int jobs, int limit_s) {
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf(
-      "| torus | algorithms | sizes | simulations | refused | transfers | wall s (%d jobs) | peak "
-      "RSS MiB per job |\n",
+      "| torus | algorithms | sizes | simulations | refused | transfers | wall s (%d jobs) | CPU s "
+      "| peak RSS MiB |\n",
       jobs);
-  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   std::string list;
   for (const auto& a : algorithms) list += (list.empty() ? "" : ", ") + a;
   double cpu_total = 0;
@@ -276,6 +266,10 @@ void compare_sweep(int jobs, int limit_s) {
     }
     std::printf("| %s | %.0f | %.2f | %d |\n", a.c_str(), tr, cpu, refused);
   }
+  std::printf(
+      "\nA size counts as refused when the algorithm cannot run it or its run passed %d "
+      "CPU s.\n",
+      case_limit_s);
 }
 
 // Deficiency closed forms at finite p (zero latency, so the time is the bandwidth term),
@@ -354,9 +348,12 @@ void deficiency_table(int limit_s) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "all";
-  int jobs = 2;
-  for (int i = 2; i + 1 < argc; ++i)
+  int jobs = 2, case_limit_s = 60;
+  for (int i = 2; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--jobs") == 0) jobs = std::max(1, std::atoi(argv[i + 1]));
+    if (std::strcmp(argv[i], "--case-limit") == 0)
+      case_limit_s = std::max(1, std::atoi(argv[i + 1]));
+  }
   const int limit_s = 600;
   const bool all = mode == "all";
   if (all || mode == "speed") {
@@ -371,7 +368,7 @@ int main(int argc, char** argv) {
   }
   if (all || mode == "compare") {
     std::printf("\n### A 64x64 compare sweep (flow model)\n\n");
-    compare_sweep(jobs, limit_s);
+    compare_sweep(jobs, case_limit_s);
   }
   if (all || mode == "deficiency") {
     std::printf("\n### Large-vector deficiencies (flow model, 1 GiB, no latency)\n\n");

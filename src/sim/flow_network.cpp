@@ -29,11 +29,10 @@ int FlowNetwork::new_flow() {
 
 void FlowNetwork::push(double time, int flow, std::uint32_t version, Kind kind) {
   Event e;
-  e.time = time;
   e.flow = flow;
   e.version = version & 0x7fffffffu;
   e.activates = kind == Kind::activate ? 1 : 0;
-  events_.push(e);
+  events_.push(time, e);
 }
 
 void FlowNetwork::start(double now, const PathView& path, double bytes, int /*step*/,
@@ -54,7 +53,7 @@ void FlowNetwork::start(double now, const PathView& path, double bytes, int /*st
   push(now + path.latency_s, f, flow.version, kind);
 }
 
-double FlowNetwork::next_time() const { return events_.empty() ? kNever : events_.top().time; }
+double FlowNetwork::next_time() const { return events_.empty() ? kNever : events_.next_time(); }
 
 void FlowNetwork::mark_dirty(int link) { dirty_.push_back(link); }
 
@@ -95,8 +94,9 @@ void FlowNetwork::finish(int f, double now, std::vector<std::uint32_t>& complete
 
 void FlowNetwork::advance(double now, std::vector<std::uint32_t>& completed) {
   const double end = instant_end(now);
-  while (!events_.empty() && events_.top().time <= end) {
-    const Event e = events_.pop();
+  batch_.clear();
+  events_.pop_until(end, batch_);
+  for (const Event& e : batch_) {
     Flow& flow = flows_[static_cast<std::size_t>(e.flow)];
     if (!flow.live || flow.version != e.version) continue;  // superseded prediction
     if (e.activates)

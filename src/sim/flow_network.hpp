@@ -8,8 +8,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/event_heap.hpp"
 #include "sim/network.hpp"
+#include "sim/time_buckets.hpp"
 #include "topology/topology.hpp"
 
 namespace topocoll::sim {
@@ -53,8 +53,7 @@ class FlowNetwork final : public Network {
     double busy_since = 0;
   };
   enum class Kind : std::uint8_t { activate, complete };
-  struct Event {  // 16 bytes
-    double time = 0;
+  struct Event {  // 8 bytes; the time is the bucket's
     int flow = 0;
     std::uint32_t version : 31 = 0;
     std::uint32_t activates : 1 = 0;
@@ -72,7 +71,8 @@ class FlowNetwork final : public Network {
   std::vector<LinkState> links_;
   std::vector<Flow> flows_;
   std::vector<int> free_flows_;
-  EventHeap<Event> events_;
+  TimeBuckets<Event> events_;
+  std::vector<Event> batch_;
 
   // Scratch of the incremental max-min recomputation.
   std::vector<int> dirty_;

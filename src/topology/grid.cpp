@@ -3,11 +3,13 @@
 #include <stdexcept>
 #include <utility>
 
+#include "topology/spec_parse.hpp"
+
 namespace topocoll::topo {
 
 namespace {
 
-std::string host_name(int node) { return "h" + std::to_string(node); }
+std::string host_name(int node) { return numbered("h", node); }
 
 }  // namespace
 

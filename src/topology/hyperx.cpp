@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "topology/spec_parse.hpp"
+
 namespace topocoll::topo {
 
 long long HyperXTopology::link_count(const std::vector<int>& dims) {
@@ -33,7 +35,7 @@ HyperXTopology::HyperXTopology(std::string spec, const NetworkParams& params, st
         if (to == own) continue;
         const int peer = row_peer(node, dim, to);
         const int id = add_link(node, peer, params.bandwidth_bytes_per_s, latency,
-                                "h" + std::to_string(node) + "->h" + std::to_string(peer));
+                                numbered("h", node) + numbered("->h", peer));
         if (id != row_link(node, dim, to)) throw std::logic_error("hyperx links out of order");
       }
     }

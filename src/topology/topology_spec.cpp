@@ -34,7 +34,9 @@ std::unique_ptr<Topology> make_ring(std::string_view spec, std::string_view body
   if (body.find('x') != std::string_view::npos) {
     spec_error(spec, "a ring has one size (use torus:AxB for more dimensions)");
   }
-  return make_grid(spec, body, params, GridTopology::Kind::torus);
+  const int size = parse_int(spec, body, "ring size", 2, max_hosts);
+  return std::make_unique<GridTopology>(std::string(spec), params, std::vector<int>{size},
+                                        GridTopology::Kind::torus);
 }
 
 std::unique_ptr<Topology> make_hypercube(std::string_view spec, std::string_view body,

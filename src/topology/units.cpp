@@ -1,7 +1,7 @@
 #include "topology/units.hpp"
 
 #include <array>
-#include <charconv>
+#include <cctype>
 #include <cmath>
 #include <string>
 #include <utility>
@@ -12,66 +12,68 @@ namespace topocoll::topo {
 
 namespace {
 
-constexpr const char* rate_units = "bps, Kbps, Mbps, Gbps, Tbps, B/s, KB/s, MB/s, GB/s, TB/s";
-constexpr const char* time_units = "s, ms, us, ns, ps";
-
-// Splits "1.5us" into 1.5 and "us"; false when there is no leading number.
-bool split_number(std::string_view text, double& value, std::string_view& unit) {
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || !std::isfinite(value)) return false;
-  unit = text.substr(static_cast<std::size_t>(end - text.data()));
-  return true;
+// Reads "12", "1.5" or ".5" (then spaces) from the front of `text`; false if there is none.
+bool take_number(std::string_view& text, double& value) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  std::size_t end = 0;
+  while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+  const std::size_t whole = end;
+  if (end < text.size() && text[end] == '.') {
+    const std::size_t dot = end++;
+    while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+    if (end == dot + 1) return false;  // "1." has no fraction digits
+  } else if (whole == 0) {
+    return false;
+  }
+  value = std::stod(std::string(text.substr(0, end)));
+  text.remove_prefix(end);
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  return std::isfinite(value);
 }
 
 }  // namespace
 
 double parse_rate(std::string_view text) {
-  static constexpr std::array<std::pair<std::string_view, double>, 10> units{{
-      {"bps", 1.0 / 8},
-      {"Kbps", 1e3 / 8},
-      {"Mbps", 1e6 / 8},
-      {"Gbps", 1e9 / 8},
-      {"Tbps", 1e12 / 8},
-      {"B/s", 1},
-      {"KB/s", 1e3},
-      {"MB/s", 1e6},
-      {"GB/s", 1e9},
-      {"TB/s", 1e12},
-  }};
+  static constexpr std::array<std::pair<char, double>, 5> prefixes{
+      {{'k', 1e3}, {'K', 1e3}, {'M', 1e6}, {'G', 1e9}, {'T', 1e12}}};
+  static constexpr std::array<std::pair<std::string_view, double>, 4> units{
+      {{"bps", 1.0 / 8}, {"bit/s", 1.0 / 8}, {"Bps", 1}, {"B/s", 1}}};
+  std::string_view rest = text;
   double value = 0;
-  std::string_view unit;
-  if (split_number(text, value, unit)) {
-    for (const auto& [name, scale] : units) {
-      if (unit == name) {
-        if (!(value > 0)) break;
-        return value * scale;
+  if (take_number(rest, value)) {
+    double scale = 1;
+    for (const auto& [prefix, factor] : prefixes) {
+      if (!rest.empty() && rest.front() == prefix) {
+        scale = factor;
+        rest.remove_prefix(1);
+        break;
       }
     }
+    for (const auto& [unit, factor] : units) {
+      const double rate = value * scale * factor;
+      if (rest == unit && rate > 0 && std::isfinite(rate)) return rate;
+    }
   }
-  throw UnsupportedRequest("invalid rate '" + std::string(text) +
-                           "': a positive number with a unit, one of " + rate_units);
+  throw UnsupportedRequest("rate '" + std::string(text) +
+                           "' is not understood; accepted: a positive number with a unit bps, "
+                           "kbps, Mbps, Gbps, Tbps (bits per second) or Bps, KBps, MBps, GBps, "
+                           "TBps (bytes per second), e.g. 400Gbps, 50GBps");
 }
 
 double parse_time(std::string_view text) {
-  static constexpr std::array<std::pair<std::string_view, double>, 5> units{{
-      {"s", 1},
-      {"ms", 1e-3},
-      {"us", 1e-6},
-      {"ns", 1e-9},
-      {"ps", 1e-12},
-  }};
+  static constexpr std::array<std::pair<std::string_view, double>, 5> units{
+      {{"ns", 1e-9}, {"us", 1e-6}, {"\u00b5s", 1e-6}, {"ms", 1e-3}, {"s", 1}}};
+  std::string_view rest = text;
   double value = 0;
-  std::string_view unit;
-  if (split_number(text, value, unit)) {
-    for (const auto& [name, scale] : units) {
-      if (unit == name) {
-        if (value < 0) break;
-        return value * scale;
-      }
+  if (take_number(rest, value)) {
+    for (const auto& [unit, factor] : units) {
+      if (rest == unit) return value * factor;
     }
   }
-  throw UnsupportedRequest("invalid time '" + std::string(text) +
-                           "': a non-negative number with a unit, one of " + time_units);
+  throw UnsupportedRequest("duration '" + std::string(text) +
+                           "' is not understood; accepted: a number with a unit ns, us, ms or "
+                           "s, e.g. 100ns, 1.5us, 2ms");
 }
 
 }  // namespace topocoll::topo

@@ -219,6 +219,23 @@ TEST(Routing, GraphRoutesSplitOverShortestPaths) {
   EXPECT_DOUBLE_EQ(many.shares[0], 1.0 / 16);
 }
 
+TEST(Routing, PresetsRouteEverySampledPair) {
+  for (const char* spec : {"fattree:canary", "dragonfly:lumi", "dragonfly+:leonardo",
+                           "hammingmesh:2x2:8x8", "fattree:radix=8:levels=3:oversub=3"}) {
+    SCOPED_TRACE(spec);
+    const auto topology = make_topology(spec, NetworkParams{});
+    const int hosts = topology->host_count();
+    for (const std::string& routing : routings_for(*topology)) {
+      const auto router = make_router(*topology, routing);
+      for (int i = 0; i < 200; ++i) {
+        const int src = (i * 7919) % hosts;
+        const int dst = (i * 104729 + 13) % hosts;
+        if (src != dst) checked_routes(*topology, *router, src, dst);
+      }
+    }
+  }
+}
+
 TEST(Routing, DorFollowsDimensionOrderAndBreaksTiesPlus) {
   const auto torus = make_topology("torus:4x4x4", NetworkParams{});
   const auto dor = make_router(*torus, "dor");
