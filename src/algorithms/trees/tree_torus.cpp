@@ -1,6 +1,7 @@
 #include "algorithms/trees/tree_torus.hpp"
 
 #include <memory>
+#include <stdexcept>
 
 #include "algorithms/common/compose.hpp"
 #include "algorithms/trees/tree_schedules.hpp"
@@ -111,7 +112,8 @@ SchedulePtr lane_schedule(const ScheduleRequest& request, const std::string& alg
     case Collective::gather: return std::make_unique<TreeGather>(info, tree, own_chunk, everyone);
     default: break;
   }
-  throw UnsupportedRequest(algorithm + " implements bcast, reduce, gather and scatter");
+  // The registry offers bine-torus for these four collectives only.
+  throw std::logic_error(algorithm + " built for a collective it does not register");
 }
 
 }  // namespace
