@@ -350,26 +350,23 @@ void register_bine(Registry& registry) {
   // Torus variants: the butterfly dimension by dimension (Appendix D), lanes on slices of the
   // vector; D.3 pairs ranks along every dimension, so every side must be even.
   struct TorusVariant {
-    const char* name;
-    const char* variant;
-    const char* paper;
-    const char* summary;
+    Description text;
     bool latency;
   };
   const TorusVariant torus_variants[] = {
-      {"bine-lat-torus", "latency-optimal, torus-optimized",
-       "bine-trees-sc25.txt Appendix D (D.1, D.3, D.4)",
-       "bine-lat dimension by dimension on a torus of even sizes; ports 1, D or 2D lanes on "
-       "slices of the vector (default 2D: D start dimensions, plain and mirrored)",
+      {{"bine-lat-torus", "latency-optimal, torus-optimized",
+        "bine-trees-sc25.txt Appendix D (D.1, D.3, D.4)",
+        "bine-lat dimension by dimension on a torus of even sizes; ports 1, D or 2D lanes on "
+        "slices of the vector (default 2D: D start dimensions, plain and mirrored)"},
        true},
-      {"bine-bw-torus", "bandwidth-optimal, torus-optimized",
-       "bine-trees-sc25.txt Appendix D (D.1-D.4), section 4.3.1",
-       "bine-bw dimension by dimension on a torus of even sizes (send strategy); ports 1, D or "
-       "2D lanes on slices of the vector (default 2D)",
+      {{"bine-bw-torus", "bandwidth-optimal, torus-optimized",
+        "bine-trees-sc25.txt Appendix D (D.1-D.4), section 4.3.1",
+        "bine-bw dimension by dimension on a torus of even sizes (send strategy); ports 1, D or "
+        "2D lanes on slices of the vector (default 2D)"},
        false},
   };
   for (const TorusVariant& v : torus_variants) {
-    AlgorithmInfo info = base(v.name, v.variant, v.paper, v.summary);
+    AlgorithmInfo info = base(v.text.name, v.text.variant, v.text.paper, v.text.summary);
     info.collectives = v.latency ? std::vector<Collective>{Collective::allreduce} : chunked;
     info.requirements.dims = DimsRule::any_torus;
     info.requirements.ranks = RankRule::even;

@@ -101,22 +101,14 @@ SchedulePtr rotated_binomial(const Shape& s) {
 using Builder = SchedulePtr (*)(const Shape&);
 
 struct Entry {
-  const char* name;
-  const char* variant;
-  const char* section;
-  const char* summary;
+  Description text;
   std::vector<Collective> collectives;
   Builder builder;
   RootUse root;
 };
 
 AlgorithmInfo info_of(const Entry& e) {
-  AlgorithmInfo info;
-  info.name = e.name;
-  info.family = "hypercube";
-  info.variant = e.variant;
-  info.paper = std::string("cm200-all-to-all-tr0293.txt ") + e.section;
-  info.summary = e.summary;
+  AlgorithmInfo info = described("hypercube", e.text);
   info.collectives = e.collectives;
   info.requirements.ranks = RankRule::power_of_two;
   info.requirements.dims = DimsRule::any_torus;
@@ -126,7 +118,7 @@ AlgorithmInfo info_of(const Entry& e) {
   // Partial sums meet in tree order, not rank order.
   info.requirements.commutative_op = true;
   info.requirements.root = e.root;
-  const std::string name = e.name;
+  const std::string name = e.text.name;
   const Builder builder = e.builder;
   info.build = [name, builder](const ScheduleRequest& request) {
     const Shape shape{request, name, hypercube::cube_dimension(request, name)};
@@ -140,28 +132,25 @@ AlgorithmInfo info_of(const Entry& e) {
 
 void register_hypercube_rooted(Registry& registry) {
   const Entry entries[] = {
-      {"spanning-trees",
-       "d edge-disjoint spanning trees, pipelined",
-       "section 5 (alternative 1)",
-       "broadcast over d edge-disjoint trees of height d+1, d packets per tree; allgather "
-       "broadcasts from one rank at a time; reduce and reduce-scatter reverse them",
+      {{"spanning-trees", "d edge-disjoint spanning trees, pipelined",
+        "cm200-all-to-all-tr0293.txt section 5 (alternative 1)",
+        "broadcast over d edge-disjoint trees of height d+1, d packets per tree; allgather "
+        "broadcasts from one rank at a time; reduce and reduce-scatter reverse them"},
        {Collective::bcast, Collective::reduce, Collective::allgather, Collective::reduce_scatter},
        spanning_trees,
        RootUse::rooted_collectives},
       // Every collective of gather-bcast collects at the request's root first.
-      {"gather-bcast",
-       "gather to the root, then broadcast",
-       "section 5 (alternative 3)",
-       "allgather = rotated-binomial gather to the root + edge-disjoint-tree broadcast; "
-       "reduce-scatter and allreduce reduce to the root first",
+      {{"gather-bcast", "gather to the root, then broadcast",
+        "cm200-all-to-all-tr0293.txt section 5 (alternative 3)",
+        "allgather = rotated-binomial gather to the root + edge-disjoint-tree broadcast; "
+        "reduce-scatter and allreduce reduce to the root first"},
        {Collective::allgather, Collective::reduce_scatter, Collective::allreduce},
        gather_bcast,
        RootUse::every_collective},
-      {"rotated-binomial",
-       "d rotated spanning binomial trees",
-       "section 5 (alternative 4)",
-       "slice k of the data follows the binomial tree taking dimensions k, k+1, ... (mod d): d "
-       "steps, d ports busy",
+      {{"rotated-binomial", "d rotated spanning binomial trees",
+        "cm200-all-to-all-tr0293.txt section 5 (alternative 4)",
+        "slice k of the data follows the binomial tree taking dimensions k, k+1, ... (mod d): d "
+        "steps, d ports busy"},
        {Collective::bcast, Collective::reduce, Collective::gather, Collective::scatter},
        rotated_binomial,
        RootUse::rooted_collectives},

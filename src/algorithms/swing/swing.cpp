@@ -139,36 +139,24 @@ Requirements swing_requirements() {
 
 void register_swing(Registry& registry) {
   struct Entry {
-    const char* name;
-    const char* variant;
-    const char* paper;
-    const char* summary;
+    Description text;
     std::vector<Collective> collectives;
     Variant shape;
   };
   const Entry entries[] = {
-      {"swing-lat",
-       "latency-optimal",
-       "swing-nsdi24.txt sections 3.1.2, 4, Appendix A",
-       "Swing butterfly exchanging the whole vector, log2 P steps; tori, ports 1 or 2D; sizes "
-       "other than powers of two fold extra nodes in and out",
+      {{"swing-lat", "latency-optimal", "swing-nsdi24.txt sections 3.1.2, 4, Appendix A",
+        "Swing butterfly exchanging the whole vector, log2 P steps; tori, ports 1 or 2D; sizes "
+        "other than powers of two fold extra nodes in and out"},
        {Collective::allreduce},
        Variant::latency},
-      {"swing-bw",
-       "bandwidth-optimal",
-       "swing-nsdi24.txt sections 3.1.1, 3.2, 4, Appendix A",
-       "Swing reduce-scatter + allgather, 2 log2 P steps, each block sent once (any P); tori, "
-       "ports 1 or 2D (D plain + D mirrored collectives)",
+      {{"swing-bw", "bandwidth-optimal", "swing-nsdi24.txt sections 3.1.1, 3.2, 4, Appendix A",
+        "Swing reduce-scatter + allgather, 2 log2 P steps, each block sent once (any P); tori, "
+        "ports 1 or 2D (D plain + D mirrored collectives)"},
        {Collective::allreduce, Collective::reduce_scatter, Collective::allgather},
        Variant::bandwidth},
   };
   for (const Entry& e : entries) {
-    AlgorithmInfo info;
-    info.name = e.name;
-    info.family = "swing";
-    info.variant = e.variant;
-    info.paper = e.paper;
-    info.summary = e.summary;
+    AlgorithmInfo info = described("swing", e.text);
     info.collectives = e.collectives;
     info.requirements = swing_requirements();
     info.build = [shape = e.shape](const ScheduleRequest& r) { return build(r, shape); };

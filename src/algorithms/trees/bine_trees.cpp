@@ -10,14 +10,11 @@ namespace topocoll::algorithms {
 namespace {
 
 AlgorithmInfo torus_info() {
-  AlgorithmInfo torus;
-  torus.name = "bine-torus";
-  torus.family = "bine-tree";
-  torus.variant = "torus-optimized";
-  torus.paper = "bine-trees-sc25.txt Appendix D (D.1-D.4), Appendix C";
-  torus.summary =
-      "Bine trees dimension by dimension on a D-dim torus; ports=2D splits the vector in 2D "
-      "lanes, each a rotation of the direction cycle E-N-W-S";
+  AlgorithmInfo torus = described(
+      "bine-tree",
+      {"bine-torus", "torus-optimized", "bine-trees-sc25.txt Appendix D (D.1-D.4), Appendix C",
+       "Bine trees dimension by dimension on a D-dim torus; ports=2D splits the "
+       "vector in 2D lanes, each a rotation of the direction cycle E-N-W-S"});
   torus.collectives = {Collective::bcast, Collective::reduce, Collective::gather,
                        Collective::scatter};
   torus.requirements.dims = DimsRule::any_torus;
@@ -35,24 +32,26 @@ AlgorithmInfo torus_info() {
 
 void register_bine_trees(Registry& registry) {
   const TreeVariant trees[] = {
-      {"bine-halving", "distance-halving",
-       "bine-trees-sc25.txt sections 2.2-2.3 (Listing 1), 4.5, Appendix C",
-       "Bine tree, partners differ in the s-i low negabinary digits; reduce keeps rank order "
-       "(rotated or folded tree, hand-over to the root) when the operator is non-commutative",
-       TreeKind::bine_halving, false},
+      {{"bine-halving", "distance-halving",
+        "bine-trees-sc25.txt sections 2.2-2.3 (Listing 1), 4.5, Appendix C",
+        "Bine tree, partners differ in the s-i low negabinary digits; reduce keeps rank order "
+        "(rotated or folded tree, hand-over to the root) when the operator is non-commutative"},
+       TreeKind::bine_halving,
+       false},
       // Subtrees of distance-doubling trees are not contiguous (section 3.2.3).
-      {"bine-doubling", "distance-doubling",
-       "bine-trees-sc25.txt section 3.2, Appendix A, Appendix C",
-       "Bine tree, step j partner at r +- sum_{k<=j} (-2)^k; log2 P steps", TreeKind::bine_doubling,
+      {{"bine-doubling", "distance-doubling",
+        "bine-trees-sc25.txt section 3.2, Appendix A, Appendix C",
+        "Bine tree, step j partner at r +- sum_{k<=j} (-2)^k; log2 P steps"},
+       TreeKind::bine_doubling,
        true},
   };
   for (const TreeVariant& v : trees) registry.add(tree_variant_info("bine-tree", v));
   registry.add(large_variant_info(
       "bine-tree",
-      {"bine-large", "bine-trees-sc25.txt sections 4.5, 5.1.1, Appendix C",
-       "bcast = distance-doubling Bine scatter + distance-halving Bine allgather; reduce = "
-       "distance-doubling Bine reduce-scatter + Bine gather with distances halving in time; odd "
-       "P folds one rank",
+      {{"bine-large", "large-vector", "bine-trees-sc25.txt sections 4.5, 5.1.1, Appendix C",
+        "bcast = distance-doubling Bine scatter + distance-halving Bine allgather; reduce = "
+        "distance-doubling Bine reduce-scatter + Bine gather with distances halving in time; odd "
+        "P folds one rank"},
        LargeFamily::bine}));
   registry.add(torus_info());
 }

@@ -10,22 +10,24 @@ namespace topocoll::algorithms {
 void register_binomial_trees(Registry& registry) {
   constexpr const char* kPaper = "bine-trees-sc25.txt sections 1 (Fig. 1), 2.1, 4.5";
   const TreeVariant trees[] = {
-      {"binomial-halving", "distance-halving (MPICH order)", kPaper,
-       "binomial tree, root serves distance 2^(s-1) first; reduce keeps rank order (via rank 0 "
-       "when the operator is non-commutative)",
-       TreeKind::binomial_halving, false},
+      {{"binomial-halving", "distance-halving (MPICH order)", kPaper,
+        "binomial tree, root serves distance 2^(s-1) first; reduce keeps rank order (via rank 0 "
+        "when the operator is non-commutative)"},
+       TreeKind::binomial_halving,
+       false},
       // Subtrees of a distance-doubling tree interleave (x, x + 2^j, ...).
-      {"binomial-doubling", "distance-doubling (Open MPI order)", kPaper,
-       "binomial tree, root serves distance 1 first; log2 P steps", TreeKind::binomial_doubling,
+      {{"binomial-doubling", "distance-doubling (Open MPI order)", kPaper,
+        "binomial tree, root serves distance 1 first; log2 P steps"},
+       TreeKind::binomial_doubling,
        true},
   };
   for (const TreeVariant& v : trees) registry.add(tree_variant_info("binomial-tree", v));
   registry.add(large_variant_info(
       "binomial-tree",
-      {"binomial-large", "bine-trees-sc25.txt sections 4.5, 5.1.1",
-       "bcast = binomial scatter (distance halving) + recursive-doubling allgather; reduce = "
-       "recursive-halving reduce-scatter + binomial gather (MPICH); P not a power of two folds "
-       "onto the largest power of two",
+      {{"binomial-large", "large-vector", "bine-trees-sc25.txt sections 4.5, 5.1.1",
+        "bcast = binomial scatter (distance halving) + recursive-doubling allgather; reduce = "
+        "recursive-halving reduce-scatter + binomial gather (MPICH); P not a power of two folds "
+        "onto the largest power of two"},
        LargeFamily::binomial}));
 }
 

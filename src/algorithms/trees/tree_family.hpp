@@ -2,6 +2,7 @@
 // The binomial and Bine tree families register the same variants (a distance-halving and a
 // distance-doubling tree for small vectors, a scatter/allgather or reduce-scatter/gather pair
 // for large ones); only these data differ.
+#include "algorithms/families.hpp"
 #include "algorithms/trees/tree_large.hpp"
 #include "algorithms/trees/tree_rooted.hpp"
 #include "core/registry.hpp"
@@ -9,19 +10,14 @@
 namespace topocoll::algorithms {
 
 struct TreeVariant {
-  const char* name;
-  const char* variant;
-  const char* paper;
-  const char* summary;
+  Description text;
   TreeKind kind;
   // Subtrees that interleave ranks cannot keep the operands of a reduction in rank order.
   bool commutative_only;
 };
 
 struct LargeVariant {
-  const char* name;
-  const char* paper;
-  const char* summary;
+  Description text;
   LargeFamily family;
 };
 
