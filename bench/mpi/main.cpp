@@ -3,6 +3,7 @@
 // Exit codes: 0 every call correct, 1 a call gave a wrong result, 2 invalid flags.
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -90,7 +91,7 @@ std::vector<std::uint64_t> sizes(const Options& options) {
 // Warm-up and measured calls of one algorithm at one size. Returns nullopt (and records why)
 // when the call is not served as asked.
 std::optional<Row> measure(const Setup& setup, const Options& options, const Runner& runner,
-                           CollectiveCase& call, Report& report, int rank) {
+                           CollectiveCase& call, Report& report) {
   const char* algorithm = runner.topocoll ? runner.name.c_str() : nullptr;
   const int total = options.warmup + options.iterations;
   std::vector<double> times(options.iterations, 0.0);
@@ -119,7 +120,6 @@ std::optional<Row> measure(const Setup& setup, const Options& options, const Run
   }
   MPI_Allreduce(MPI_IN_PLACE, times.data(), options.iterations, MPI_DOUBLE, MPI_MAX, runner.comm);
   MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_UINT64_T, MPI_SUM, runner.comm);
-  (void)rank;
   double sum = 0;
   for (double t : times) sum += t;
   const double seconds = sum / options.iterations;
@@ -132,6 +132,9 @@ std::optional<Row> measure(const Setup& setup, const Options& options, const Run
   row.redop = setup.spec->reduction ? setup.op->name : "none";
   row.root = setup.spec->rooted ? options.root : -1;
   row.time_us = seconds * 1e6;
+  std::sort(times.begin(), times.end());
+  row.median_us = times[times.size() / 2] * 1e6;
+  row.min_us = times.front() * 1e6;
   row.algbw = seconds > 0 ? call.bytes() / seconds / 1e9 : 0;
   int ranks = 0;
   MPI_Comm_size(runner.comm, &ranks);
@@ -157,7 +160,7 @@ int run(const Options& options, int rank, int ranks) {
     if (printer) report.begin_algorithm(runner.name);
     for (std::uint64_t bytes : sizes(options)) {
       CollectiveCase call(*setup.spec, pattern, rank, ranks, options.root, bytes);
-      auto row = measure(setup, options, runner, call, printer ? report : silent, rank);
+      auto row = measure(setup, options, runner, call, printer ? report : silent);
       if (!row) continue;
       wrong += row->wrong;
       if (printer) report.add(*row);

@@ -63,6 +63,8 @@ void Report::finish() {
                               {"redop", r.redop},
                               {"root", r.root},
                               {"time_us", r.time_us},
+                              {"time_median_us", r.median_us},
+                              {"time_min_us", r.min_us},
                               {"algbw_gbps", r.algbw},
                               {"busbw_gbps", r.busbw},
                               {"wrong", r.checked ? nlohmann::json(r.wrong) : nlohmann::json()}});

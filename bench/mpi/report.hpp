@@ -13,6 +13,7 @@ struct Row {
   std::string type, redop;
   int root = -1;
   double time_us = 0, algbw = 0, busbw = 0;
+  double median_us = 0, min_us = 0;  // of the per-iteration maxima (JSON only)
   std::uint64_t wrong = 0;
   bool checked = true;
 };
