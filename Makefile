@@ -7,8 +7,13 @@ SYSTEM_PACKAGES := build-essential cmake python3-venv python3-dev libgtest-dev n
 
 .PHONY: run test deps venv build build-python build-cpp test-cpp test-python lint format bench clean
 
+# The simulator's answer on an embedded default: every allreduce algorithm that fits an 8x8
+# torus, 32 B to 512 MiB, as a table and a plot.
+COMPARE_PNG := build/compare-torus8x8.png
+
 run: build
-	$(VENV)/bin/topocoll verify --all --max-ranks 64
+	$(VENV)/bin/topocoll compare --topology torus:8x8 --collective allreduce --sizes 32B:512MiB \
+	  --jobs $(JOBS) --plot $(COMPARE_PNG)
 
 test: build test-cpp test-python lint
 

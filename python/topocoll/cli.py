@@ -240,6 +240,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["json", "text"], default="text")
     p.add_argument("--pretty", action="store_true", help="indent the JSON")
     p.set_defaults(run=cmd_schedule)
+
+    from topocoll import sim_cli  # `sim` and `compare`
+
+    sim_cli.add_parsers(sub)
     return top
 
 

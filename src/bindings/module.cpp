@@ -6,6 +6,7 @@
 #include <nanobind/stl/vector.h>
 
 #include "analysis/traffic.hpp"
+#include "bindings/bindings.hpp"
 #include "core/partition.hpp"
 #include "core/registry.hpp"
 #include "core/schedule_io.hpp"
@@ -191,4 +192,5 @@ NB_MODULE(_core, m) {
         return sizes;
       },
       "schedule"_a, "count"_a);
+  bindings::bind_simulator(m);
 }

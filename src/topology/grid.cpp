@@ -1,0 +1,69 @@
+#include "topology/grid.hpp"
+
+#include <utility>
+
+namespace topocoll::topo {
+
+namespace {
+
+std::string host_name(int node) { return "h" + std::to_string(node); }
+
+}  // namespace
+
+long long GridTopology::link_count(const std::vector<int>& dims, Kind kind) {
+  long long hosts = 1;
+  for (const int size : dims) hosts *= size;
+  long long links = 0;
+  for (const int size : dims) {
+    const long long lines = hosts / size;
+    switch (kind) {
+      case Kind::torus: links += lines * size * 2; break;
+      case Kind::mesh: links += lines * (size - 1) * 2; break;
+      case Kind::hypercube: links += hosts; break;
+    }
+  }
+  return links;
+}
+
+GridTopology::GridTopology(std::string spec, const NetworkParams& params, std::vector<int> dims,
+                           Kind kind)
+    : Topology(std::move(spec), params), kind_(kind) {
+  int hosts = 1;
+  for (const int size : dims) {
+    strides_.push_back(hosts);
+    hosts *= size;
+  }
+  const int d = static_cast<int>(dims.size());
+  ports_per_node_ = kind == Kind::hypercube ? d : 2 * d;
+  set_grid_dims(std::move(dims));
+  reserve(hosts, link_count(grid_dims(), kind));
+  for (int node = 0; node < hosts; ++node) add_node(true);
+  port_links_.assign(static_cast<std::size_t>(hosts) * ports_per_node_, -1);
+  const double bandwidth = params.bandwidth_bytes_per_s;
+  const double latency = params.link_latency_s + params.hop_latency_s;
+  for (int node = 0; node < hosts; ++node) {
+    for (int dim = 0; dim < d; ++dim) {
+      const int x = coordinate(node, dim);
+      const int n = size(dim);
+      if (kind == Kind::hypercube) {
+        const int peer = node ^ stride(dim);
+        port_links_[static_cast<std::size_t>(node) * ports_per_node_ + port(dim, 1)] =
+            add_link(node, peer, bandwidth, latency, host_name(node) + "->" + host_name(peer));
+        continue;
+      }
+      for (const int direction : {1, -1}) {
+        const int next = x + direction;
+        if (kind == Kind::mesh && (next < 0 || next >= n)) continue;
+        const int peer = node + ((next + n) % n - x) * stride(dim);
+        // On a size-2 torus dimension both ports reach the same neighbour: two cables.
+        const std::string sign = direction > 0 ? "+" : "-";
+        port_links_[static_cast<std::size_t>(node) * ports_per_node_ + port(dim, direction)] =
+            add_link(node, peer, bandwidth, latency,
+                     host_name(node) + "->" + host_name(peer) + " (d" + std::to_string(dim) + sign +
+                         ")");
+      }
+    }
+  }
+}
+
+}  // namespace topocoll::topo
