@@ -49,8 +49,9 @@ int topocoll_alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
  * library's collective served it (benchmarks print it). Never NULL. */
 const char* topocoll_last_algorithm(void);
 
-/* Drops the cached schedules and workspaces of every communicator (they are rebuilt on the
- * next call). Private communicators are freed with their user communicator. */
+/* Drops the cached schedules of every communicator (they are rebuilt on the next call); it
+ * must not overlap a topocoll call in another thread. Private communicators are freed with
+ * their user communicator. */
 void topocoll_clear_cache(void);
 
 #ifdef __cplusplus

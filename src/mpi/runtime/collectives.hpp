@@ -1,7 +1,8 @@
 #pragma once
 // The runtime's entry points, one per MPI collective; the C API (c_api.cpp) and the PMPI
-// wrappers (pmpi_intercept.cpp) call them. `algorithm`: a registry name, "auto", "mpi", or
-// nullptr for TOPOCOLL_<COLL>_ALGORITHM. Each returns an MPI error code.
+// wrappers (pmpi_intercept.cpp) call them; reductions.cpp and data_movement.cpp define them.
+// `algorithm`: a registry name, "auto", "mpi", or nullptr for TOPOCOLL_<COLL>_ALGORITHM. Each
+// returns an MPI error code.
 #include <mpi.h>
 
 namespace topocoll::mpi {

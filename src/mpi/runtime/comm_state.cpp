@@ -90,8 +90,8 @@ const Plan& CommState::plan(const ProgramKey& key, const RankProgram& program,
   auto full = std::make_pair(key, sizes.user_offsets);
   if (auto it = plans_.find(full); it != plans_.end()) return *it->second;
   if (plans_.size() >= max_cached_plans) plans_.clear();
-  auto compiled =
-      std::make_unique<Plan>(compile_plan(program.info, program.steps, sizes, commutative));
+  auto compiled = std::make_unique<Plan>(
+      compile_plan_padded_if_needed(program.info, program.steps, sizes, commutative));
   return *plans_.emplace(std::move(full), std::move(compiled)).first->second;
 }
 

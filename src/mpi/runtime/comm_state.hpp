@@ -51,6 +51,7 @@ class CommState {
 
   ElementBuffer workspace;  // scratch slots and staging
   ElementBuffer area[2];    // copies of user data (read-only input, packed derived types)
+  ElementBuffer padded[2];  // the user and receive slots of a padded plan
 
   void clear_caches() {
     plans_.clear();

@@ -1,5 +1,6 @@
 #include "config.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -60,6 +61,22 @@ Collective core_collective(MpiCollective c) {
   return Collective::allreduce;
 }
 
+std::optional<std::uint64_t> parse_bytes(const std::string& text) {
+  const std::size_t digits = text.find_first_not_of("0123456789");
+  if (digits == 0 || text.empty() || (digits == std::string::npos && text.size() > 15) ||
+      digits > 15)
+    return std::nullopt;
+  const std::uint64_t number = std::stoull(text.substr(0, digits));
+  const std::string unit = digits == std::string::npos ? "" : text.substr(digits);
+  std::uint64_t scale = 0;
+  if (unit.empty() || unit == "B") scale = 1;
+  if (unit == "KiB") scale = std::uint64_t{1} << 10;
+  if (unit == "MiB") scale = std::uint64_t{1} << 20;
+  if (unit == "GiB") scale = std::uint64_t{1} << 30;
+  if (scale == 0 || number == 0 || number > (std::uint64_t{1} << 40) / scale) return std::nullopt;
+  return number * scale;
+}
+
 std::optional<std::vector<int>> parse_dims(const std::string& text) {
   std::vector<int> dims;
   std::size_t start = 0;
@@ -103,6 +120,15 @@ Settings read_settings(MpiCollective c, const char* algorithm) {
     }
   }
   s.rules_path = env("TOPOCOLL_RULES");
+  const std::string limit = env("TOPOCOLL_MAX_MESSAGE_BYTES");
+  if (!limit.empty()) {
+    if (auto bytes = parse_bytes(limit)) {
+      s.max_message_bytes = std::min(*bytes, s.max_message_bytes);
+    } else {
+      warn_once("TOPOCOLL_MAX_MESSAGE_BYTES='" + limit +
+                "' is not valid; accepted: a byte count such as 4096, 64KiB, 1GiB (up to 1GiB)");
+    }
+  }
   return s;
 }
 

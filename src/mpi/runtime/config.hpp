@@ -1,6 +1,7 @@
 #pragma once
 // The runtime's settings, from the environment (docs/mpi.md). Read on every call (a few
 // getenv calls), so a program may change them between calls.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,12 +35,17 @@ struct Settings {
   std::vector<int> dims;   // TOPOCOLL_DIMS, empty when unset
   std::string dims_error;  // a malformed TOPOCOLL_DIMS
   std::string rules_path;  // TOPOCOLL_RULES, empty when unset
+  // TOPOCOLL_MAX_MESSAGE_BYTES: larger messages are split in pieces (default 1 GiB, which
+  // keeps every MPI call below INT_MAX elements and 2^31 bytes).
+  std::uint64_t max_message_bytes = std::uint64_t{1} << 30;
 };
 
 // `algorithm`: the caller's choice (C API argument), or nullptr for
 // TOPOCOLL_<COLL>_ALGORITHM (default "auto").
 [[nodiscard]] Settings read_settings(MpiCollective c, const char* algorithm);
 
+// "4096", "64KiB", "1GiB" -> bytes; nullopt when malformed or zero.
+[[nodiscard]] std::optional<std::uint64_t> parse_bytes(const std::string& text);
 // "8x8" -> {8, 8}; nullopt when malformed.
 [[nodiscard]] std::optional<std::vector<int>> parse_dims(const std::string& text);
 

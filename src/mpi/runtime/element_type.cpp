@@ -35,8 +35,8 @@ void ElementBuffer::reserve(const ElementType& type, std::uint64_t elements) {
   base_ = memory_.data() - type.true_lb;
 }
 
-std::uint64_t max_elements_per_call(const ElementType& type) {
-  const std::uint64_t by_bytes = (std::uint64_t{1} << 30) / std::max<std::uint64_t>(type.size, 1);
+std::uint64_t max_elements_per_call(const ElementType& type, std::uint64_t max_bytes) {
+  const std::uint64_t by_bytes = max_bytes / std::max<std::uint64_t>(type.size, 1);
   return std::max<std::uint64_t>(1, std::min<std::uint64_t>(by_bytes, INT_MAX));
 }
 

@@ -50,7 +50,9 @@ void unpack_elements(char* dst, const char* packed, std::uint64_t n, const Eleme
 int reduce_elements(const char* in, char* inout, std::uint64_t n, const ElementType& type,
                     MPI_Op op);
 
-// Largest element count per MPI call, so that no call exceeds INT_MAX elements nor 1 GiB.
-[[nodiscard]] std::uint64_t max_elements_per_call(const ElementType& type);
+// Largest element count per MPI call, so that no call exceeds INT_MAX elements nor
+// `max_bytes` (at least one element).
+[[nodiscard]] std::uint64_t max_elements_per_call(const ElementType& type,
+                                                  std::uint64_t max_bytes = std::uint64_t{1} << 30);
 
 }  // namespace topocoll::mpi

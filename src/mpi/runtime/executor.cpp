@@ -17,7 +17,7 @@ class StepRequests {
   StepRequests& operator=(const StepRequests&) = delete;
 
   int post(const Segments& segments, std::uint64_t count, int peer, int port, bool send) {
-    const std::uint64_t piece = max_elements_per_call(context_.type);
+    const std::uint64_t piece = max_elements_per_call(context_.type, context_.max_message_bytes);
     std::size_t index = 0;
     std::uint64_t used = 0;  // elements of segments[index] already covered
     for (std::uint64_t done = 0; done < count; done += piece) {

@@ -19,6 +19,7 @@ struct ExecutionContext {
   ElementType type;
   MPI_Op op = MPI_OP_NULL;  // reductions only
   bool commutative = true;
+  std::uint64_t max_message_bytes = std::uint64_t{1} << 30;
   std::array<char*, region_count> bases{};  // element 0 of each region
 };
 

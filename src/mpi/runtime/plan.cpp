@@ -214,7 +214,7 @@ class StepCompiler {
     l.destination = map_.segments(blocks);
     l.count = total(l.destination);
     if (total(l.source) != l.count)
-      throw std::logic_error("a local copy whose source and destination differ in size");
+      throw UnevenSlots("a local copy whose source and destination differ in size");
     l.combine = op.combine;
     l.order = op.order;
     // A non-commutative local-first reduction computes into the snapshot, then copies back.
@@ -250,6 +250,26 @@ Plan compile_plan(const ScheduleInfo& info, const std::vector<Step>& steps, cons
   plan.steps.reserve(steps.size());
   for (const Step& step : steps) plan.steps.push_back(compiler.compile(step));
   plan.workspace_elements = map.scratch_elements() + compiler.high_water();
+  return plan;
+}
+
+Plan compile_plan_padded_if_needed(const ScheduleInfo& info, const std::vector<Step>& steps,
+                                   const SlotSizes& sizes, bool commutative) {
+  // Decided from the schedule as a whole, never from this rank's steps alone, so that every
+  // rank agrees on the message sizes.
+  const auto& offsets = sizes.user_offsets;
+  std::uint64_t largest = 0, smallest = UINT64_MAX;
+  for (std::size_t b = 0; b + 1 < offsets.size(); ++b) {
+    largest = std::max(largest, offsets[b + 1] - offsets[b]);
+    smallest = std::min(smallest, offsets[b + 1] - offsets[b]);
+  }
+  if (info.keeps_positions || largest == smallest)
+    return compile_plan(info, steps, sizes, commutative);
+  SlotSizes padded;
+  for (std::size_t b = 0; b < offsets.size(); ++b) padded.user_offsets.push_back(b * largest);
+  Plan plan = compile_plan(info, steps, padded, commutative);
+  plan.padded_block = largest;
+  plan.real_offsets = offsets;
   return plan;
 }
 

@@ -5,6 +5,7 @@
 // DESIGN.md "MPI runtime"). Built once per (communicator, collective, algorithm, count, ...)
 // and cached, so the schedule generation is off the critical path of repeated calls.
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include "core/schedule.hpp"
@@ -62,8 +63,13 @@ struct CompiledStep {
 
 struct Plan {
   std::vector<CompiledStep> steps;
-  std::uint64_t workspace_elements = 0;  // scratch slots plus the largest step's staging
-  bool writes_user_region = false;       // whether this rank ever writes slots [0, B)
+  // 0, or the block size every slot was padded to: a schedule that moves blocks between
+  // slots (keeps_positions = false) cannot run on uneven blocks, so the runtime runs it on a
+  // copy of the vector whose blocks all have the largest block's size.
+  std::uint64_t padded_block = 0;
+  std::vector<std::uint64_t> real_offsets;  // the user slots' offsets when padded
+  std::uint64_t workspace_elements = 0;     // scratch slots plus the largest step's staging
+  bool writes_user_region = false;          // whether this rank ever writes slots [0, B)
   int ports = 1;
 };
 
@@ -73,10 +79,20 @@ struct SlotSizes {
   std::vector<std::uint64_t> user_offsets;
 };
 
+// A schedule whose data movement needs equal slot sizes (see Plan::padded_block).
+class UnevenSlots : public std::logic_error {
+ public:
+  using std::logic_error::logic_error;
+};
+
 // Compiles the steps of `rank` (as materialized by Schedule::steps_of). Throws
-// std::logic_error when the schedule is not executable with these sizes (a copy or transfer
-// whose source and destination differ in element count).
+// UnevenSlots when a copy's source and destination differ in element count.
 [[nodiscard]] Plan compile_plan(const ScheduleInfo& info, const std::vector<Step>& steps,
                                 const SlotSizes& sizes, bool commutative);
+// compile_plan, or the padded plan when the blocks are uneven and the schedule moves blocks
+// between slots (keeps_positions = false): decided from the whole schedule, so all ranks agree.
+[[nodiscard]] Plan compile_plan_padded_if_needed(const ScheduleInfo& info,
+                                                 const std::vector<Step>& steps,
+                                                 const SlotSizes& sizes, bool commutative);
 
 }  // namespace topocoll::mpi

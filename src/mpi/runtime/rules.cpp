@@ -29,11 +29,15 @@ const std::vector<DefaultEntry>& default_table() {
       {MpiCollective::reduce_scatter_block, {"swing-bw", "ring"}, {"swing-bw", "ring"}},
       {MpiCollective::reduce_scatter, {"swing-bw", "ring"}, {"swing-bw", "ring"}},
       {MpiCollective::allgather, {"swing-bw", "ring"}, {"swing-bw", "ring"}},
-      {MpiCollective::bcast, {"binomial", "bine"}, {"binomial-large", "binomial"}},
-      {MpiCollective::reduce, {"binomial", "bine"}, {"binomial-large", "binomial"}},
-      {MpiCollective::gather, {"binomial", "bine"}, {"binomial", "bine"}},
-      {MpiCollective::scatter, {"binomial", "bine"}, {"binomial", "bine"}},
-      {MpiCollective::alltoall, {"bruck-lat", "bine-alltoall"}, {"linear-alltoall"}},
+      {MpiCollective::bcast,
+       {"binomial-doubling", "rotated-binomial"},
+       {"binomial-large", "binomial-doubling"}},
+      {MpiCollective::reduce,
+       {"binomial-halving", "rotated-binomial"},
+       {"binomial-large", "binomial-halving"}},
+      {MpiCollective::gather, {"binomial", "rotated-binomial"}, {"binomial", "rotated-binomial"}},
+      {MpiCollective::scatter, {"binomial", "rotated-binomial"}, {"binomial", "rotated-binomial"}},
+      {MpiCollective::alltoall, {"bruck", "bine", "pairwise"}, {"pairwise"}},
   };
   return table;
 }

@@ -14,6 +14,7 @@ struct Choice {
   std::string reason;     // why the MPI library serves it (empty when topocoll does)
   bool error = false;     // TOPOCOLL_FALLBACK=error: return MPI_ERR_ARG, reason printed
   ScheduleRequest request;
+  std::uint64_t max_message_bytes = std::uint64_t{1} << 30;
 };
 
 // `request` carries the collective, ranks, root and commutativity; dims are filled here
