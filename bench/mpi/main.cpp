@@ -88,44 +88,53 @@ std::vector<std::uint64_t> sizes(const Options& options) {
   return out;
 }
 
-// Warm-up and measured calls of one algorithm at one size. Returns nullopt (and records why)
-// when the call is not served as asked.
-std::optional<Row> measure(const Setup& setup, const Options& options, const Runner& runner,
-                           CollectiveCase& call, Report& report) {
-  const char* algorithm = runner.topocoll ? runner.name.c_str() : nullptr;
-  const int total = options.warmup + options.iterations;
-  std::vector<double> times(options.iterations, 0.0);
+// The calls of one algorithm at one size: its per-iteration times and wrong elements.
+struct Trial {
+  const Runner* runner = nullptr;
+  std::string served;   // what topocoll_last_algorithm() named
+  std::string refused;  // why this size is not measured (empty: measured)
+  std::vector<double> times;
   std::uint64_t wrong = 0;
-  std::string served = runner.name;
-  for (int i = 0; i < total; ++i) {
-    if (options.check) call.prepare();
-    MPI_Barrier(runner.comm);
-    const double start = MPI_Wtime();
-    const int rc = call.run(runner.comm, algorithm, setup.op->mpi);
-    const double elapsed = MPI_Wtime() - start;
-    if (i == 0) {
-      // The first call decides, on every rank alike, whether this size is served as asked.
-      if (runner.topocoll) served = topocoll_last_algorithm();
-      int refused = rc != MPI_SUCCESS || (runner.name != "auto" && served != runner.name);
-      MPI_Allreduce(MPI_IN_PLACE, &refused, 1, MPI_INT, MPI_MAX, runner.comm);
-      if (refused) {
-        report.skip({runner.name, call.bytes(),
-                     rc != MPI_SUCCESS ? "the call returned an MPI error (stderr names it)"
-                                       : "served by " + served + " (fallback)"});
-        return std::nullopt;
-      }
+};
+
+// Call number i (warm-up first) of the trial: prepare, time, validate.
+void call_once(const Setup& setup, const Options& options, Trial& trial, CollectiveCase& call,
+               int i) {
+  const Runner& runner = *trial.runner;
+  if (options.check) call.prepare();
+  MPI_Barrier(runner.comm);
+  const double start = MPI_Wtime();
+  const int rc =
+      call.run(runner.comm, runner.topocoll ? runner.name.c_str() : nullptr, setup.op->mpi);
+  const double elapsed = MPI_Wtime() - start;
+  if (i == 0) {
+    // The first call decides, on every rank alike, whether this size is served as asked.
+    trial.served = runner.topocoll ? topocoll_last_algorithm() : runner.name;
+    int refused = rc != MPI_SUCCESS || (runner.name != "auto" && trial.served != runner.name);
+    MPI_Allreduce(MPI_IN_PLACE, &refused, 1, MPI_INT, MPI_MAX, runner.comm);
+    if (refused) {
+      trial.refused = rc != MPI_SUCCESS ? "the call returned an MPI error (stderr names it)"
+                                        : "served by " + trial.served + " (fallback)";
+      return;
     }
-    if (options.check) wrong += call.wrong();
-    if (i >= options.warmup) times[i - options.warmup] = elapsed;
   }
-  MPI_Allreduce(MPI_IN_PLACE, times.data(), options.iterations, MPI_DOUBLE, MPI_MAX, runner.comm);
-  MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_UINT64_T, MPI_SUM, runner.comm);
+  if (options.check) trial.wrong += call.wrong();
+  if (i >= options.warmup) trial.times[i - options.warmup] = elapsed;
+}
+
+// The row of a measured trial: the slowest rank per iteration, then the mean over iterations.
+Row summarize(const Setup& setup, const Options& options, Trial& trial,
+              const CollectiveCase& call) {
+  MPI_Comm comm = trial.runner->comm;
+  auto& times = trial.times;
+  MPI_Allreduce(MPI_IN_PLACE, times.data(), options.iterations, MPI_DOUBLE, MPI_MAX, comm);
+  MPI_Allreduce(MPI_IN_PLACE, &trial.wrong, 1, MPI_UINT64_T, MPI_SUM, comm);
   double sum = 0;
   for (double t : times) sum += t;
   const double seconds = sum / options.iterations;
   Row row;
-  row.algorithm = runner.name;
-  row.served_by = served;
+  row.algorithm = trial.runner->name;
+  row.served_by = trial.served;
   row.bytes = call.bytes();
   row.count = call.count();
   row.type = setup.type->name;
@@ -137,12 +146,41 @@ std::optional<Row> measure(const Setup& setup, const Options& options, const Run
   row.min_us = times.front() * 1e6;
   row.algbw = seconds > 0 ? call.bytes() / seconds / 1e9 : 0;
   int ranks = 0;
-  MPI_Comm_size(runner.comm, &ranks);
+  MPI_Comm_size(comm, &ranks);
   row.busbw = row.algbw * setup.spec->busbw_factor(ranks);
-  row.wrong = wrong;
+  row.wrong = trial.wrong;
   row.checked = options.check;
   return row;
 }
+
+// Every algorithm at one size. Interleaved: iteration i of every algorithm before iteration
+// i+1 of any, so that load changes on a shared machine hit all algorithms alike.
+std::vector<Trial> measure_size(const Setup& setup, const Options& options, CollectiveCase& call,
+                                const std::vector<const Runner*>& runners) {
+  std::vector<Trial> trials;
+  for (const Runner* runner : runners) {
+    Trial trial;
+    trial.runner = runner;
+    trial.times.assign(options.iterations, 0.0);
+    trials.push_back(std::move(trial));
+  }
+  const int total = options.warmup + options.iterations;
+  if (options.interleave) {
+    for (int i = 0; i < total; ++i)
+      for (auto& trial : trials)
+        if (trial.refused.empty()) call_once(setup, options, trial, call, i);
+  } else {
+    for (auto& trial : trials)
+      for (int i = 0; i < total && trial.refused.empty(); ++i)
+        call_once(setup, options, trial, call, i);
+  }
+  return trials;
+}
+
+struct Outcome {
+  std::vector<Row> rows;
+  std::vector<Skip> skips;
+};
 
 int run(const Options& options, int rank, int ranks) {
   Setup setup = validate(options, ranks);
@@ -153,17 +191,40 @@ int run(const Options& options, int rank, int ranks) {
   Report report({setup.spec->name, ranks, options.iterations, options.warmup, options.check},
                 options.json);
   const bool printer = rank == 0;
-  Report silent({}, true);
   std::uint64_t wrong = 0;
   const Pattern pattern(*setup.type, setup.spec->reduction ? setup.op : nullptr, ranks);
-  for (const auto& runner : setup.runners) {
-    if (printer) report.begin_algorithm(runner.name);
-    for (std::uint64_t bytes : sizes(options)) {
-      CollectiveCase call(*setup.spec, pattern, rank, ranks, options.root, bytes);
-      auto row = measure(setup, options, runner, call, printer ? report : silent);
-      if (!row) continue;
-      wrong += row->wrong;
-      if (printer) report.add(*row);
+  auto measure = [&](const std::vector<const Runner*>& runners, std::uint64_t bytes) {
+    CollectiveCase call(*setup.spec, pattern, rank, ranks, options.root, bytes);
+    std::vector<Outcome> outcomes(runners.size());
+    auto trials = measure_size(setup, options, call, runners);
+    for (std::size_t k = 0; k < trials.size(); ++k) {
+      if (!trials[k].refused.empty()) {
+        outcomes[k].skips.push_back({trials[k].runner->name, call.bytes(), trials[k].refused});
+        continue;
+      }
+      outcomes[k].rows.push_back(summarize(setup, options, trials[k], call));
+      wrong += outcomes[k].rows.back().wrong;
+    }
+    return outcomes;
+  };
+  auto emit = [&](const Outcome& outcome) {
+    if (!printer) return;
+    for (const auto& skip : outcome.skips) report.skip(skip);
+    for (const auto& row : outcome.rows) report.add(row);
+  };
+  if (options.interleave) {
+    std::vector<const Runner*> all;
+    for (const auto& runner : setup.runners) all.push_back(&runner);
+    std::vector<std::vector<Outcome>> by_size;
+    for (std::uint64_t bytes : sizes(options)) by_size.push_back(measure(all, bytes));
+    for (std::size_t k = 0; k < all.size(); ++k) {
+      if (printer) report.begin_algorithm(all[k]->name);
+      for (const auto& outcomes : by_size) emit(outcomes[k]);
+    }
+  } else {
+    for (const auto& runner : setup.runners) {
+      if (printer) report.begin_algorithm(runner.name);
+      for (std::uint64_t bytes : sizes(options)) emit(measure({&runner}, bytes)[0]);
     }
   }
   if (printer) report.finish();

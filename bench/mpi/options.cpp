@@ -74,7 +74,7 @@ std::uint64_t parse_size(const std::string& text, const std::string& flag) {
 std::string usage() {
   return "usage: topocoll-bench [-C COLLECTIVE] [--algorithm NAME[,NAME...]] [-b MINBYTES] "
          "[-e MAXBYTES] [-f FACTOR] [-n ITERS] [-w WARMUP] [-d TYPE] [-o OP] [-r ROOT] [-c 0|1] "
-         "[--json]\n"
+         "[--interleave] [--json]\n"
          "  -C, --collective   allreduce, reduce_scatter_block, reduce_scatter, allgather, bcast, "
          "reduce, gather, scatter, alltoall (default allreduce)\n"
          "  --algorithm        topocoll names (`topocoll algorithms`), auto, mpi (the MPI "
@@ -91,6 +91,8 @@ std::string usage() {
          "  -o, --op           sum, prod, max, min (default sum)\n"
          "  -r, --root         root of bcast, reduce, gather, scatter (default 0)\n"
          "  -c, --check        1: validate every call (default), 0: no validation\n"
+         "  --interleave       alternate the algorithms call by call at each size (fairer on a "
+         "shared machine; the tables are printed at the end)\n"
          "  --json             one JSON document instead of the table\n";
 }
 
@@ -132,6 +134,10 @@ Options parse_options(const std::vector<std::string>& args) {
       options.json = true;
       continue;
     }
+    if (flag == "--interleave") {
+      options.interleave = true;
+      continue;
+    }
     if (flag == "-h" || flag == "--help") {
       options.help = true;
       continue;
@@ -149,8 +155,9 @@ Options parse_options(const std::vector<std::string>& args) {
     if (auto alias = long_names.find(flag); alias != long_names.end()) flag = alias->second;
     auto setter = with_value.find(flag);
     if (setter == with_value.end())
-      throw BadFlag("unknown flag '" + args[i] +
-                    "'; accepted: -b -e -f -n -w -d -o -r -c -C --algorithm --json --help");
+      throw BadFlag(
+          "unknown flag '" + args[i] +
+          "'; accepted: -b -e -f -n -w -d -o -r -c -C --algorithm --interleave --json --help");
     if (!has_value) {
       if (i + 1 >= args.size()) throw BadFlag(shown + " needs a value");
       value = args[++i];

@@ -27,6 +27,7 @@ struct Options {
   std::string collective = "allreduce";
   std::vector<std::string> algorithms = {"auto"};
   bool json = false;
+  bool interleave = false;  // iteration i of every algorithm before iteration i+1 of any
   bool help = false;
 };
 
