@@ -135,9 +135,9 @@ def cmd_tune(args: argparse.Namespace) -> int:
     text = json.dumps(document, indent=2) + "\n"
     for rule in document["rules"]:
         high = rule["max_bytes"]
-        upper = "and larger" if high == NO_UPPER_END else f"to {format_bytes(high)}"
+        upper = "and up" if high == NO_UPPER_END else f"below {format_bytes(high + 1)}"
         print(
-            f"{rule['collective']} P={rule['min_ranks']}: {format_bytes(rule['min_bytes'])} "
+            f"{rule['collective']} P={rule['min_ranks']}, from {format_bytes(rule['min_bytes'])} "
             f"{upper}: {rule['algorithm']}",
             file=sys.stderr if not args.output else None,
         )
