@@ -5,7 +5,6 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
