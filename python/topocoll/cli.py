@@ -245,6 +245,9 @@ def parser() -> argparse.ArgumentParser:
     from topocoll import sim_cli  # `sim` and `compare`
 
     sim_cli.add_parsers(sub)
+    from topocoll import tune  # `tune`
+
+    tune.add_parser(sub)
     return top
 
 
