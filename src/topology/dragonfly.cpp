@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "topology/spec_parse.hpp"
+
 namespace topocoll::topo {
 
 long long DragonflyShape::cables_per_pair() const {
@@ -34,11 +36,9 @@ DragonflyTopology::DragonflyTopology(std::string spec, const NetworkParams& para
   const double latency = params.link_latency_s + params.hop_latency_s;
   for (int h = 0; h < hosts; ++h) {
     const int router = first_router_ + group_of(h) * per_group + router_of(h);
-    host_cable_.push_back(add_cable(h, router, params.bandwidth_bytes_per_s * params.nic_ports,
-                                    latency, "h" + std::to_string(h),
-                                    "g" + std::to_string(group_of(h)) +
-                                        (shape.plus ? "leaf" : "r") +
-                                        std::to_string(router_of(h))));
+    host_cable_.push_back(add_cable(
+        h, router, params.bandwidth_bytes_per_s * params.nic_ports, latency, numbered("h", h),
+        numbered("g", group_of(h)) + (shape.plus ? "leaf" : "r") + std::to_string(router_of(h))));
   }
   wire_groups(params.bandwidth_bytes_per_s, latency);
   wire_globals(params.bandwidth_bytes_per_s, latency);
@@ -50,7 +50,7 @@ void DragonflyTopology::wire_groups(double bandwidth, double latency) {
   local_link_.assign(static_cast<std::size_t>(shape_.groups) * shape_.routers * local_width_, -1);
   for (int g = 0; g < shape_.groups; ++g) {
     const int base = first_router_ + g * per_group;
-    const std::string prefix = "g" + std::to_string(g);
+    const std::string prefix = numbered("g", g);
     for (int r = 0; r < shape_.routers; ++r) {
       for (int s = shape_.plus ? 0 : r + 1; s < local_width_; ++s) {
         const std::size_t at = (static_cast<std::size_t>(g) * shape_.routers + r) * local_width_;
@@ -83,8 +83,8 @@ void DragonflyTopology::wire_globals(double bandwidth, double latency) {
         const int to = gateway(j, i, c);
         const int id = add_cable(first_router_ + i * per_group + upper_offset + from,
                                  first_router_ + j * per_group + upper_offset + to, bandwidth,
-                                 latency, "g" + std::to_string(i) + kind + std::to_string(from),
-                                 "g" + std::to_string(j) + kind + std::to_string(to));
+                                 latency, numbered(numbered("g", i) + kind, from),
+                                 numbered(numbered("g", j) + kind, to));
         global_link_[(static_cast<std::size_t>(i) * (groups - 1) + j - 1) * cables_ + c] = id;
         global_link_[(static_cast<std::size_t>(j) * (groups - 1) + i) * cables_ + c] = id + 1;
       }

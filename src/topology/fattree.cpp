@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "topology/spec_parse.hpp"
+
 namespace topocoll::topo {
 
 long long FatTreeShape::host_count() const {
@@ -33,7 +35,7 @@ FatTreeTopology::FatTreeTopology(std::string spec, const NetworkParams& params,
 
   const double bandwidth = params.bandwidth_bytes_per_s;
   const double latency = params.link_latency_s + params.hop_latency_s;
-  const auto name = [](const char* kind, int index) { return kind + std::to_string(index); };
+  const auto name = [](const char* kind, int index) { return numbered(kind, index); };
   for (int h = 0; h < hosts; ++h) {
     host_cable_.push_back(add_cable(h, first_leaf + leaf_of(h), bandwidth * params.nic_ports,
                                     latency, name("h", h), name("leaf", leaf_of(h))));

@@ -1,12 +1,15 @@
 #include "topology/grid.hpp"
 
+#include <stdexcept>
 #include <utility>
+
+#include "topology/spec_parse.hpp"
 
 namespace topocoll::topo {
 
 namespace {
 
-std::string host_name(int node) { return "h" + std::to_string(node); }
+std::string host_name(int node) { return numbered("h", node); }
 
 }  // namespace
 
@@ -38,29 +41,30 @@ GridTopology::GridTopology(std::string spec, const NetworkParams& params, std::v
   set_grid_dims(std::move(dims));
   reserve(hosts, link_count(grid_dims(), kind));
   for (int node = 0; node < hosts; ++node) add_node(true);
-  port_links_.assign(static_cast<std::size_t>(hosts) * ports_per_node_, -1);
+  if (kind == Kind::mesh) port_links_.assign(static_cast<std::size_t>(hosts) * ports_per_node_, -1);
   const double bandwidth = params.bandwidth_bytes_per_s;
   const double latency = params.link_latency_s + params.hop_latency_s;
   for (int node = 0; node < hosts; ++node) {
     for (int dim = 0; dim < d; ++dim) {
-      const int x = coordinate(node, dim);
-      const int n = size(dim);
       if (kind == Kind::hypercube) {
-        const int peer = node ^ stride(dim);
-        port_links_[static_cast<std::size_t>(node) * ports_per_node_ + port(dim, 1)] =
-            add_link(node, peer, bandwidth, latency, host_name(node) + "->" + host_name(peer));
+        const int peer = neighbour(node, dim, 1);
+        add_link(node, peer, bandwidth, latency, host_name(node) + "->" + host_name(peer));
         continue;
       }
+      const int x = coordinate(node, dim);
       for (const int direction : {1, -1}) {
-        const int next = x + direction;
-        if (kind == Kind::mesh && (next < 0 || next >= n)) continue;
-        const int peer = node + ((next + n) % n - x) * stride(dim);
+        if (kind == Kind::mesh && (x + direction < 0 || x + direction >= size(dim))) continue;
+        const int peer = neighbour(node, dim, direction);
         // On a size-2 torus dimension both ports reach the same neighbour: two cables.
         const std::string sign = direction > 0 ? "+" : "-";
-        port_links_[static_cast<std::size_t>(node) * ports_per_node_ + port(dim, direction)] =
-            add_link(node, peer, bandwidth, latency,
-                     host_name(node) + "->" + host_name(peer) + " (d" + std::to_string(dim) + sign +
-                         ")");
+        const int id = add_link(
+            node, peer, bandwidth, latency,
+            host_name(node) + "->" + host_name(peer) + " (d" + std::to_string(dim) + sign + ")");
+        if (kind == Kind::mesh) {
+          port_links_[static_cast<std::size_t>(node) * ports_per_node_ + port(dim, direction)] = id;
+        } else if (id != node * ports_per_node_ + port(dim, direction)) {
+          throw std::logic_error("torus links out of port order");
+        }
       }
     }
   }

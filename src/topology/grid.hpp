@@ -26,9 +26,20 @@ class GridTopology : public Topology {
     return (node / strides_[dim]) % grid_dims()[dim];
   }
   // The link leaving `node` along `dim` towards +1 or -1 (ignored on a hypercube); -1 at a
-  // mesh boundary.
+  // mesh boundary. Tori and hypercubes number their links node-major, port-minor, so the id
+  // is computed without touching memory (routing is on the flow engine's hot path).
   [[nodiscard]] int port_link(int node, int dim, int direction) const {
-    return port_links_[static_cast<std::size_t>(node) * ports_per_node_ + port(dim, direction)];
+    const int index = node * ports_per_node_ + port(dim, direction);
+    return kind_ == Kind::mesh ? port_links_[index] : index;
+  }
+  // The host one step from `node` along `dim` (torus/mesh: towards `direction`, hypercube:
+  // across); the caller knows the step exists.
+  [[nodiscard]] int neighbour(int node, int dim, int direction) const {
+    if (kind_ == Kind::hypercube) return node ^ strides_[dim];
+    const int x = coordinate(node, dim);
+    const int n = grid_dims()[dim];
+    const int next = x + direction == n ? 0 : (x + direction < 0 ? n - 1 : x + direction);
+    return node + (next - x) * strides_[dim];
   }
 
   // Hosts and links a grid of these dims would have, for the size check before building.
@@ -42,7 +53,7 @@ class GridTopology : public Topology {
   Kind kind_;
   std::vector<int> strides_;
   int ports_per_node_ = 0;
-  std::vector<int> port_links_;  // node x port -> link id, -1 where none
+  std::vector<int> port_links_;  // mesh only: node x port -> link id, -1 where none
 };
 
 }  // namespace topocoll::topo

@@ -17,6 +17,23 @@ struct Move {
 
 }  // namespace
 
+int GridRouter::walk(int node, int dim, int direction, int steps, RouteSet& out) const {
+  // Tracks the coordinate so that a step costs no division (the flow engine routes millions
+  // of messages).
+  const int n = grid_.size(dim);
+  const int stride = grid_.stride(dim);
+  int x = grid_.coordinate(node, dim);
+  for (int step = 0; step < steps; ++step) {
+    out.links.push_back(grid_.port_link(node, dim, direction));
+    if (grid_.kind() == GridTopology::Kind::hypercube) return node ^ stride;
+    int next = x + direction;
+    next = next == n ? 0 : (next < 0 ? n - 1 : next);
+    node += (next - x) * stride;
+    x = next;
+  }
+  return node;
+}
+
 void GridRouter::route_set(int src, int dst, RouteSet& out) const {
   out.clear();
   if (src == dst) return;
@@ -46,18 +63,13 @@ void GridRouter::route_set(int src, int dst, RouteSet& out) const {
   const int rotations = minimal_ ? k : 1;
   const int tie_variants = minimal_ && any_tie ? 2 : 1;
   const double share = 1.0 / (rotations * tie_variants);
-  const auto& links = grid_.links();
   for (int variant = 0; variant < tie_variants; ++variant) {
     for (int rotation = 0; rotation < rotations; ++rotation) {
       int node = src;
       for (int i = 0; i < k; ++i) {
         const Move& move = moves[(rotation + i) % k];
         const int direction = move.tie && variant == 1 ? -1 : move.direction;
-        for (int step = 0; step < move.steps; ++step) {
-          const int link = grid_.port_link(node, move.dim, direction);
-          out.links.push_back(link);
-          node = links[link].to;
-        }
+        node = walk(node, move.dim, direction, move.steps, out);
       }
       out.close_path(share);
     }

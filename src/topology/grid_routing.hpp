@@ -19,6 +19,9 @@ class GridRouter : public Router {
   [[nodiscard]] std::string name() const override { return minimal_ ? "minimal" : "dor"; }
 
  private:
+  // Appends `steps` links from `node` along `dim`; returns the node reached.
+  int walk(int node, int dim, int direction, int steps, RouteSet& out) const;
+
   const GridTopology& grid_;
   bool minimal_;
 };

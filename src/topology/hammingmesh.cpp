@@ -29,7 +29,7 @@ HammingMeshTopology::HammingMeshTopology(std::string spec, const NetworkParams& 
   ports_.assign(static_cast<std::size_t>(w) * h * 8, -1);
   const double bandwidth = params.bandwidth_bytes_per_s;
   const double latency = params.link_latency_s + params.hop_latency_s;
-  const auto host = [](int n) { return "h" + std::to_string(n); };
+  const auto host = [](int n) { return numbered("h", n); };
   for (int n = 0; n < w * h; ++n) {
     for (int dim = 0; dim < 2; ++dim) {
       const int local = coordinate(n, dim) % board_[dim];

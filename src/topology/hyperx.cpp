@@ -1,6 +1,9 @@
 #include "topology/hyperx.hpp"
 
+#include <stdexcept>
 #include <utility>
+
+#include "topology/spec_parse.hpp"
 
 namespace topocoll::topo {
 
@@ -24,18 +27,16 @@ HyperXTopology::HyperXTopology(std::string spec, const NetworkParams& params, st
   set_grid_dims(std::move(dims));
   reserve(hosts, link_count(grid_dims()));
   for (int node = 0; node < hosts; ++node) add_node(true);
-  port_links_.assign(static_cast<std::size_t>(hosts) * ports_per_node_, -1);
   const double latency = params.link_latency_s + params.hop_latency_s;
   for (int node = 0; node < hosts; ++node) {
     for (int dim = 0; dim < dimensions(); ++dim) {
       const int own = coordinate(node, dim);
       for (int to = 0; to < grid_dims()[dim]; ++to) {
         if (to == own) continue;
-        const int peer = node + (to - own) * strides_[dim];
-        port_links_[static_cast<std::size_t>(node) * ports_per_node_ + port_offset_[dim] +
-                    (to < own ? to : to - 1)] =
-            add_link(node, peer, params.bandwidth_bytes_per_s, latency,
-                     "h" + std::to_string(node) + "->h" + std::to_string(peer));
+        const int peer = row_peer(node, dim, to);
+        const int id = add_link(node, peer, params.bandwidth_bytes_per_s, latency,
+                                numbered("h", node) + numbered("->h", peer));
+        if (id != row_link(node, dim, to)) throw std::logic_error("hyperx links out of order");
       }
     }
   }

@@ -18,10 +18,13 @@ class HyperXTopology : public Topology {
     return (node / strides_[dim]) % grid_dims()[dim];
   }
   // The link from `node` to the host of its row in `dim` at coordinate `to` (!= its own).
+  // Links are numbered node-major, port-minor, so the id is computed, not looked up.
   [[nodiscard]] int row_link(int node, int dim, int to) const {
     const int own = coordinate(node, dim);
-    return port_links_[static_cast<std::size_t>(node) * ports_per_node_ + port_offset_[dim] +
-                       (to < own ? to : to - 1)];
+    return node * ports_per_node_ + port_offset_[dim] + (to < own ? to : to - 1);
+  }
+  [[nodiscard]] int row_peer(int node, int dim, int to) const {
+    return node + (to - coordinate(node, dim)) * strides_[dim];
   }
 
   [[nodiscard]] static long long link_count(const std::vector<int>& dims);
@@ -30,7 +33,6 @@ class HyperXTopology : public Topology {
   std::vector<int> strides_;
   std::vector<int> port_offset_;  // first port of each dimension
   int ports_per_node_ = 0;
-  std::vector<int> port_links_;
 };
 
 }  // namespace topocoll::topo

@@ -13,14 +13,13 @@ void HyperXRouter::route_set(int src, int dst, RouteSet& out) const {
     if (hyperx_.coordinate(src, dim) != hyperx_.coordinate(dst, dim)) differing[k++] = dim;
   }
   const int rotations = minimal_ ? k : 1;
-  const auto& links = hyperx_.links();
   for (int rotation = 0; rotation < rotations; ++rotation) {
     int node = src;
     for (int i = 0; i < k; ++i) {
       const int dim = differing[(rotation + i) % k];
-      const int link = hyperx_.row_link(node, dim, hyperx_.coordinate(dst, dim));
-      out.links.push_back(link);
-      node = links[link].to;
+      const int to = hyperx_.coordinate(dst, dim);
+      out.links.push_back(hyperx_.row_link(node, dim, to));
+      node = hyperx_.row_peer(node, dim, to);
     }
     out.close_path(1.0 / rotations);
   }

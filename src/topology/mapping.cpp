@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "core/registry.hpp"
+#include "topology/spec_parse.hpp"
 
 namespace topocoll::topo {
 
@@ -46,7 +47,7 @@ Mapping random_mapping(std::string_view spec, std::string_view seed_text, int ra
   const auto [end, error] =
       std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
   if (seed_text.empty() || error != std::errc() || end != seed_text.data() + seed_text.size()) {
-    mapping_error(spec, "'" + std::string(seed_text) + "' is not a non-negative integer seed");
+    mapping_error(spec, quoted(seed_text) + " is not a non-negative integer seed");
   }
   std::vector<int> order(static_cast<std::size_t>(hosts));
   std::iota(order.begin(), order.end(), 0);

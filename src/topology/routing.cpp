@@ -8,6 +8,8 @@
 #include "topology/dragonfly_routing.hpp"
 #include "topology/fattree.hpp"
 #include "topology/fattree_routing.hpp"
+#include "topology/graph.hpp"
+#include "topology/graph_routing.hpp"
 #include "topology/grid.hpp"
 #include "topology/grid_routing.hpp"
 #include "topology/hammingmesh.hpp"
@@ -67,6 +69,11 @@ Offer offer_for(const Topology& topology) {
   if (const auto* mesh = dynamic_cast<const HammingMeshTopology*>(&topology)) {
     return {{"minimal", "dor"}, [mesh](std::string_view routing) {
               return std::make_unique<HammingMeshRouter>(*mesh, routing == "minimal");
+            }};
+  }
+  if (dynamic_cast<const GraphTopology*>(&topology) != nullptr) {
+    return {{"minimal", "dor"}, [&topology](std::string_view routing) {
+              return std::make_unique<GraphRouter>(topology, routing == "minimal");
             }};
   }
   return {};

@@ -6,6 +6,19 @@
 
 namespace topocoll::topo {
 
+std::string numbered(std::string_view prefix, long long index) {
+  std::string name(prefix);
+  name += std::to_string(index);
+  return name;
+}
+
+std::string quoted(std::string_view text) {
+  std::string result("'");
+  result += text;
+  result += '\'';
+  return result;
+}
+
 std::string topology_spec_forms() {
   return "ring:N, torus:AxB[x...], mesh:AxB[x...], hypercube:D, hyperx:AxB[x...], "
          "hammingmesh:AxB:XxY, fattree:2:LEAVES:HOSTS_PER_LEAF:SPINES, "
@@ -40,7 +53,7 @@ int parse_int(std::string_view spec, std::string_view text, std::string_view wha
   long long value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
-    spec_error(spec, "'" + std::string(text) + "' is not an integer (" + std::string(what) + ")");
+    spec_error(spec, quoted(text) + " is not an integer (" + std::string(what) + ")");
   }
   if (value < low || value > high) {
     spec_error(spec, std::string(what) + " " + std::string(text) + " is out of range [" +

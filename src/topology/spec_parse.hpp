@@ -11,6 +11,11 @@ namespace topocoll::topo {
 inline constexpr long long max_hosts = 1LL << 20;
 inline constexpr long long max_links = 1LL << 24;
 
+// `prefix` followed by a number ("h12"), and `text` in single quotes. They append instead of
+// writing "literal" + std::string, on which GCC 12 raises a false -Wrestrict warning.
+[[nodiscard]] std::string numbered(std::string_view prefix, long long index);
+[[nodiscard]] std::string quoted(std::string_view text);
+
 // One line listing every accepted spec form, for error messages.
 [[nodiscard]] std::string topology_spec_forms();
 

@@ -34,7 +34,9 @@ std::unique_ptr<Topology> make_ring(std::string_view spec, std::string_view body
   if (body.find('x') != std::string_view::npos) {
     spec_error(spec, "a ring has one size (use torus:AxB for more dimensions)");
   }
-  return make_grid(spec, body, params, GridTopology::Kind::torus);
+  const int size = parse_int(spec, body, "ring size", 2, max_hosts);
+  return std::make_unique<GridTopology>(std::string(spec), params, std::vector<int>{size},
+                                        GridTopology::Kind::torus);
 }
 
 std::unique_ptr<Topology> make_hypercube(std::string_view spec, std::string_view body,
@@ -70,6 +72,7 @@ const std::map<std::string_view, Builder>& builders() {
       {"hyperx", make_hyperx},
       {"hammingmesh", build_hammingmesh},
       {"fattree", build_fattree},
+      {"graph", build_graph},
       {"dragonfly", build_dragonfly},
       {"dragonfly+", build_dragonfly_plus},
   };
@@ -119,7 +122,11 @@ std::string topology_spec_help() {
          "dragonfly:lumi         shaped like LUMI (bine-trees-sc25.txt 5.1): 24:31:4:16\n"
          "dragonfly+:GROUPS:LEAVES:HOSTS_PER_LEAF:SPINES:GLOBAL_PER_SPINE\n"
          "                       leaf-spine groups, global cables on the spines\n"
-         "dragonfly+:leonardo    shaped like Leonardo (bine-trees-sc25.txt 5.2): 23:18:10:18:22\n";
+         "dragonfly+:leonardo    shaped like Leonardo (bine-trees-sc25.txt 5.2): 23:18:10:18:22\n"
+         "graph:FILE.json        {\"nodes\": [{\"name\": \"h0\", \"host\": true}, ...], "
+         "\"links\":\n"
+         "                       [{\"from\": \"h0\", \"to\": \"s0\", \"bandwidth\": \"400Gbps\",\n"
+         "                       \"latency\": \"100ns\", \"bidirectional\": true}, ...]}\n";
 }
 
 }  // namespace topocoll::topo

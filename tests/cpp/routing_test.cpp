@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <set>
 #include <span>
 #include <string>
@@ -172,6 +173,67 @@ TEST(Routing, HammingMeshMinimalUsesBothBoardEdges) {
   const auto thin = make_topology("hammingmesh:1x1:3x3", NetworkParams{});
   EXPECT_EQ(checked_routes(*thin, *make_router(*thin, "minimal"), 0, 1).size(), 4);
   EXPECT_EQ(checked_routes(*thin, *make_router(*thin, "dor"), 0, 1).size(), 1);
+}
+
+TEST(Routing, GraphRoutesSplitOverShortestPaths) {
+  // A 4-cycle of switches with a host on each: two shortest paths between opposite hosts.
+  const std::string path = ::testing::TempDir() + "graph_cycle.json";
+  std::ofstream(path) << R"({"nodes": [
+      {"name": "h0", "host": true}, {"name": "h1", "host": true}, {"name": "h2", "host": true},
+      {"name": "h3", "host": true}, {"name": "s0"}, {"name": "s1"}, {"name": "s2"}, {"name": "s3"}],
+    "links": [{"from": "h0", "to": "s0"}, {"from": "h1", "to": "s1"}, {"from": "h2", "to": "s2"},
+      {"from": "h3", "to": "s3"}, {"from": "s0", "to": "s1"}, {"from": "s1", "to": "s2"},
+      {"from": "s2", "to": "s3"}, {"from": "s3", "to": "s0"}]})";
+  const auto graph = make_topology("graph:" + path, NetworkParams{});
+  const auto minimal = make_router(*graph, "minimal");
+  const auto distance = hop_distances(*graph, 0);
+  const RouteSet opposite = checked_minimal_routes(*graph, *minimal, 0, 2, distance);
+  EXPECT_EQ(opposite.size(), 2);
+  EXPECT_EQ(checked_minimal_routes(*graph, *minimal, 0, 1, distance).size(), 1);
+  const auto dor = make_router(*graph, "dor");
+  EXPECT_EQ(checked_minimal_routes(*graph, *dor, 0, 2, distance).size(), 1);
+  for (int src = 0; src < 4; ++src) {
+    const auto from = hop_distances(*graph, src);
+    for (int dst = 0; dst < 4; ++dst) {
+      if (src != dst) checked_minimal_routes(*graph, *minimal, src, dst, from);
+    }
+  }
+  // A graph of a torus: the number of shortest paths is capped at 16.
+  std::string nodes;
+  std::string links;
+  for (int i = 0; i < 36; ++i) {
+    nodes +=
+        std::string(i ? "," : "") + R"({"name": "n)" + std::to_string(i) + R"(", "host": true})";
+    const int right = i / 6 * 6 + (i + 1) % 6;
+    const int down = (i + 6) % 36;
+    links += std::string(i ? "," : "") + R"({"from": "n)" + std::to_string(i) + R"(", "to": "n)" +
+             std::to_string(right) + R"("}, {"from": "n)" + std::to_string(i) + R"(", "to": "n)" +
+             std::to_string(down) + R"("})";
+  }
+  const std::string torus_path = ::testing::TempDir() + "graph_torus.json";
+  std::ofstream(torus_path) << R"({"nodes": [)" + nodes + R"(], "links": [)" + links + "]}";
+  const auto torus = make_topology("graph:" + torus_path, NetworkParams{});
+  const RouteSet many = checked_minimal_routes(*torus, *make_router(*torus, "minimal"), 0,
+                                               3 + 6 * 3, hop_distances(*torus, 0));
+  EXPECT_EQ(many.size(), 16);
+  EXPECT_DOUBLE_EQ(many.shares[0], 1.0 / 16);
+}
+
+TEST(Routing, PresetsRouteEverySampledPair) {
+  for (const char* spec : {"fattree:canary", "dragonfly:lumi", "dragonfly+:leonardo",
+                           "hammingmesh:2x2:8x8", "fattree:radix=8:levels=3:oversub=3"}) {
+    SCOPED_TRACE(spec);
+    const auto topology = make_topology(spec, NetworkParams{});
+    const int hosts = topology->host_count();
+    for (const std::string& routing : routings_for(*topology)) {
+      const auto router = make_router(*topology, routing);
+      for (int i = 0; i < 200; ++i) {
+        const int src = (i * 7919) % hosts;
+        const int dst = (i * 104729 + 13) % hosts;
+        if (src != dst) checked_routes(*topology, *router, src, dst);
+      }
+    }
+  }
 }
 
 TEST(Routing, DorFollowsDimensionOrderAndBreaksTiesPlus) {

@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <map>
 #include <string>
 
 #include "core/registry.hpp"
 #include "topology/params.hpp"
+#include "topology/units.hpp"
 #include "topology_test_support.hpp"
 
 namespace topocoll::topo {
@@ -211,6 +213,97 @@ TEST(Topology, HammingMeshBoardsAndFatTrees) {
   EXPECT_EQ(testing::hop_distances(*hx4, 1 + 8)[2 + 8], 1);
 }
 
+std::string write_file(const std::string& name, const std::string& text) {
+  const std::string path = ::testing::TempDir() + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+TEST(Topology, GraphFileWithPerLinkParameters) {
+  const std::string path = write_file("graph_ok.json", R"({
+    "nodes": [{"name": "s0"}, {"name": "a", "host": true}, {"name": "b", "host": true},
+              {"name": "c", "host": true}],
+    "links": [{"from": "a", "to": "s0", "bandwidth": "100Gbps", "latency": "1us"},
+              {"from": "b", "to": "s0"},
+              {"from": "c", "to": "s0", "bandwidth": "25GB/s", "bidirectional": false},
+              {"from": "s0", "to": "c", "latency": "2ns", "bidirectional": false}]})");
+  NetworkParams params;
+  params.hop_latency_s = 300e-9;
+  const auto graph = make_topology("graph:" + path, params);
+  EXPECT_EQ(graph->host_count(), 3);
+  EXPECT_EQ(graph->node_count(), 4);
+  ASSERT_EQ(graph->links().size(), 6u);
+  // Hosts first in file order: a = 0, b = 1, c = 2, then s0 = 3.
+  const Link& a_up = graph->links()[0];
+  EXPECT_EQ(a_up.from, 0);
+  EXPECT_EQ(a_up.to, 3);
+  EXPECT_DOUBLE_EQ(a_up.bandwidth_bytes_per_s, 100e9 / 8);
+  EXPECT_NEAR(a_up.latency_s, 1.3e-6, 1e-15);
+  EXPECT_EQ(a_up.label, "a->s0");
+  EXPECT_DOUBLE_EQ(graph->links()[2].bandwidth_bytes_per_s, params.bandwidth_bytes_per_s);
+  EXPECT_DOUBLE_EQ(graph->links()[4].bandwidth_bytes_per_s, 25e9);
+  EXPECT_NEAR(graph->links()[5].latency_s, 302e-9, 1e-15);
+}
+
+TEST(Topology, BadGraphFilesAreRejected) {
+  const auto graph_error = [](const std::string& name, const std::string& text) {
+    return error_of("graph:" + write_file(name, text));
+  };
+  EXPECT_NE(error_of("graph:/nonexistent.json").find("cannot open"), std::string::npos);
+  EXPECT_NE(graph_error("g1.json", "{").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(graph_error("g2.json", "{}").find("needs arrays"), std::string::npos);
+  const std::string nodes =
+      R"("nodes": [{"name": "a", "host": true}, {"name": "b", "host": true}])";
+  EXPECT_NE(graph_error("g3.json", "{" + nodes + R"(, "links": [{"from": "a", "to": "z"}]})")
+                .find("unknown node 'z'"),
+            std::string::npos);
+  EXPECT_NE(graph_error("g4.json", "{" + nodes + R"(, "links": []})").find("not connected"),
+            std::string::npos);
+  EXPECT_NE(
+      graph_error("g5.json",
+                  "{" + nodes + R"(, "links": [{"from": "a", "to": "b", "bandwidth": "fast"}]})")
+          .find("rate 'fast' is not understood"),
+      std::string::npos);
+  EXPECT_NE(
+      graph_error("g6.json",
+                  "{" + nodes + R"(, "links": [{"from": "a", "to": "b", "bidirectional": false}]})")
+          .find("not connected both ways"),
+      std::string::npos);
+  EXPECT_NE(graph_error("g7.json", R"({"nodes": [{"name": "a", "host": "yes"}], "links": []})")
+                .find("invalid graph file"),
+            std::string::npos);
+  EXPECT_NE(graph_error("g8.json",
+                        R"({"nodes": [{"name": "a", "host": true}, {"name": "a"}], "links": []})")
+                .find("defined twice"),
+            std::string::npos);
+}
+
+TEST(Units, RatesAndTimes) {
+  EXPECT_DOUBLE_EQ(parse_rate("400Gbps"), 50e9);
+  EXPECT_DOUBLE_EQ(parse_rate("1.6Tbps"), 200e9);
+  EXPECT_DOUBLE_EQ(parse_rate("50GBps"), 50e9);
+  EXPECT_DOUBLE_EQ(parse_rate("12.5GB/s"), 12.5e9);
+  EXPECT_DOUBLE_EQ(parse_rate(" 100 kbit/s "), 12.5e3);
+  EXPECT_DOUBLE_EQ(parse_rate(".8Kbps"), 100);
+  EXPECT_DOUBLE_EQ(parse_time("100ns"), 100e-9);
+  EXPECT_DOUBLE_EQ(parse_time("1.5us"), 1.5e-6);
+  EXPECT_DOUBLE_EQ(parse_time("2 \u00b5s"), 2e-6);
+  EXPECT_DOUBLE_EQ(parse_time("2ms"), 2e-3);
+  EXPECT_DOUBLE_EQ(parse_time("0s"), 0);
+  for (const char* bad : {"400", "400gbps", "-1Gbps", "0Gbps", "Gbps", "", "1e3Gbps", "1.Gbps"}) {
+    EXPECT_THROW((void)parse_rate(bad), UnsupportedRequest) << bad;
+  }
+  for (const char* bad : {"100", "-1ns", "nan", "1e400s", "5ps", "1.5 u s"}) {
+    EXPECT_THROW((void)parse_time(bad), UnsupportedRequest) << bad;
+  }
+  try {
+    (void)parse_rate("fast");
+  } catch (const UnsupportedRequest& error) {
+    EXPECT_NE(std::string(error.what()).find("accepted: a positive number with a unit bps"),
+              std::string::npos);
+  }
+}
+
 TEST(Topology, BadSpecsNameTheProblemAndTheAcceptedForms) {
   EXPECT_NE(error_of("hammingmesh:2x2").find("expected hammingmesh:AxB:XxY"), std::string::npos);
   EXPECT_NE(error_of("hammingmesh:2x2x2:2x2").find("2 dimensions"), std::string::npos);
@@ -227,7 +320,7 @@ TEST(Topology, BadSpecsNameTheProblemAndTheAcceptedForms) {
   EXPECT_NE(error_of("fattree:3:1024:1024:1024:1:1").find("hosts exceed"), std::string::npos);
   EXPECT_NE(error_of("torus:8xa").find("'a' is not an integer"), std::string::npos);
   EXPECT_NE(error_of("torus:8xa").find("accepted: ring:N"), std::string::npos);
-  EXPECT_NE(error_of("ring:1").find("out of range"), std::string::npos);
+  EXPECT_NE(error_of("ring:1").find("ring size 1 is out of range [2, 1048576]"), std::string::npos);
   EXPECT_NE(error_of("ring:4x4").find("one size"), std::string::npos);
   EXPECT_NE(error_of("donut:4").find("unknown kind 'donut'"), std::string::npos);
   EXPECT_NE(error_of("torus").find("missing ':'"), std::string::npos);
@@ -248,7 +341,7 @@ TEST(Topology, HelpListsEveryKind) {
   for (const char* kind :
        {"ring:", "torus:", "mesh:", "hypercube:", "hyperx:", "fattree:2:", "fattree:3:",
         "fattree:radix=", "fattree:canary", "dragonfly:", "dragonfly:lumi",
-        "dragonfly+:", "dragonfly+:leonardo", "hammingmesh:"}) {
+        "dragonfly+:", "dragonfly+:leonardo", "hammingmesh:", "graph:"}) {
     EXPECT_NE(help.find(kind), std::string::npos) << kind;
   }
 }
