@@ -76,6 +76,7 @@ nb::dict info_dict(const ScheduleInfo& info) {
   d["root"] = info.root;
   d["dims"] = info.dims;
   d["keeps_positions"] = info.keeps_positions;
+  d["placement"] = info.placement;  // empty: rank r on node r
   return d;
 }
 
