@@ -65,7 +65,7 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     table = Table(title="topocoll algorithms")
-    for column in ("name", "collectives", "ranks", "torus", "ports (1D)", "paper"):
+    for column in ("name", "collectives", "ranks", "shapes", "ports (1D)", "paper"):
         table.add_column(column)
     for a in algos:
         req = a["requirements"]
@@ -73,7 +73,7 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
             a["name"],
             ", ".join(a["collectives"]),
             req["ranks"],
-            "yes" if req["torus"] else "ring",
+            req["shapes"],
             ",".join(str(p) for p in req["ports_1d"]),
             a["paper"],
         )

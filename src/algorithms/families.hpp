@@ -12,6 +12,7 @@ void register_swing(Registry& registry);
 void register_bine(Registry& registry);
 void register_trivance(Registry& registry);
 void register_hamiltonian(Registry& registry);
+void register_hamiltonian_rings(Registry& registry);
 // Rooted and personalized collectives.
 void register_binomial_trees(Registry& registry);
 void register_bine_trees(Registry& registry);

@@ -33,6 +33,16 @@ std::string rank_rule_name(RankRule rule) {
   return "?";
 }
 
+std::string dims_rule_name(DimsRule rule) {
+  switch (rule) {
+    case DimsRule::ring_only: return "ring";
+    case DimsRule::any_torus: return "any torus";
+    case DimsRule::power_of_two_sides: return "ring, power-of-two tori";
+    case DimsRule::two_dimensional: return "2D tori";
+  }
+  return "?";
+}
+
 nb::dict algorithm_dict(const AlgorithmInfo& a) {
   nb::dict d;
   d["name"] = a.name;
@@ -46,7 +56,8 @@ nb::dict algorithm_dict(const AlgorithmInfo& a) {
   nb::dict req;
   req["min_ranks"] = a.requirements.min_ranks;
   req["ranks"] = rank_rule_name(a.requirements.ranks);
-  req["torus"] = a.requirements.dims == DimsRule::any_torus;
+  req["torus"] = a.requirements.dims != DimsRule::ring_only;
+  req["shapes"] = dims_rule_name(a.requirements.dims);
   req["ports_1d"] = a.accepted_ports(1);
   req["default_ports_1d"] = a.default_ports(1);
   req["commutative_op"] = a.requirements.commutative_op;
@@ -65,6 +76,7 @@ nb::dict info_dict(const ScheduleInfo& info) {
   d["root"] = info.root;
   d["dims"] = info.dims;
   d["keeps_positions"] = info.keeps_positions;
+  d["placement"] = info.placement;  // empty: rank r on node r
   return d;
 }
 

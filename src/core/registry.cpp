@@ -108,6 +108,34 @@ std::optional<std::string> rank_rule_violation(const AlgorithmInfo& algo, int p)
   return std::nullopt;
 }
 
+std::string shape_of(const std::vector<int>& dims) {
+  std::string out;
+  for (int size : dims) out += (out.empty() ? "" : "x") + std::to_string(size);
+  return out;
+}
+
+std::optional<std::string> dims_rule_violation(const AlgorithmInfo& algo,
+                                               const std::vector<int>& dims) {
+  const int d = std::max<int>(1, static_cast<int>(dims.size()));
+  switch (algo.requirements.dims) {
+    case DimsRule::any_torus: return std::nullopt;
+    case DimsRule::ring_only:
+      if (d == 1) return std::nullopt;
+      return algo.name + " runs on a ring (1D) only; got a " + std::to_string(d) +
+             "-dimensional torus; accepted: --dims omitted or a single size";
+    case DimsRule::power_of_two_sides:
+      if (d == 1 || std::all_of(dims.begin(), dims.end(), [](int s) { return is_power_of(s, 2); }))
+        return std::nullopt;
+      return algo.name + " needs power-of-two torus sides (got " + shape_of(dims) +
+             "); accepted: sides 1, 2, 4, 8, ..., or a ring of any size";
+    case DimsRule::two_dimensional:
+      if (d == 2) return std::nullopt;
+      return algo.name + " runs on 2D tori only (got " + std::to_string(d) +
+             " dimensions); accepted: --dims RxC";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> Registry::rejection(const AlgorithmInfo& algo,
@@ -118,10 +146,7 @@ std::optional<std::string> Registry::rejection(const AlgorithmInfo& algo,
   }
   if (auto why = rank_rule_violation(algo, request.ranks)) return why;
   const int d = std::max<int>(1, static_cast<int>(request.dims.size()));
-  if (d > 1 && algo.requirements.dims == DimsRule::ring_only) {
-    return algo.name + " runs on a ring (1D) only; got a " + std::to_string(d) +
-           "-dimensional torus; accepted: --dims omitted or a single size";
-  }
+  if (auto why = dims_rule_violation(algo, request.dims)) return why;
   const auto ports = algo.accepted_ports(d);
   if (request.ports != 0 && std::find(ports.begin(), ports.end(), request.ports) == ports.end()) {
     return algo.name + " cannot use " + std::to_string(request.ports) + " ports on a " +
@@ -187,6 +212,7 @@ const Registry& registry() {
     algorithms::register_recursive_doubling(r);
     algorithms::register_bruck(r);
     algorithms::register_bucket(r);
+    algorithms::register_hamiltonian_rings(r);
     algorithms::register_swing(r);
     algorithms::register_bine(r);
     algorithms::register_trivance(r);

@@ -28,7 +28,9 @@ struct ScheduleRequest {
 };
 
 enum class RankRule { any, even, power_of_two, power_of_three };
-enum class DimsRule { ring_only, any_torus };
+// Shapes an algorithm runs on. power_of_two_sides: a ring of any size (the rank rule applies),
+// or a torus whose every side is a power of two. two_dimensional: 2D tori only.
+enum class DimsRule { ring_only, any_torus, power_of_two_sides, two_dimensional };
 
 // Accepted port counts: 1, plus (optional) 2 (both ring directions), D (one per dimension),
 // 2D (both directions of every dimension), for a torus of D dimensions.
