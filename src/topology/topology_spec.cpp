@@ -42,7 +42,9 @@ std::unique_ptr<Topology> make_ring(std::string_view spec, std::string_view body
 std::unique_ptr<Topology> make_hypercube(std::string_view spec, std::string_view body,
                                          const NetworkParams& params) {
   const int d = parse_int(spec, body, "hypercube dimension", 1, 20);
-  return std::make_unique<GridTopology>(std::string(spec), params, std::vector<int>(d, 2),
+  const std::vector<int> dims(d, 2);
+  check_size(spec, 1LL << d, GridTopology::link_count(dims, GridTopology::Kind::hypercube));
+  return std::make_unique<GridTopology>(std::string(spec), params, dims,
                                         GridTopology::Kind::hypercube);
 }
 

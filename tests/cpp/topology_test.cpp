@@ -334,6 +334,9 @@ TEST(Topology, SizeLimitIsEnforcedBeforeBuilding) {
             std::string::npos);
   EXPECT_NE(error_of("torus:1048576x1048576x1048576").find("exceed the limit"), std::string::npos);
   EXPECT_NE(error_of("hypercube:40").find("out of range"), std::string::npos);
+  // 2^20 hosts fit, but their 20 x 2^20 links do not.
+  EXPECT_NE(error_of("hypercube:20").find("20971520 links exceed the limit of 16777216"),
+            std::string::npos);
 }
 
 TEST(Topology, HelpListsEveryKind) {
