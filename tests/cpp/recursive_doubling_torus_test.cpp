@@ -79,9 +79,9 @@ TEST(RecursiveDoublingTorus, TwoPortRingVerifiesExactlyForEveryP) {
 }
 
 // The chunked collectives send one range per chunk (MPI's layout), so their fingerprints cost
-// O(P^2 log P): 1024 ranks keep them to seconds.
+// O(P^2 log P): up to 1024 ranks keep them to seconds.
 TEST(RecursiveDoublingTorus, FingerprintsOnLargeTori) {
-  const std::vector<std::vector<int>> shapes = {{32, 32}, {16, 8, 8}, {4, 8, 4, 8}};
+  const std::vector<std::vector<int>> shapes = {{32, 32}, {8, 8, 8}, {4, 4, 4, 4}};
   for (const Case& c : kCases)
     for (const auto& dims : shapes)
       for (int ports : {1, 2 * static_cast<int>(dims.size())}) {
