@@ -3,7 +3,8 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 JOBS ?= 2
-SYSTEM_PACKAGES := build-essential cmake python3-venv python3-dev libgtest-dev nlohmann-json3-dev openmpi-bin libopenmpi-dev
+SYSTEM_PACKAGES := build-essential cmake python3-venv python3-dev libgtest-dev nlohmann-json3-dev \
+                   pkg-config libsimgrid-dev openmpi-bin libopenmpi-dev
 
 .PHONY: run test deps venv build build-python build-cpp test-cpp test-python lint format bench clean
 

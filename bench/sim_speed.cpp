@@ -148,9 +148,9 @@ void speed_table(const std::vector<std::string>& algorithms,
                  const std::vector<std::vector<int>>& shapes, int limit_s) {
   const auto params = topo::preset_params("swing");
   std::printf(
-      "| algorithm | torus | messages | transfers | wall s | transfers/s | peak RSS MiB | "
-      "simulated time | note |\n");
-  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+      "| algorithm | torus | messages | transfers | wall s | CPU s | transfers per CPU s | peak "
+      "RSS MiB | simulated time | note |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   for (const auto& dims : shapes) {
     for (const auto& a : algorithms) {
       const Run r = measure([&] { return flow_run(a, dims, 64ull << 20, params); }, limit_s);

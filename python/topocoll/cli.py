@@ -67,7 +67,12 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
     table = Table(title="topocoll algorithms")
     for column in ("name", "collectives", "ranks", "shape", "ports", "paper"):
         table.add_column(column)
-    shapes = {"any": "any torus", "even": "even sides", "binary-cube": "2x..x2"}
+    shapes = {
+        "any": "any torus",
+        "even": "even sides",
+        "binary-cube": "2x..x2",
+        "power-of-two": "2^k sides",
+    }
     for a in algos:
         req = a["requirements"]
         table.add_row(

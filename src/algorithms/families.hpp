@@ -1,8 +1,14 @@
 #pragma once
 // Each algorithm family registers its variants. One file per family in src/algorithms.
+#include <vector>
+
 #include "core/registry.hpp"
 
 namespace topocoll::algorithms {
+
+// The torus dimension that can serve as the rows R of hamiltonian-rings (R = k*C,
+// gcd(R, C-1) = 1), or -1: the shape rule SideRule::hamiltonian_pair checks.
+[[nodiscard]] int hamiltonian_rows_dimension(const std::vector<int>& dims);
 
 // What an entry says about itself; the registration tables hold one per row.
 struct Description {
@@ -31,6 +37,7 @@ void register_swing(Registry& registry);
 void register_bine(Registry& registry);
 void register_trivance(Registry& registry);
 void register_hamiltonian(Registry& registry);
+void register_hamiltonian_rings(Registry& registry);
 // Rooted and personalized collectives.
 void register_binomial_trees(Registry& registry);
 void register_bine_trees(Registry& registry);

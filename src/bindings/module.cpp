@@ -43,7 +43,10 @@ nb::dict algorithm_dict(const AlgorithmInfo& a) {
   req["ranks"] = std::string(rank_rule_name(r.ranks));
   req["torus"] = r.dims == DimsRule::any_torus;
   // null: any number of dimensions.
-  req["max_dimensions"] = r.dims == DimsRule::ring_only ? nb::object(nb::int_(1)) : nb::none();
+  req["min_dimensions"] = r.dims == DimsRule::two_dimensional ? 2 : 1;
+  req["max_dimensions"] = r.dims == DimsRule::ring_only         ? nb::object(nb::int_(1))
+                          : r.dims == DimsRule::two_dimensional ? nb::object(nb::int_(2))
+                                                                : nb::none();
   req["sides"] = std::string(side_rule_name(r.sides));
   nb::list symbols;
   for (const auto& p : ports_rule_symbols(r.ports)) symbols.append(p);
@@ -72,6 +75,7 @@ nb::dict info_dict(const ScheduleInfo& info) {
   d["root"] = info.root;
   d["dims"] = info.dims;
   d["keeps_positions"] = info.keeps_positions;
+  d["placement"] = info.placement;  // empty: rank r on node r
   return d;
 }
 

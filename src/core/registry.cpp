@@ -55,6 +55,8 @@ std::string_view side_rule_name(SideRule rule) {
     case SideRule::any: return "any";
     case SideRule::even: return "even";
     case SideRule::binary_cube: return "binary-cube";
+    case SideRule::power_of_two: return "power-of-two";
+    case SideRule::hamiltonian_pair: return "hamiltonian-pair";
   }
   return "any";
 }
@@ -183,6 +185,18 @@ std::optional<std::string> side_rule_violation(const AlgorithmInfo& algo,
         return std::nullopt;
       return algo.name + " runs on a binary cube; got a " + shape_text(dims) +
              " torus; accepted: " + binary_cube_shapes(dims);
+    case SideRule::power_of_two:
+      if (dims.size() <= 1 ||
+          std::all_of(dims.begin(), dims.end(), [](int s) { return is_power_of(s, 2); }))
+        return std::nullopt;
+      return algo.name + " needs power-of-two torus sides (got " + shape_text(dims) +
+             "); accepted: sides 1, 2, 4, 8, ..., or a ring of any size";
+    case SideRule::hamiltonian_pair:
+      if (dims.size() == 2 && algorithms::hamiltonian_rows_dimension(dims) >= 0) return std::nullopt;
+      return algo.name + " cannot build two edge-disjoint Hamiltonian cycles on a " +
+             shape_text(dims) +
+             " torus: it needs R = k*C and gcd(R, C-1) = 1 for one orientation R x C "
+             "(swing-nsdi24.txt section 2.3.1); accepted: e.g. square tori, 8x4, 9x3, 15x5";
   }
   return std::nullopt;
 }
@@ -200,6 +214,10 @@ std::optional<std::string> Registry::rejection(const AlgorithmInfo& algo,
   if (d > 1 && algo.requirements.dims == DimsRule::ring_only) {
     return algo.name + " runs on a ring (1D) only; got a " + std::to_string(d) +
            "-dimensional torus; accepted: --dims omitted or a single size";
+  }
+  if (d != 2 && algo.requirements.dims == DimsRule::two_dimensional) {
+    return algo.name + " runs on 2D tori only (got " + std::to_string(d) +
+           " dimensions); accepted: --dims RxC";
   }
   if (auto why = side_rule_violation(algo, request.dims)) return why;
   const auto ports = algo.accepted_ports(d);
@@ -267,6 +285,7 @@ const Registry& registry() {
     algorithms::register_recursive_doubling(r);
     algorithms::register_bruck(r);
     algorithms::register_bucket(r);
+    algorithms::register_hamiltonian_rings(r);
     algorithms::register_swing(r);
     algorithms::register_bine(r);
     algorithms::register_trivance(r);

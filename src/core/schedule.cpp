@@ -16,6 +16,26 @@ BlockSet ScheduleInfo::chunk_of(int rank) const {
                          static_cast<BlockIndex>((rank + 1) * s));
 }
 
+std::optional<std::string> placement_problem(const ScheduleInfo& info) {
+  if (info.placement.empty()) return std::nullopt;
+  if (static_cast<long long>(info.placement.size()) != info.ranks) {
+    return "placement lists " + std::to_string(info.placement.size()) + " nodes for " +
+           std::to_string(info.ranks) + " ranks; it needs one node per rank (or none)";
+  }
+  std::vector<bool> taken(info.placement.size(), false);
+  for (std::size_t r = 0; r < info.placement.size(); ++r) {
+    const int node = info.placement[r];
+    if (node < 0 || node >= info.ranks) {
+      return "placement puts rank " + std::to_string(r) + " on node " + std::to_string(node) +
+             "; accepted: 0.." + std::to_string(info.ranks - 1);
+    }
+    if (taken[static_cast<std::size_t>(node)])
+      return "placement puts two ranks on node " + std::to_string(node);
+    taken[static_cast<std::size_t>(node)] = true;
+  }
+  return std::nullopt;
+}
+
 std::vector<Step> Schedule::steps_of(int rank) const {
   std::vector<Step> steps(static_cast<std::size_t>(step_count(rank)));
   for (int k = 0; k < static_cast<int>(steps.size()); ++k) build_step(rank, k, steps[k]);

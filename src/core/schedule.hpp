@@ -10,6 +10,7 @@
 //    receive buffer (chunk s came from rank s).
 //  - slots past those are scratch space the algorithm may use.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,16 @@ struct ScheduleInfo {
   // True when every transfer lands in the slots it was read from (blocks of a receive equal
   // the blocks of the matching send). Lets the verifier split the work by block windows.
   bool keeps_positions = true;
+  // The node of the algorithm's shape (`dims`; the binary cube for hypercube algorithms) where
+  // rank r runs: placement[r], a permutation of 0..P-1. Empty: rank r on node r, at no memory
+  // cost. Schedules that assume a placement (the Gray-code hypercube variants put rank r on node
+  // G(r)) carry it here; the verifier's adjacency check uses it, and the simulator and the MPI
+  // runtime compose it with the user's mapping of nodes.
+  std::vector<int> placement;
 
+  [[nodiscard]] int node_of(int rank) const {
+    return placement.empty() ? rank : placement[static_cast<std::size_t>(rank)];
+  }
   [[nodiscard]] int user_slots() const;
   [[nodiscard]] int total_slots() const { return slots > 0 ? slots : user_slots(); }
   [[nodiscard]] int blocks_per_chunk() const;  // S, for chunked collectives
@@ -63,6 +73,9 @@ class Schedule {
 };
 
 using SchedulePtr = std::unique_ptr<Schedule>;
+
+// Why `info.placement` is not empty-or-a-permutation of the ranks, or nullopt.
+[[nodiscard]] std::optional<std::string> placement_problem(const ScheduleInfo& info);
 
 // A schedule held in memory: hand-written, loaded from JSON, or a materialized copy.
 class ExplicitSchedule final : public Schedule {

@@ -152,6 +152,12 @@ ScheduleInfo info_from_json(const json& doc) {
     if (!it->is_boolean()) top.fail("'keeps_positions' must be true or false");
     info.keeps_positions = it->get<bool>();
   }
+  if (auto it = doc.find("placement"); it != doc.end()) {
+    if (!it->is_array()) top.fail("'placement' must be a list of nodes, one per rank");
+    for (const auto& node : *it)
+      info.placement.push_back(static_cast<int>(integer(node, "placement", top, 0, 1 << 24)));
+    if (auto problem = placement_problem(info)) top.fail(*problem);
+  }
   return info;
 }
 
@@ -171,6 +177,7 @@ std::string schedule_to_json(const Schedule& schedule, int indent) {
   doc["root"] = info.root;
   doc["dims"] = info.dims;
   doc["keeps_positions"] = info.keeps_positions;
+  if (!info.placement.empty()) doc["placement"] = info.placement;
   json ranks = json::array();
   for (int r = 0; r < info.ranks; ++r) {
     json steps = json::array();

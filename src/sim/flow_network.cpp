@@ -9,8 +9,7 @@ FlowNetwork::FlowNetwork(const topo::Topology& topology)
     : links_(topology.links().size()),
       link_epoch_(topology.links().size(), 0),
       cap_left_(topology.links().size(), 0),
-      unfrozen_(topology.links().size(), 0),
-      touch_mark_(topology.links().size(), 0) {
+      unfrozen_(topology.links().size(), 0) {
   for (std::size_t l = 0; l < links_.size(); ++l)
     links_[l].capacity = topology.links()[l].bandwidth_bytes_per_s;
 }
@@ -139,8 +138,54 @@ void FlowNetwork::collect_component(int seed_link) {
   }
 }
 
-// Progressive filling: raise all rates together; the link whose fair share is smallest
-// saturates first and freezes its flows at that share; repeat on what is left.
+// Progressive filling, one level per round: raise all rates together to the smallest fair
+// share of any link (capacity left / flows not yet frozen); every link at that level (within
+// 1e-12 relative) saturates and freezes its flows at it; repeat on what is left. The rounds
+// are the distinct bottleneck levels, usually few even in large components, and a round is a
+// linear pass over the links still open, with no heap.
+void FlowNetwork::fill_levels() {
+  open_.clear();
+  for (int l : comp_links_) {
+    const auto u = static_cast<std::size_t>(l);
+    cap_left_[u] = links_[u].capacity;
+    unfrozen_[u] = static_cast<int>(links_[u].flows.size());
+    if (unfrozen_[u] > 0) open_.push_back(l);
+  }
+  for (int f : comp_flows_) new_rate_[static_cast<std::size_t>(f)] = -1;
+  while (!open_.empty()) {
+    double level = kNever;
+    for (int l : open_) {
+      const auto u = static_cast<std::size_t>(l);
+      level = std::min(level, cap_left_[u] / unfrozen_[u]);
+    }
+    const double rate = std::max(level, 0.0);
+    const double at_level = level * (1 + 1e-12);
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < open_.size(); ++i) {
+      const int l = open_[i];
+      const auto ul = static_cast<std::size_t>(l);
+      if (unfrozen_[ul] > 0 && cap_left_[ul] / unfrozen_[ul] <= at_level) {
+        for (const Member& m : links_[ul].flows) {
+          double& r = new_rate_[static_cast<std::size_t>(m.flow)];
+          if (r >= 0) continue;
+          r = rate;
+          for (const Hop& hop : flows_[static_cast<std::size_t>(m.flow)].hops) {
+            const auto u = static_cast<std::size_t>(hop.link);
+            cap_left_[u] -= rate;
+            --unfrozen_[u];
+          }
+        }
+      }
+      if (unfrozen_[ul] > 0) open_[kept++] = l;
+    }
+    // Links behind the cursor may have lost all their flows to later links of this round.
+    std::size_t still = 0;
+    for (std::size_t i = 0; i < kept; ++i)
+      if (unfrozen_[static_cast<std::size_t>(open_[i])] > 0) open_[still++] = open_[i];
+    open_.resize(still);
+  }
+}
+
 void FlowNetwork::fill_component(double now) {
   if (comp_flows_.size() == 1) {
     const Flow& flow = flows_[static_cast<std::size_t>(comp_flows_[0])];
@@ -149,50 +194,7 @@ void FlowNetwork::fill_component(double now) {
       rate = std::min(rate, links_[static_cast<std::size_t>(hop.link)].capacity);
     new_rate_[static_cast<std::size_t>(comp_flows_[0])] = rate;
   } else {
-    fill_heap_.clear();
-    for (int l : comp_links_) {
-      const LinkState& link = links_[static_cast<std::size_t>(l)];
-      cap_left_[static_cast<std::size_t>(l)] = link.capacity;
-      unfrozen_[static_cast<std::size_t>(l)] = static_cast<int>(link.flows.size());
-      if (!link.flows.empty())
-        fill_heap_.emplace_back(link.capacity / static_cast<double>(link.flows.size()), l);
-    }
-    for (int f : comp_flows_) new_rate_[static_cast<std::size_t>(f)] = -1;
-    const auto cmp = std::greater<>{};
-    std::make_heap(fill_heap_.begin(), fill_heap_.end(), cmp);
-    while (!fill_heap_.empty()) {
-      std::pop_heap(fill_heap_.begin(), fill_heap_.end(), cmp);
-      const auto [share, l] = fill_heap_.back();
-      fill_heap_.pop_back();
-      const auto ul = static_cast<std::size_t>(l);
-      if (unfrozen_[ul] == 0 || share != cap_left_[ul] / unfrozen_[ul]) continue;  // stale
-      const double rate = std::max(share, 0.0);
-      unfrozen_[ul] = 0;
-      // Freeze the link's flows; each other link they cross gets one new key afterwards.
-      ++touch_round_;
-      touched_.clear();
-      for (const Member& m : links_[ul].flows) {
-        double& r = new_rate_[static_cast<std::size_t>(m.flow)];
-        if (r >= 0) continue;
-        r = rate;
-        for (const Hop& hop : flows_[static_cast<std::size_t>(m.flow)].hops) {
-          const auto u = static_cast<std::size_t>(hop.link);
-          if (u == ul) continue;
-          cap_left_[u] -= rate;
-          --unfrozen_[u];
-          if (touch_mark_[u] != touch_round_) {
-            touch_mark_[u] = touch_round_;
-            touched_.push_back(hop.link);
-          }
-        }
-      }
-      for (int t : touched_) {
-        const auto u = static_cast<std::size_t>(t);
-        if (unfrozen_[u] <= 0) continue;
-        fill_heap_.emplace_back(cap_left_[u] / unfrozen_[u], t);
-        std::push_heap(fill_heap_.begin(), fill_heap_.end(), cmp);
-      }
-    }
+    fill_levels();
   }
   for (int f : comp_flows_) {
     Flow& flow = flows_[static_cast<std::size_t>(f)];

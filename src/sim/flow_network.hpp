@@ -67,6 +67,7 @@ class FlowNetwork final : public Network {
   void recompute(double now);
   void collect_component(int seed_link);
   void fill_component(double now);
+  void fill_levels();
 
   std::vector<LinkState> links_;
   std::vector<Flow> flows_;
@@ -82,10 +83,7 @@ class FlowNetwork final : public Network {
   std::vector<double> cap_left_;
   std::vector<int> unfrozen_;
   std::vector<double> new_rate_;
-  std::vector<std::pair<double, int>> fill_heap_;
-  std::vector<std::uint64_t> touch_mark_;
-  std::uint64_t touch_round_ = 0;
-  std::vector<int> touched_;
+  std::vector<int> open_;
 };
 
 }  // namespace topocoll::sim

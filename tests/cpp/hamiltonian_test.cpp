@@ -63,17 +63,43 @@ std::string non_neighbour(const Schedule& s, const std::string& name) {
   return "";
 }
 
-// Verifies `s` and checks that every message crosses one cube edge: with the verifier's torus
-// adjacency for binary labels (rank = node), by mapping ranks to nodes for Gray labels.
+// Verifies `s` and checks that every message crosses one cube edge with the verifier's torus
+// adjacency, which places rank r on the node the schedule's placement names (G(r) for Gray
+// labels, r for binary ones); in exact mode also by mapping ranks to nodes here.
 void expect_correct(const Schedule& s, const std::string& name, int d, VerifyMode mode) {
   VerifyOptions options;
   options.mode = mode;
-  if (!is_gray(name)) options.adjacency_torus.assign(static_cast<std::size_t>(d), 2);
+  options.adjacency_torus.assign(static_cast<std::size_t>(d), 2);
   const VerifyReport report = verify(s, options);
   const std::string what = name + " " + std::string(collective_name(s.info().collective)) +
                            " d=" + std::to_string(d) + " ports=" + std::to_string(s.info().ports);
   EXPECT_TRUE(report.ok) << what << ": " << report.message;
-  if (is_gray(name) && mode == VerifyMode::exact) EXPECT_EQ(non_neighbour(s, name), "") << what;
+  EXPECT_EQ(s.info().placement.empty(), !is_gray(name)) << what;
+  for (int r = 0; r < s.ranks(); ++r)
+    ASSERT_EQ(static_cast<unsigned>(s.info().node_of(r)), node_of(name, r)) << what;
+  if (mode == VerifyMode::exact) EXPECT_EQ(non_neighbour(s, name), "") << what;
+}
+
+// Without the placement, the Gray variants' peers are not cube neighbours of the rank numbers:
+// the adjacency check depends on it.
+TEST(Hamiltonian, GrayPlacementIsWhatMakesPeersAdjacent) {
+  auto placed = build("hamiltonian-cycle-gray", Collective::allgather, 4, true);
+  auto bare = materialize(*placed);
+  ScheduleInfo info = bare->info();
+  info.placement.clear();
+  ExplicitSchedule unplaced(info, bare->rank_steps());
+  VerifyOptions options;
+  options.adjacency_torus.assign(4, 2);
+  EXPECT_TRUE(verify(*placed, options).ok);
+  const VerifyReport report = verify(unplaced, options);
+  EXPECT_FALSE(report.ok);
+  EXPECT_EQ(report.violation, Violation::not_adjacent) << report.message;
+  // A placement that is not a permutation is malformed, not a crash.
+  info.placement.assign(16, 0);
+  ExplicitSchedule doubled(info, bare->rank_steps());
+  const VerifyReport bad = verify(doubled, options);
+  EXPECT_EQ(bad.violation, Violation::malformed) << bad.message;
+  EXPECT_NE(bad.message.find("two ranks on node 0"), std::string::npos) << bad.message;
 }
 
 TEST(Hamiltonian, VerifiesExactlyOnEveryCubeUpToD7) {

@@ -134,13 +134,33 @@ TEST(RecursiveDoubling, FingerprintAtLargeP) {
 TEST(RecursiveDoubling, RejectsWhatItCannotServe) {
   ScheduleRequest torus;
   torus.collective = Collective::allreduce;
+  torus.dims = {6, 4};
+  try {
+    (void)registry().build("recdoub-bw", torus);
+    FAIL() << "6x4 should be rejected";
+  } catch (const UnsupportedRequest& e) {
+    EXPECT_NE(std::string(e.what()).find("power-of-two torus sides (got 6x4)"), std::string::npos)
+        << e.what();
+  }
   torus.dims = {4, 4};
+  torus.ports = 2;  // 1 or 2D = 4
   EXPECT_THROW((void)registry().build("recdoub-bw", torus), UnsupportedRequest);
-  ScheduleRequest two_ports;
-  two_ports.collective = Collective::allreduce;
-  two_ports.ranks = 8;
-  two_ports.ports = 2;
-  EXPECT_THROW((void)registry().build("recdoub-lat", two_ports), UnsupportedRequest);
+  torus.ports = 0;
+  torus.commutative = false;
+  EXPECT_THROW((void)registry().build("recdoub-lat", torus), UnsupportedRequest);
+  torus.dims = {4, 4};
+  EXPECT_THROW((void)registry().build("recdoub-bw-distance-halving", torus), UnsupportedRequest);
+  ScheduleRequest mirrored;
+  mirrored.collective = Collective::allreduce;
+  mirrored.ranks = 8;
+  mirrored.ports = 2;
+  mirrored.commutative = false;
+  EXPECT_THROW((void)registry().build("recdoub-lat", mirrored), UnsupportedRequest);
+  ScheduleRequest three_ports;
+  three_ports.collective = Collective::allreduce;
+  three_ports.ranks = 8;
+  three_ports.ports = 3;
+  EXPECT_THROW((void)registry().build("recdoub-lat", three_ports), UnsupportedRequest);
   ScheduleRequest rs;
   rs.collective = Collective::reduce_scatter;
   rs.ranks = 8;
@@ -156,9 +176,14 @@ TEST(RecursiveDoubling, RegistryDeclaresRequirementsAsData) {
     EXPECT_EQ(info.family, "recursive-doubling");
     EXPECT_EQ(info.requirements.ranks, RankRule::any) << c.algorithm;
     EXPECT_EQ(info.requirements.min_ranks, 2) << c.algorithm;
-    EXPECT_EQ(info.requirements.dims, DimsRule::ring_only) << c.algorithm;
+    const bool torus = c.algorithm != "recdoub-bw-distance-halving";
+    EXPECT_EQ(info.requirements.dims, torus ? DimsRule::any_torus : DimsRule::ring_only)
+        << c.algorithm;
     EXPECT_EQ(info.requirements.commutative_op, !c.keeps_rank_order) << c.algorithm;
-    EXPECT_EQ(info.accepted_ports(1), std::vector<int>{1}) << c.algorithm;
+    EXPECT_EQ(info.accepted_ports(1), (torus ? std::vector<int>{1, 2} : std::vector<int>{1}))
+        << c.algorithm;
+    EXPECT_EQ(info.default_ports(3), 1) << c.algorithm;
+    if (torus) EXPECT_EQ(info.accepted_ports(3), (std::vector<int>{1, 6})) << c.algorithm;
     EXPECT_TRUE(info.supports(c.collective)) << c.algorithm;
   }
   EXPECT_FALSE(registry().get("recdoub-lat").supports(Collective::reduce_scatter));

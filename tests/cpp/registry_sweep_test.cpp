@@ -4,8 +4,10 @@
 // ranges in depth; this sweep guards the contract that no request crashes or runs wrong.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"
@@ -18,6 +20,15 @@ constexpr int kMaxRanks = 130;
 std::set<int> roots_for(Collective collective, int ranks) {
   if (!is_rooted(collective)) return {0};
   return {0, 1, ranks / 2, ranks - 1};
+}
+
+// The ring of `ranks` (dims omitted), or every a x b factorization for 2D-only algorithms.
+std::vector<std::vector<int>> shapes_for(const AlgorithmInfo& algo, int ranks) {
+  if (algo.requirements.dims != DimsRule::two_dimensional) return {{}};
+  std::vector<std::vector<int>> out;
+  for (int a = 2; a <= ranks / 2; ++a)
+    if (ranks % a == 0) out.push_back({a, ranks / a});
+  return out;
 }
 
 struct SweepCounts {
@@ -48,14 +59,18 @@ TEST(RegistrySweep, EveryRequestVerifiesOrIsRejected) {
     SweepCounts counts;
     for (Collective collective : algo.collectives) {
       for (int ranks = 2; ranks <= kMaxRanks; ++ranks) {
-        for (int ports : algo.accepted_ports(1)) {
-          for (int root : roots_for(collective, ranks)) {
-            ScheduleRequest request;
-            request.collective = collective;
-            request.ranks = ranks;
-            request.ports = ports;
-            request.root = root;
-            sweep_request(algo, request, counts);
+        for (const std::vector<int>& dims : shapes_for(algo, ranks)) {
+          const int d = std::max<int>(1, static_cast<int>(dims.size()));
+          for (int ports : algo.accepted_ports(d)) {
+            for (int root : roots_for(collective, ranks)) {
+              ScheduleRequest request;
+              request.collective = collective;
+              request.ranks = ranks;
+              request.dims = dims;
+              request.ports = ports;
+              request.root = root;
+              sweep_request(algo, request, counts);
+            }
           }
         }
       }

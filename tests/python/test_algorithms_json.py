@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-from math import prod
+from math import gcd, prod
 
 import pytest
 from topocoll import _core, cli
@@ -35,6 +35,10 @@ SIDE_RULES = {
     "any": lambda dims: True,
     "even": lambda dims: all(s % 2 == 0 or s == 1 for s in dims),
     "binary-cube": lambda dims: len(dims) == 1 or all(s == 2 for s in dims),
+    "power-of-two": lambda dims: len(dims) == 1 or all(is_power_of(s, 2) for s in dims),
+    "hamiltonian-pair": lambda dims: len(dims) == 2 and any(
+        c >= 2 and r % c == 0 and gcd(r, c - 1) == 1 for r, c in (dims, dims[::-1])
+    ),
 }
 
 
@@ -50,6 +54,7 @@ def json_accepts(algo: dict, collective: str, dims: list[int], ports: int, root:
         collective in algo["collectives"]
         and p >= req["min_ranks"]
         and RANK_RULES[req["ranks"]](p)
+        and d >= req["min_dimensions"]
         and (req["max_dimensions"] is None or d <= req["max_dimensions"])
         and SIDE_RULES[req["sides"]](dims)
         and (ports == 0 or ports in ports_of(req["ports"], d))

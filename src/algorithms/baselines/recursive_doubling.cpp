@@ -7,12 +7,27 @@
 // r XOR 2^s holds the partial result of the aligned group of 2^s ranks next to r's group, so the
 // lower group's data is the left operand. recdoub-bw-distance-halving (the order of MPICH's
 // recursive halving) does not: its groups are strided.
+//
+// Tori (recdoub-lat, recdoub-bw): on a D-dimensional torus whose sides are powers of two, step s
+// works on one dimension, flipping the next bit of that coordinate, so peers stay 2^i hops
+// apart on one line (section 2.3.2, Fig. 2). The dimensions take turns from a start dimension,
+// skipping the exhausted ones, as Swing's steps do (section 4). This is the ring algorithm run on
+// virtual ranks: the coordinates' bits interleaved in step order (TorusLabels).
+//
+// Ports: 1 (the default; the single-port algorithm of sections 2.3.2-2.3.3 and Table 2) or 2D,
+// the multi-port form trivance.txt section 6 evaluates: D plain and D mirrored collectives on
+// 1/(2D) of the vector each, plain lane j starting on dimension j, its mirror using coordinate
+// -x mod n, as Swing's multi-port form does (swing-nsdi24.txt sections 4 and 4.1, last
+// paragraph). Rank order holds on a ring with one port only; tori and mirrors need a commutative
+// operator.
 #include <memory>
 #include <vector>
 
 #include "algorithms/common/compose.hpp"
-#include "algorithms/families.hpp"
 #include "algorithms/common/fold.hpp"
+#include "algorithms/common/relabel.hpp"
+#include "algorithms/families.hpp"
+#include "algorithms/swing/swing_lanes.hpp"
 #include "core/rank_math.hpp"
 
 namespace topocoll::algorithms {
@@ -155,6 +170,110 @@ SchedulePtr build_bandwidth_optimal(const ScheduleRequest& request, Distance dis
                                          std::move(phases));
 }
 
+// Virtual ranks of one torus lane: bit t of the label is bit local(t) of the (mirrored)
+// coordinate of the dimension of step t, so the ring schedule's peer label XOR 2^t is the torus
+// neighbour 2^local(t) hops away along dim(t).
+class TorusLabels final : public RankLabels {
+ public:
+  TorusLabels(std::vector<int> dims, int start, bool mirrored)
+      : dims_(std::move(dims)), mirrored_(mirrored) {
+    std::vector<int> steps;
+    for (int size : dims_) steps.push_back(ceil_log(size, 2));
+    order_ = swing::dimension_order(steps, start);
+  }
+
+  [[nodiscard]] int label(int rank) const override {
+    std::vector<int> coords(dims_.size());
+    for (std::size_t k = 0; k < dims_.size(); ++k) {
+      coords[k] = mirror(k, rank % dims_[k]);
+      rank /= dims_[k];
+    }
+    int out = 0;
+    for (std::size_t t = 0; t < order_.size(); ++t)
+      out |= ((coords[order_[t].dim] >> order_[t].local) & 1) << t;
+    return out;
+  }
+
+  [[nodiscard]] int rank_of(int label) const override {
+    std::vector<int> coords(dims_.size(), 0);
+    for (std::size_t t = 0; t < order_.size(); ++t)
+      coords[order_[t].dim] |= ((label >> t) & 1) << order_[t].local;
+    int rank = 0;
+    for (std::size_t k = dims_.size(); k-- > 0;) rank = rank * dims_[k] + mirror(k, coords[k]);
+    return rank;
+  }
+
+ private:
+  [[nodiscard]] int mirror(std::size_t k, int x) const { return mirrored_ ? mod(-x, dims_[k]) : x; }
+
+  std::vector<int> dims_;
+  bool mirrored_;
+  std::vector<swing::LaneStep> order_;
+};
+
+enum class Variant { latency, bandwidth };
+
+// The ring schedule on the request's P virtual ranks (P a power of two).
+SchedulePtr ring_schedule(const ScheduleRequest& request, Variant variant) {
+  ScheduleRequest ring = request;
+  ring.dims = {request.ranks};
+  return variant == Variant::latency
+             ? build_latency_optimal(ring)
+             : build_bandwidth_optimal(ring, Distance::doubling, "recdoub-bw");
+}
+
+// 2D lanes (or one when ports = 1), each the ring schedule on its own virtual ranks, on a torus
+// (or ring) whose sides are powers of two.
+SchedulePtr build_lanes(const ScheduleRequest& request, Variant variant) {
+  const int d = static_cast<int>(request.dims.size());
+  const int lanes = request.ports == 1 ? 1 : 2 * d;
+  // Allreduce blocks are alike on every rank; the chunked collectives keep MPI's layout.
+  const bool remap_chunks = request.collective != Collective::allreduce;
+  std::vector<SchedulePtr> parts;
+  for (int j = 0; j < lanes; ++j) {
+    SchedulePtr ring = ring_schedule(request, variant);
+    ScheduleInfo info = ring->info();
+    info.dims = request.dims;
+    auto labels = std::make_shared<const TorusLabels>(request.dims, j % d, j >= d);
+    parts.push_back(
+        std::make_unique<Relabeled>(std::move(info), std::move(ring), labels, remap_chunks));
+  }
+  if (lanes == 1) return std::move(parts.front());
+  const ScheduleInfo lane = parts.front()->info();
+  // Allreduce gives each lane a contiguous slice; the chunked collectives split every rank's
+  // chunk among the lanes.
+  const int chunk = request.collective == Collective::allreduce ? lane.blocks : 1;
+  return std::make_unique<LaneSet>(lanes_info(lane, lanes), std::move(parts),
+                                   LaneLayout{lanes, chunk});
+}
+
+SchedulePtr build_recursive_doubling(const ScheduleRequest& request, Variant variant) {
+  const bool torus = request.dims.size() > 1;
+  const std::string name = variant == Variant::latency ? "recdoub-lat" : "recdoub-bw";
+  if (!request.commutative && (torus || request.ports > 1)) {
+    throw UnsupportedRequest(name +
+                             " keeps rank order only on a ring with one port (on a torus or "
+                             "with mirrored lanes partial results combine ranks out of order); "
+                             "accepted: a commutative operator, or --ports 1 on a ring");
+  }
+  if (torus) return build_lanes(request, variant);
+  if (request.ports > 1) {
+    return fold_to_power_of_two(
+        request, [variant](const ScheduleRequest& inner) { return build_lanes(inner, variant); });
+  }
+  return fold_to_power_of_two(
+      request, [variant](const ScheduleRequest& inner) { return ring_schedule(inner, variant); });
+}
+
+Requirements torus_requirements() {
+  Requirements r;
+  r.dims = DimsRule::any_torus;
+  r.sides = SideRule::power_of_two;
+  r.ports.one = true;
+  r.ports.two_per_dimension = true;
+  return r;
+}
+
 }  // namespace
 
 void register_recursive_doubling(Registry& registry) {
@@ -162,12 +281,14 @@ void register_recursive_doubling(Registry& registry) {
   lat.name = "recdoub-lat";
   lat.family = "recursive-doubling";
   lat.variant = "latency-optimal";
-  lat.paper = "swing-nsdi24.txt section 2.3.2";
+  lat.paper = "swing-nsdi24.txt section 2.3.2 (Fig. 2); trivance.txt section 6";
   lat.summary =
-      "log2 P steps exchanging the whole vector with rank XOR 2^s; other P fold onto a power of 2";
+      "log2 P steps exchanging the whole vector with rank XOR 2^s; other P fold onto a power of 2; "
+      "tori with power-of-two sides use one dimension per step; ports 1 or 2D";
   lat.collectives = {Collective::allreduce};
+  lat.requirements = torus_requirements();
   lat.build = [](const ScheduleRequest& r) {
-    return fold_to_power_of_two(r, build_latency_optimal);
+    return build_recursive_doubling(r, Variant::latency);
   };
   registry.add(std::move(lat));
 
@@ -175,15 +296,15 @@ void register_recursive_doubling(Registry& registry) {
   bw.name = "recdoub-bw";
   bw.family = "recursive-doubling";
   bw.variant = "bandwidth-optimal";
-  bw.paper = "swing-nsdi24.txt sections 2.3.2, 2.3.3";
+  bw.paper = "swing-nsdi24.txt sections 2.3.2, 2.3.3; trivance.txt section 6";
   bw.summary =
       "Rabenseifner: reduce-scatter halving the data as the distance doubles, then the allgather "
-      "backwards; other P fold onto a power of 2";
+      "backwards; other P fold onto a power of 2; tori with power-of-two sides use one dimension "
+      "per step; ports 1 or 2D";
   bw.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
+  bw.requirements = torus_requirements();
   bw.build = [](const ScheduleRequest& r) {
-    return fold_to_power_of_two(r, [](const ScheduleRequest& inner) {
-      return build_bandwidth_optimal(inner, Distance::doubling, "recdoub-bw");
-    });
+    return build_recursive_doubling(r, Variant::bandwidth);
   };
   registry.add(bw);
 
@@ -191,9 +312,11 @@ void register_recursive_doubling(Registry& registry) {
   // message per step for reduce-scatter and allgather) at the price of far peers first.
   bw.name = "recdoub-bw-distance-halving";
   bw.variant = "bandwidth-optimal, distance-halving reduce-scatter";
+  bw.paper = "swing-nsdi24.txt sections 2.3.2, 2.3.3";
   bw.summary =
       "Rabenseifner in MPICH's order: reduce-scatter from distance P/2 down to 1, allgather back "
       "up; contiguous in MPI's layout; commutative operators only";
+  bw.requirements = Requirements{};
   bw.requirements.commutative_op = true;
   bw.build = [](const ScheduleRequest& r) {
     return fold_to_power_of_two(r, [](const ScheduleRequest& inner) {

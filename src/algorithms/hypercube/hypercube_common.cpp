@@ -78,7 +78,12 @@ void DimensionSerial::build_step(int rank, int step, Step& out) const {
 }
 
 GrayLabels::GrayLabels(SchedulePtr inner, bool remap_chunks)
-    : Schedule(inner->info()), inner_(std::move(inner)), remap_chunks_(remap_chunks) {}
+    : Schedule(inner->info()), inner_(std::move(inner)), remap_chunks_(remap_chunks) {
+  // Rank r runs on cube node G(r): the schedule model carries the placement (schedule.hpp).
+  std::vector<int>& placement = mutable_info().placement;
+  placement.resize(static_cast<std::size_t>(ranks()));
+  for (int r = 0; r < ranks(); ++r) placement[r] = static_cast<int>(gray(static_cast<unsigned>(r)));
+}
 
 int GrayLabels::step_count(int rank) const {
   return inner_->step_count(static_cast<int>(gray(static_cast<unsigned>(rank))));

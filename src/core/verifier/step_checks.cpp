@@ -39,6 +39,13 @@ std::optional<std::string> peer_problem(const ScheduleInfo& info, int rank, cons
   return std::nullopt;
 }
 
+// " (nodes a and b)" when the schedule places its ranks, so a report names what was compared.
+std::string placed(const ScheduleInfo& info, int rank, int peer) {
+  if (info.placement.empty()) return "";
+  return " (nodes " + std::to_string(info.node_of(rank)) + " and " +
+         std::to_string(info.node_of(peer)) + ")";
+}
+
 }  // namespace
 
 bool torus_adjacent(const std::vector<int>& dims, int rank, int peer) {
@@ -74,7 +81,7 @@ std::optional<Finding> check_step_shape(const ScheduleInfo& info, const VerifyOp
     if (auto p = peer_problem(info, rank, op)) return malformed(rank, step, op, *p);
     (op.kind == OpKind::send ? sends : recvs) += 1;
     if (!options.adjacency_torus.empty() &&
-        !torus_adjacent(options.adjacency_torus, rank, op.peer)) {
+        !torus_adjacent(options.adjacency_torus, info.node_of(rank), info.node_of(op.peer))) {
       return Finding{Violation::not_adjacent,
                      rank,
                      step,
@@ -82,7 +89,7 @@ std::optional<Finding> check_step_shape(const ScheduleInfo& info, const VerifyOp
                      "a torus neighbour",
                      "rank " + std::to_string(op.peer),
                      op.to_string() + ": rank " + std::to_string(op.peer) +
-                         " is not a neighbour in the torus"};
+                         " is not a neighbour in the torus" + placed(info, rank, op.peer)};
     }
   }
   for (auto [count, direction] : {std::pair{sends, "sends"}, std::pair{recvs, "receives"}}) {

@@ -35,6 +35,7 @@ std::optional<std::string> info_problem(const ScheduleInfo& info) {
   }
   if (is_rooted(info.collective) && (info.root < 0 || info.root >= info.ranks))
     return "root " + std::to_string(info.root) + " is out of range";
+  if (auto problem = placement_problem(info)) return problem;
   return std::nullopt;
 }
 
