@@ -152,17 +152,19 @@ TEST(VerifyRequests, ExactModeBeyondItsLimitIsARequestError) {
 }
 
 TEST(VerifyEstimate, CountsStateWorkAndWindows) {
-  auto schedule = registry().build("ring", ScheduleRequest{.ranks = 1000});
+  auto schedule = registry().build("ring", ScheduleRequest{.ranks = 300});
   VerifyOptions options;
   options.mode = VerifyMode::fingerprint;
   const VerifyEstimate e = estimate_verify(*schedule, options);
-  EXPECT_EQ(e.slot_states, 1000u * 1000u);
-  EXPECT_EQ(e.rank_steps, 1000u * 2u * 999u);
+  EXPECT_EQ(e.slot_states, 300u * 300u);
+  EXPECT_EQ(e.rank_steps, 300u * 2u * 299u);
   EXPECT_EQ(e.passes, 1u);
   EXPECT_EQ(e.work, 4 * e.rank_steps + 3 * e.slot_states);
-  options.memory_budget = 1 << 20;  // 1.5 x 8 bytes x 1000 ranks per slot: 87 slots a window
+  // 1.5 x 8 bytes x 300 ranks = 3600 bytes per slot: 50 slots a window, 6 windows.
+  options.memory_budget = 3600 * 50;
   const VerifyEstimate windows = estimate_verify(*schedule, options);
-  EXPECT_EQ(windows.passes, (1000u + 86u) / 87u);
+  EXPECT_EQ(windows.passes, 6u);
+  EXPECT_EQ(windows.memory_bytes, 300u * 50u * 12u + 300u * 512u);
   const VerifyReport report = verify(*schedule, options);
   EXPECT_TRUE(report.ok) << report.message;
   EXPECT_EQ(static_cast<std::uint64_t>(report.passes), windows.passes);
@@ -175,13 +177,18 @@ TEST(ScheduleFormat, FuzzedDocumentsLoadOrFailCleanly) {
                                    document("binomial-halving", Collective::bcast, 5, 2),
                                    document("pairwise", Collective::alltoall, 4),
                                    document("ring", Collective::allgather, 3)};
+  // Mostly small integers, so that many documents still load and reach the verifier.
   const std::vector<json> values = {0,
                                     1,
                                     2,
                                     3,
-                                    -1,
                                     4,
                                     5,
+                                    0,
+                                    1,
+                                    2,
+                                    3,
+                                    -1,
                                     7,
                                     8,
                                     255,
@@ -203,7 +210,7 @@ TEST(ScheduleFormat, FuzzedDocumentsLoadOrFailCleanly) {
   for (int iteration = 0; iteration < 3000; ++iteration) {
     json doc = seeds[random() % seeds.size()];
     const json flat = doc.flatten();
-    for (int k = 0; k < 1 + static_cast<int>(random() % 3); ++k) {
+    for (int k = 0; k < 1 + static_cast<int>(random() % 2); ++k) {
       auto it = flat.begin();
       std::advance(it, random() % flat.size());
       doc[json::json_pointer(it.key())] = values[random() % values.size()];
@@ -219,6 +226,8 @@ TEST(ScheduleFormat, FuzzedDocumentsLoadOrFailCleanly) {
       VerifyOptions options;
       options.mode = mode;
       options.commutative = random() % 2 == 0;
+      // What the CLI refuses by the estimate (a header with 2^24 blocks) stays out here too.
+      if (estimate_verify(*schedule, options).memory_bytes > (64u << 20)) continue;
       try {
         const VerifyReport report = verify(*schedule, options);
         EXPECT_TRUE(report.ok || !report.message.empty());
