@@ -97,7 +97,7 @@ nb::dict report_dict(const VerifyReport& r) {
 // rather than a wrap-around inside C++.
 constexpr long long kMaxRanks = 1LL << 24;  // what the fingerprint counts; see the README
 constexpr std::size_t kMaxDims = 32;
-constexpr int kMaxThreads = 1024;
+constexpr int kMaxThreads = 256;
 constexpr std::uint64_t kMinMemoryBudget = 1ULL << 20;
 constexpr std::uint64_t kMaxVectorBytes = 1ULL << 50;
 // Traffic and partitions hold one offset per block.

@@ -117,3 +117,59 @@ def test_verify_all_progress_goes_to_stderr(run_cli):
 def test_export_of_a_huge_schedule_stops_with_its_size(run_cli):
     code, _, err = run_cli("schedule", "-c", "allreduce", "-a", "ring", "-p", "100000")
     assert code == 2 and "rank-steps" in err and "--force" in err
+
+
+V = ("verify", "-c", "allreduce", "-a", "ring")
+
+
+@pytest.mark.parametrize(
+    ("argv", "code", "message"),
+    [
+        (("verify", "-c", "allsum", "-a", "ring", "-p", "4"), 2, "unknown collective 'allsum'"),
+        (("verify", "-c", "allreduce", "-a", "nope", "-p", "4"), 2, "unknown algorithm 'nope'"),
+        (("verify", "-c", "allgather", "-a", "hamiltonian-cycle", "-p", "6"), 2, "power-of-two"),
+        ((*V, "--dims", "4xq"), 2, "not a torus shape"),
+        ((*V, "--dims", "4x4"), 2, "ring (1D) only"),
+        (("verify", "-c", "bcast", "-a", "binomial-halving", "-p", "4", "--root", "4"), 2, "0..3"),
+        ((*V, "-p", "4", "--ports", "3"), 2, "accepted: 1, 2"),
+        ((*V, "-p", "4100", "--mode", "exact"), 2, "use --mode fingerprint"),
+        ((*V, "-p", "1000000"), 2, "GiB of memory"),
+        ((*V, "-p", "4"), 0, ""),
+    ],
+)
+def test_exit_code_contract(run_cli, argv, code, message):
+    got, out, err = run_cli(*argv)
+    assert got == code, out + err
+    assert message in err
+    if code == 2:
+        assert len(err.strip().splitlines()) == 1 and not out
+
+
+@pytest.mark.parametrize(
+    ("mutate", "code", "message"),
+    [
+        (lambda d: "{not json", 2, "not valid JSON"),
+        (lambda d: {**d, "format": "x"}, 2, "'format' must be"),
+        (lambda d: {**d, "ports": 0}, 2, "'ports' = 0 is out of range"),
+        (lambda d: _set(d, ["steps", 0, 0, 0, "blocks"], [[0, 99]]), 2, "accepted: 0..6"),
+        (lambda d: _set(d, ["steps", 0, 0, 0, "peer"], 3), 1, "unmatched operation"),
+        (lambda d: d, 0, ""),
+    ],
+)
+def test_exit_code_contract_for_files(run_cli, ring_json, mutate, code, message):
+    doc, write = ring_json
+    changed = mutate(json.loads(json.dumps(doc)))
+    path = write(doc)
+    with open(path, "w") as handle:
+        handle.write(changed if isinstance(changed, str) else json.dumps(changed))
+    got, out, err = run_cli("verify", "--schedule", path)
+    assert got == code, out + err
+    assert message in out + err
+
+
+def _set(doc, path, value):
+    target = doc
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return doc
