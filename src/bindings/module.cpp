@@ -4,6 +4,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -193,6 +194,28 @@ VerifyOptions verify_options(const Schedule& schedule, const std::string& mode, 
   return options;
 }
 
+std::uint64_t physical_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0
+             ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+             : std::uint64_t{8} << 30;
+}
+
+// A run whose state cannot fit in the machine would end in an allocation failure or the
+// kernel's OOM killer half way; refuse it up front with the estimate (the CLI applies a
+// tighter share and a time limit on top, see python/topocoll/limits.py).
+void check_fits_in_memory(const VerifyEstimate& e, const std::string& mode) {
+  const std::uint64_t available = physical_memory();
+  if (e.memory_bytes <= available) return;
+  const auto gib = [](std::uint64_t bytes) {
+    return std::to_string(bytes >> 30) + "." + std::to_string(((bytes >> 20) & 1023) * 10 / 1024);
+  };
+  throw UnsupportedRequest("verifying in " + mode + " mode needs about " + gib(e.memory_bytes) +
+                           " GiB (" + std::to_string(e.slot_states) +
+                           " slot states), more than the " + gib(available) +
+                           " GiB of this machine; use fingerprint mode or a smaller instance");
+}
+
 nb::dict run_verify(const Schedule& schedule, const std::string& mode, bool commutative,
                     std::uint64_t seed, const std::vector<std::int64_t>& adjacency_torus,
                     std::int64_t threads, std::uint64_t memory_budget) {
@@ -201,6 +224,7 @@ nb::dict run_verify(const Schedule& schedule, const std::string& mode, bool comm
   VerifyReport report;
   {
     nb::gil_scoped_release release;
+    check_fits_in_memory(estimate_verify(schedule, options), mode);
     report = verify(schedule, options);
   }
   return report_dict(report);

@@ -302,3 +302,11 @@ def test_traffic_sizes_beyond_a_petabyte_exit_2(run_cli):
         "99999999TiB",
     )
     assert code == 2 and "out of range" in err
+
+
+def test_api_refuses_a_verification_beyond_the_machine_memory():
+    # Pairwise alltoall at 100,000 ranks in exact mode: 2e10 slot states, terabytes of state;
+    # it used to end in MemoryError or the OOM killer.
+    schedule = topocoll.build("pairwise", "alltoall", 100_000)
+    with pytest.raises(ValueError, match=r"GiB .* more than the .* GiB of this machine"):
+        topocoll.verify(schedule, "exact")
