@@ -310,3 +310,70 @@ def test_api_refuses_a_verification_beyond_the_machine_memory():
     schedule = topocoll.build("pairwise", "alltoall", 100_000)
     with pytest.raises(ValueError, match=r"GiB .* more than the .* GiB of this machine"):
         topocoll.verify(schedule, "exact")
+
+
+# Found by the fuzzers (tests/python/test_fuzz.py); kept as plain regression tests.
+
+
+def test_huge_random_group_sizes_are_input_errors(run_cli):
+    # random.sample over NGROUPS x GROUPSIZE nodes raised OverflowError (a traceback).
+    code, _, err = run_cli(
+        "traffic",
+        "-c",
+        "allreduce",
+        "-a",
+        "ring",
+        "-p",
+        "8",
+        "--groups",
+        "random:1:9223372036854775808:0",
+    )
+    assert code == 2 and "accepted: 1..1073741824" in err
+
+
+@pytest.mark.parametrize("value", ["\x1e", "\n", "4\x0b2", "\x85"])
+def test_control_characters_in_values_stay_on_one_line(run_cli, value):
+    # A record separator or newline in a value split the one-line error message.
+    for argv in (
+        ("verify", "-c", "allreduce", "-a", "ring", f"--ranks={value}"),
+        (
+            "traffic",
+            "-c",
+            "allreduce",
+            "-a",
+            "ring",
+            "-p",
+            "4",
+            "--groups",
+            "contiguous:2",
+            f"--size={value}",
+        ),
+    ):
+        code, _, err = run_cli(*argv)
+        assert code == 2 and len(err.strip().splitlines()) == 1, err
+
+
+def test_sizes_with_huge_numbers_are_input_errors(run_cli):
+    # int(float('inf')) raised OverflowError; sizes past 2^64 raised TypeError in the core.
+    for size in ("9" * 400, "99999999999999999999999"):
+        code, _, err = run_cli(
+            "traffic",
+            "-c",
+            "allreduce",
+            "-a",
+            "ring",
+            "-p",
+            "4",
+            "--groups",
+            "contiguous:2",
+            "--size",
+            size,
+        )
+        assert code == 2 and "out of range" in err
+
+
+def test_traffic_at_a_size_that_would_run_for_hours_stops_first(run_cli):
+    code, _, err = run_cli(
+        "traffic", "-c", "allreduce", "-a", "ring", "-p", "1000000", "--groups", "contiguous:64"
+    )
+    assert code == 2 and "rank-steps" in err and "--force" in err
