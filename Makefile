@@ -3,13 +3,18 @@ SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
 JOBS ?= 2
-SYSTEM_PACKAGES := build-essential cmake python3-venv python3-dev libgtest-dev nlohmann-json3-dev
+SYSTEM_PACKAGES := build-essential cmake python3-venv python3-dev libgtest-dev nlohmann-json3-dev openmpi-bin libopenmpi-dev
 
 .PHONY: run test deps venv build build-python build-cpp test-cpp test-python lint format bench clean \
 	build-asan test-asan
 
+# The simulator's answer on an embedded default: every allreduce algorithm that fits an 8x8
+# torus, 32 B to 512 MiB, as a table and a plot.
+COMPARE_PNG := build/compare-torus8x8.png
+
 run: build
-	$(VENV)/bin/topocoll verify --all --max-ranks 64
+	$(VENV)/bin/topocoll compare --topology torus:8x8 --collective allreduce --sizes 32B:512MiB \
+	  --jobs $(JOBS) --plot $(COMPARE_PNG)
 
 test: build test-cpp test-python lint test-asan
 
@@ -104,9 +109,10 @@ ASAN_PYTESTS := tests/python/test_fuzz.py tests/python/test_robustness.py \
 
 build-asan: venv
 	cmake -S . -B $(ASAN_DIR) -DTOPOCOLL_SANITIZE=ON -DTOPOCOLL_TESTS=ON -DTOPOCOLL_PYTHON=ON \
+	  -DTOPOCOLL_MPI=OFF \
 	  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
 	  -DPython_EXECUTABLE=$(abspath $(PY)) >/dev/null
-	cmake --build $(ASAN_DIR) -j$(JOBS)
+	cmake --build $(ASAN_DIR) -j$(JOBS) --target topocoll_tests _core
 	rm -rf $(ASAN_PKG) && mkdir -p $(ASAN_PKG)/topocoll
 	cp python/topocoll/*.py $(ASAN_PKG)/topocoll/
 	cp $(ASAN_DIR)/_core*.so $(ASAN_PKG)/topocoll/

@@ -1,4 +1,4 @@
-"""topocoll: topology-aware collective communication (schedules, verifier, CLI)."""
+"""topocoll: topology-aware collective communication (schedules, verifier, simulator, CLI)."""
 
 from topocoll._core import (
     Schedule,
@@ -12,16 +12,23 @@ from topocoll._core import (
     verify,
 )
 from topocoll._core import traffic as measure_traffic
+from topocoll.compare import Comparison, compare
+from topocoll.simulate import SimResult, network_params, simulate
 
 __all__ = [
+    "Comparison",
     "Schedule",
+    "SimResult",
     "accepted_ports",
     "algorithms",
     "build",
     "collectives",
+    "compare",
     "estimate_verify",
     "load_json",
     "measure_traffic",
+    "network_params",
     "partition_sizes",
+    "simulate",
     "verify",
 ]

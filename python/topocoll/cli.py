@@ -134,16 +134,17 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
     from rich.table import Table
 
     table = Table(title="topocoll algorithms")
-    for column in ("name", "collectives", "ranks", "torus", "ports (1D)", "paper"):
+    for column in ("name", "collectives", "ranks", "shape", "ports", "paper"):
         table.add_column(column)
+    shapes = {"any": "any torus", "even": "even sides", "binary-cube": "2x..x2"}
     for a in algos:
         req = a["requirements"]
         table.add_row(
             a["name"],
             ", ".join(a["collectives"]),
             req["ranks"],
-            "yes" if req["torus"] else "ring",
-            ",".join(str(p) for p in req["ports_1d"]),
+            shapes[req["sides"]] if req["torus"] else "ring",
+            ",".join(req["ports"]) + f" ({req['default_ports']})",
             a["paper"],
         )
     Console(width=160).print(table)
@@ -405,6 +406,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--pretty", action="store_true", help="indent the JSON")
     p.add_argument("--force", action="store_true", help="print even a very large schedule")
     p.set_defaults(run=cmd_schedule)
+
+    from topocoll import sim_cli  # `sim` and `compare`
+
+    sim_cli.add_parsers(sub)
+    from topocoll import tune  # `tune`
+
+    tune.add_parser(sub)
     return top
 
 

@@ -4,6 +4,25 @@
 
 namespace topocoll::algorithms {
 
+// What an entry says about itself; the registration tables hold one per row.
+struct Description {
+  const char* name;
+  const char* variant;
+  const char* paper;    // paper file and sections
+  const char* summary;  // one line for `topocoll algorithms`
+};
+
+// An entry of `family` with the words of `d`; requirements, collectives and builder to fill in.
+[[nodiscard]] inline AlgorithmInfo described(const char* family, const Description& d) {
+  AlgorithmInfo info;
+  info.name = d.name;
+  info.family = family;
+  info.variant = d.variant;
+  info.paper = d.paper;
+  info.summary = d.summary;
+  return info;
+}
+
 void register_ring(Registry& registry);
 void register_recursive_doubling(Registry& registry);
 void register_bruck(Registry& registry);

@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "analysis/traffic.hpp"
+#include "bindings/bindings.hpp"
 #include "core/partition.hpp"
 #include "core/registry.hpp"
 #include "core/schedule_io.hpp"
@@ -30,16 +31,6 @@ Collective collective_from(const std::string& name) {
                            "'; accepted: " + collective_names_list());
 }
 
-std::string rank_rule_name(RankRule rule) {
-  switch (rule) {
-    case RankRule::any: return "any";
-    case RankRule::even: return "even";
-    case RankRule::power_of_two: return "power-of-two";
-    case RankRule::power_of_three: return "power-of-three";
-  }
-  return "?";
-}
-
 nb::dict algorithm_dict(const AlgorithmInfo& a) {
   nb::dict d;
   d["name"] = a.name;
@@ -47,16 +38,32 @@ nb::dict algorithm_dict(const AlgorithmInfo& a) {
   d["variant"] = a.variant;
   d["paper"] = a.paper;
   d["summary"] = a.summary;
-  nb::list collectives;
-  for (auto c : a.collectives) collectives.append(std::string(collective_name(c)));
+  nb::list collectives, root_collectives;
+  for (auto c : a.collectives) {
+    collectives.append(std::string(collective_name(c)));
+    if (a.uses_root(c)) root_collectives.append(std::string(collective_name(c)));
+  }
   d["collectives"] = collectives;
+  const Requirements& r = a.requirements;
   nb::dict req;
-  req["min_ranks"] = a.requirements.min_ranks;
-  req["ranks"] = rank_rule_name(a.requirements.ranks);
-  req["torus"] = a.requirements.dims == DimsRule::any_torus;
+  req["min_ranks"] = r.min_ranks;
+  req["ranks"] = std::string(rank_rule_name(r.ranks));
+  req["torus"] = r.dims == DimsRule::any_torus;
+  // null: any number of dimensions.
+  req["max_dimensions"] = r.dims == DimsRule::ring_only ? nb::object(nb::int_(1)) : nb::none();
+  req["sides"] = std::string(side_rule_name(r.sides));
+  nb::list symbols;
+  for (const auto& p : ports_rule_symbols(r.ports)) symbols.append(p);
+  req["ports"] = symbols;
+  req["default_ports"] = std::string(default_ports_symbol(r.ports));
+  nb::dict by_dims;  // the same rule evaluated for D = 1..4
+  for (int dims = 1; dims <= (r.dims == DimsRule::ring_only ? 1 : 4); ++dims)
+    by_dims[std::to_string(dims).c_str()] = a.accepted_ports(dims);
+  req["ports_by_dimensions"] = by_dims;
   req["ports_1d"] = a.accepted_ports(1);
   req["default_ports_1d"] = a.default_ports(1);
-  req["commutative_op"] = a.requirements.commutative_op;
+  req["commutative_op"] = r.commutative_op;
+  req["root_collectives"] = root_collectives;
   d["requirements"] = req;
   return d;
 }
@@ -367,4 +374,5 @@ NB_MODULE(_core, m) {
         return sizes;
       },
       "schedule"_a, "count"_a);
+  bindings::bind_simulator(m);
 }

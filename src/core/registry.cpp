@@ -1,7 +1,9 @@
 #include "core/registry.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <numeric>
+#include <string_view>
 
 #include "algorithms/families.hpp"
 #include "core/rank_math.hpp"
@@ -32,6 +34,48 @@ int AlgorithmInfo::default_ports(int dimensions) const {
     case PortsRule::Default::two_per_dimension: return 2 * dimensions;
   }
   return 1;
+}
+
+bool AlgorithmInfo::uses_root(Collective c) const {
+  return is_rooted(c) || requirements.root == RootUse::every_collective;
+}
+
+std::string_view rank_rule_name(RankRule rule) {
+  switch (rule) {
+    case RankRule::any: return "any";
+    case RankRule::even: return "even";
+    case RankRule::power_of_two: return "power-of-two";
+    case RankRule::power_of_three: return "power-of-three";
+  }
+  return "any";
+}
+
+std::string_view side_rule_name(SideRule rule) {
+  switch (rule) {
+    case SideRule::any: return "any";
+    case SideRule::even: return "even";
+    case SideRule::binary_cube: return "binary-cube";
+  }
+  return "any";
+}
+
+std::vector<std::string> ports_rule_symbols(const PortsRule& rule) {
+  std::vector<std::string> out;
+  if (rule.one) out.emplace_back("1");
+  if (rule.two) out.emplace_back("2");
+  if (rule.per_dimension) out.emplace_back("D");
+  if (rule.two_per_dimension) out.emplace_back("2D");
+  return out;
+}
+
+std::string_view default_ports_symbol(const PortsRule& rule) {
+  switch (rule.default_ports) {
+    case PortsRule::Default::one: return "1";
+    case PortsRule::Default::two: return "2";
+    case PortsRule::Default::per_dimension: return "D";
+    case PortsRule::Default::two_per_dimension: return "2D";
+  }
+  return "1";
 }
 
 void Registry::add(AlgorithmInfo info) { algorithms_.push_back(std::move(info)); }
@@ -108,6 +152,41 @@ std::optional<std::string> rank_rule_violation(const AlgorithmInfo& algo, int p)
   return std::nullopt;
 }
 
+std::string shape_text(const std::vector<int>& dims) {
+  std::string out;
+  for (int size : dims) out += (out.empty() ? "" : "x") + std::to_string(size);
+  return out;
+}
+
+// The shapes of a binary cube with as many ranks as `dims`, or of any binary cube.
+std::string binary_cube_shapes(const std::vector<int>& dims) {
+  long long p = 1;
+  for (int size : dims) p *= size;
+  if (!is_power_of(p, 2)) return "a ring of 2^d ranks or d sides of 2 (2x2x...x2)";
+  const int d = std::countr_zero(static_cast<unsigned long long>(p));
+  return "--dims omitted, " + std::to_string(p) + ", or " + std::to_string(d) +
+         " sizes of 2 (2x2x...x2)";
+}
+
+std::optional<std::string> side_rule_violation(const AlgorithmInfo& algo,
+                                               const std::vector<int>& dims) {
+  switch (algo.requirements.sides) {
+    case SideRule::any: return std::nullopt;
+    case SideRule::even:
+      // A side of 1 has no links, so it does not break the pairing of the other sides.
+      if (std::all_of(dims.begin(), dims.end(), [](int s) { return s % 2 == 0 || s == 1; }))
+        return std::nullopt;
+      return algo.name + " needs every torus side even (or 1); got " + shape_text(dims) +
+             "; accepted: e.g. 8, 4x6, 8x8, 2x8x2";
+    case SideRule::binary_cube:
+      if (dims.size() <= 1 || std::all_of(dims.begin(), dims.end(), [](int s) { return s == 2; }))
+        return std::nullopt;
+      return algo.name + " runs on a binary cube; got a " + shape_text(dims) +
+             " torus; accepted: " + binary_cube_shapes(dims);
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<std::string> Registry::rejection(const AlgorithmInfo& algo,
@@ -122,6 +201,7 @@ std::optional<std::string> Registry::rejection(const AlgorithmInfo& algo,
     return algo.name + " runs on a ring (1D) only; got a " + std::to_string(d) +
            "-dimensional torus; accepted: --dims omitted or a single size";
   }
+  if (auto why = side_rule_violation(algo, request.dims)) return why;
   const auto ports = algo.accepted_ports(d);
   if (request.ports != 0 && std::find(ports.begin(), ports.end(), request.ports) == ports.end()) {
     return algo.name + " cannot use " + std::to_string(request.ports) + " ports on a " +
@@ -130,7 +210,7 @@ std::optional<std::string> Registry::rejection(const AlgorithmInfo& algo,
   if (algo.requirements.commutative_op && !request.commutative) {
     return algo.name + " reorders operands and needs a commutative operator";
   }
-  if (is_rooted(request.collective) && (request.root < 0 || request.root >= request.ranks)) {
+  if (algo.uses_root(request.collective) && (request.root < 0 || request.root >= request.ranks)) {
     return "root " + std::to_string(request.root) + " is out of range; accepted: 0.." +
            std::to_string(request.ranks - 1);
   }

@@ -28,7 +28,17 @@ struct ScheduleRequest {
 };
 
 enum class RankRule { any, even, power_of_two, power_of_three };
+// How many dimensions: a ring (one size), or a torus of any number of dimensions.
 enum class DimsRule { ring_only, any_torus };
+// What every side of the shape must be; a ring of P ranks is one side of P.
+enum class SideRule {
+  any,
+  even,         // every side even or 1 (the Bine torus variants)
+  binary_cube,  // a ring, or every side 2 (2x2x...x2): the hypercube algorithms
+};
+// Which collectives read the request's root: only the rooted ones (bcast, reduce, gather,
+// scatter), or every collective of the algorithm (those that collect at a root first).
+enum class RootUse { rooted_collectives, every_collective };
 
 // Accepted port counts: 1, plus (optional) 2 (both ring directions), D (one per dimension),
 // 2D (both directions of every dimension), for a torus of D dimensions.
@@ -40,13 +50,23 @@ struct PortsRule {
   enum class Default { one, two, per_dimension, two_per_dimension } default_ports = Default::one;
 };
 
+// Everything a request must satisfy, as data: Registry::rejection checks it before building,
+// and `topocoll algorithms --json` states it, so a caller never has to try.
 struct Requirements {
   int min_ranks = 2;
   RankRule ranks = RankRule::any;
   DimsRule dims = DimsRule::ring_only;
+  SideRule sides = SideRule::any;
   PortsRule ports;
   bool commutative_op = false;  // the algorithm reorders operands
+  RootUse root = RootUse::rooted_collectives;
 };
+
+[[nodiscard]] std::string_view rank_rule_name(RankRule rule);
+[[nodiscard]] std::string_view side_rule_name(SideRule rule);
+// The port counts of a rule as symbols of the dimension count D: "1", "2", "D", "2D".
+[[nodiscard]] std::vector<std::string> ports_rule_symbols(const PortsRule& rule);
+[[nodiscard]] std::string_view default_ports_symbol(const PortsRule& rule);
 
 struct AlgorithmInfo {
   std::string name;     // e.g. "swing-bw"
@@ -56,13 +76,16 @@ struct AlgorithmInfo {
   std::string summary;  // one line for `topocoll algorithms`
   std::vector<Collective> collectives;
   Requirements requirements;
-  // Builds the schedule for a request that passed the data requirements; may still throw
-  // UnsupportedRequest for constraints that are not expressible as data.
+  // Builds the schedule for a request that passed the data requirements. Only limits of size
+  // (more blocks than a schedule can index) may still be refused here; every rule of shape,
+  // ports, operator and root is in `requirements`.
   std::function<SchedulePtr(const ScheduleRequest&)> build;
 
   [[nodiscard]] bool supports(Collective c) const;
   [[nodiscard]] std::vector<int> accepted_ports(int dimensions) const;
   [[nodiscard]] int default_ports(int dimensions) const;
+  // Whether the request's root matters (and must be in 0..P-1) for collective c.
+  [[nodiscard]] bool uses_root(Collective c) const;
 };
 
 class Registry {

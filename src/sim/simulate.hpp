@@ -30,11 +30,11 @@ struct LinkUsage {
 };
 
 struct SimResult {
-  double time_s = 0;             // completion time of the last rank
-  double goodput_gbps = 0;       // vector bytes x 8 / time_s / 1e9 (the papers' goodput)
-  std::uint64_t messages = 0;    // point-to-point messages (one per range unless packed)
-  std::uint64_t transfers = 0;   // flows simulated (messages x paths)
-  double max_link_utilization = 0;   // busy fraction of time_s, over links that carried data
+  double time_s = 0;                // completion time of the last rank
+  double goodput_gbps = 0;          // vector bytes x 8 / time_s / 1e9 (the papers' goodput)
+  std::uint64_t messages = 0;       // point-to-point messages (one per range unless packed)
+  std::uint64_t transfers = 0;      // flows simulated (messages x paths)
+  double max_link_utilization = 0;  // busy fraction of time_s, over links that carried data
   double mean_link_utilization = 0;
   std::vector<LinkUsage> links;  // when record_links
   std::vector<double> rank_finish_s;

@@ -14,10 +14,10 @@ namespace topocoll::topo {
 struct NetworkParams {
   double bandwidth_bytes_per_s = 400e9 / 8;  // per direction of a link
   double link_latency_s = 100e-9;
-  double hop_latency_s = 300e-9;        // per link crossed, on top of link latency
-  double alpha_s = 0;                   // per-step software overhead
-  double reduce_s_per_byte = 0;         // cost of reducing one received byte
-  int nic_ports = 1;                    // host-to-switch links per host (indirect networks)
+  double hop_latency_s = 300e-9;  // per link crossed, on top of link latency
+  double alpha_s = 0;             // per-step software overhead
+  double reduce_s_per_byte = 0;   // cost of reducing one received byte
+  int nic_ports = 1;              // host-to-switch links per host (indirect networks)
 };
 
 // A directed link. Both directions of a cable are two links, so the two directions never
@@ -48,8 +48,11 @@ class Topology {
  protected:
   Topology(std::string spec, NetworkParams params) : spec_(std::move(spec)), params_(params) {}
   int add_node(bool host);
-  int add_link(int from, int to, double bandwidth_bytes_per_s, double latency_s,
-               std::string label);
+  int add_link(int from, int to, double bandwidth_bytes_per_s, double latency_s, std::string label);
+  // Both directions of a cable: returns the id of a->b; b->a is the next id.
+  int add_cable(int a, int b, double bandwidth_bytes_per_s, double latency_s,
+                const std::string& name_a, const std::string& name_b);
+  void reserve(int nodes, long long links);
   void set_grid_dims(std::vector<int> dims) { grid_dims_ = std::move(dims); }
 
  private:

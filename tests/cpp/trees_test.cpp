@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "algorithms/common/negabinary.hpp"
@@ -326,28 +327,77 @@ const std::vector<Collective> kRooted = {Collective::bcast, Collective::reduce, 
 
 TEST(TorusTrees, MatchTheExampleOfAppendixD1) {
   // 4x4 torus, rank 0 at (0, 0) talks to (0, 3), (3, 0), (0, 1), (1, 0): ranks 3, 12, 1, 4.
-  const Tree t = algorithms::torus_bine_tree({4, 4}, 0, 0, false);
+  const Tree t = algorithms::torus_bine_tree({4, 4}, 0, algorithms::lane_directions(2, 0));
   const std::vector<int> expected = {3, 12, 1, 4};
   for (int step = 0; step < 4; ++step) EXPECT_EQ(t.child_at(0, step), expected[step]);
 }
 
 TEST(TorusTrees, EveryEdgeRunsAlongOneDimension) {
   for (const auto& dims : foundation_tori())
-    for (int first = 0; first < static_cast<int>(dims.size()); ++first)
-      for (bool mirrored : {false, true}) {
-        const int p = product(dims);
-        const Tree t = algorithms::torus_bine_tree(dims, p / 2, first, mirrored);
-        for (int x = 0; x < p; ++x) {
-          if (x == t.root()) continue;
-          int differing = 0;
-          for (int i = 0, a = x, b = t.parent(x); i < static_cast<int>(dims.size()); ++i) {
-            differing += a % dims[i] != b % dims[i];
-            a /= dims[i];
-            b /= dims[i];
-          }
-          EXPECT_EQ(differing, 1) << shape_name(dims) << " node " << x;
+    for (int lane = 0; lane < 2 * static_cast<int>(dims.size()); ++lane) {
+      const int d = static_cast<int>(dims.size());
+      const int p = product(dims);
+      const Tree t = algorithms::torus_bine_tree(dims, p / 2, algorithms::lane_directions(d, lane));
+      for (int x = 0; x < p; ++x) {
+        if (x == t.root()) continue;
+        int differing = 0;
+        for (int i = 0, a = x, b = t.parent(x); i < static_cast<int>(dims.size()); ++i) {
+          differing += a % dims[i] != b % dims[i];
+          a /= dims[i];
+          b /= dims[i];
         }
+        EXPECT_EQ(differing, 1) << shape_name(dims) << " node " << x;
       }
+    }
+}
+
+// The direction (dimension, +1 or -1) of the root's send on `port` in `step`, from the
+// coordinates of the two ranks; sizes >= 4 keep every Bine distance below half a side.
+std::pair<int, int> root_direction(const Schedule& s, int root, int step, int port) {
+  Step ops;
+  s.build_step(root, step, ops);
+  const auto& dims = s.info().dims;
+  for (const Operation& op : ops.ops) {
+    if (op.kind != OpKind::send || op.port != port) continue;
+    for (int i = 0, a = root, b = op.peer; i < static_cast<int>(dims.size()); ++i) {
+      const int offset = mod(b % dims[i] - a % dims[i], dims[i]);
+      if (offset != 0) return {i, 2 * offset < dims[i] ? 1 : -1};
+      a /= dims[i];
+      b /= dims[i];
+    }
+  }
+  return {-1, 0};
+}
+
+TEST(TorusTrees, LanesRotateTheDirectionCycleOfAppendixD4) {
+  // D.4, Fig. 18: lane 0 runs E-N-W-S, the others N-W-S-E, W-S-E-N, S-E-N-W (2D) — on D
+  // dimensions the cycle -x0, ..., -x(D-1), +x0, ..., +x(D-1) rotated by the lane.
+  const std::vector<std::vector<int>> shapes = {{4, 4}, {8, 8}, {16, 16}, {4, 4, 4}};
+  for (const auto& dims : shapes) {
+    const int d = static_cast<int>(dims.size());
+    for (int root : {0, product(dims) / 2 + 1}) {
+      ScheduleRequest request;
+      request.collective = Collective::bcast;
+      request.dims = dims;
+      request.root = root;
+      request.ports = 2 * d;
+      const auto schedule = registry().build("bine-torus", request);
+      // Lane 0 gives the orientation: its first D steps are the dimensions in order, one sign.
+      std::vector<std::pair<int, int>> cycle;
+      for (int step = 0; step < 2 * d; ++step)
+        cycle.push_back(root_direction(*schedule, root, step, 0));
+      for (int i = 0; i < d; ++i) {
+        EXPECT_EQ(cycle[i].first, i) << shape_name(dims);
+        EXPECT_EQ(cycle[i].second, cycle[0].second) << shape_name(dims);
+        EXPECT_EQ(cycle[d + i].first, i) << shape_name(dims);
+        EXPECT_EQ(cycle[d + i].second, -cycle[0].second) << shape_name(dims);
+      }
+      for (int lane = 1; lane < 2 * d; ++lane)
+        for (int step = 0; step < 2 * d; ++step)
+          EXPECT_EQ(root_direction(*schedule, root, step, lane), cycle[(lane + step) % (2 * d)])
+              << shape_name(dims) << " root " << root << " lane " << lane << " step " << step;
+    }
+  }
 }
 
 TEST(TorusTrees, VerifyExactlyOnTheFoundationTori) {

@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "algorithms/ternary/trivance_last_step.hpp"
 #include "core/rank_math.hpp"
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"
@@ -156,6 +157,54 @@ TEST(TrivanceStructure, LastStepForOtherSizes) {
     for (int r = 0; r < n; ++r)
       for (const Message& m : sends_of(*rs, r, last)) EXPECT_EQ(m.blocks, 1u) << "n=" << n;
   }
+}
+
+// Section 4.4: the last reduce-scatter step is short. With W = 3^(s-1) and M = n - W missing
+// blocks, a rank hears from distance ceil(M/2) on one side and floor(M/2) on the other (nothing
+// there when it is 0): 2 and 2 for n = 7 (Fig. 4), 1 for n = 10, 3 and 2 for n = 32.
+TEST(TrivanceStructure, LastReduceScatterStepIsShort) {
+  for (int n = 2; n <= 243; ++n) {
+    auto rs = build(kCases[2], {n});
+    const int last = ceil_log(n, 3) - 1;
+    const int m = n - static_cast<int>(std::pow(3, last));
+    std::multiset<int> expected = {(m + 1) / 2};
+    if (m / 2 > 0) expected.insert(m / 2);
+    for (int r = 0; r < n; ++r) {
+      std::multiset<int> distances;
+      for (const Message& msg : sends_of(*rs, r, last)) {
+        const int ahead = mod(msg.peer - r, n);
+        distances.insert(std::min(ahead, n - ahead));
+      }
+      ASSERT_EQ(distances, expected) << "n=" << n << " r=" << r;
+    }
+  }
+  for (const auto& [n, distances] :
+       {std::pair{7, std::multiset<int>{2, 2}}, std::pair{10, std::multiset<int>{1}},
+        std::pair{32, std::multiset<int>{2, 3}}}) {
+    auto rs = build(kCases[2], {n});
+    std::multiset<int> found;
+    for (const Message& msg : sends_of(*rs, 0, ceil_log(n, 3) - 1)) {
+      const int ahead = mod(msg.peer, n);
+      found.insert(std::min(ahead, n - ahead));
+    }
+    EXPECT_EQ(found, distances) << "n=" << n;
+  }
+}
+
+// The split of a block's contributions among the three roots of the last step exists for every
+// n tried (trivance_last_step throws when two roots clash or a path leaves its root), covers
+// each offset once and stays a few intervals.
+TEST(TrivanceStructure, LastStepPartitionForEveryNUpTo6561) {
+  std::size_t most = 0;
+  for (int n = 2; n <= 6561; ++n) {
+    const auto last = algorithms::trivance_last_step(n);
+    std::vector<int> seen(static_cast<std::size_t>(n), 0);
+    for (const auto& g : last.regions)
+      for (long long v = g.lo; v <= g.hi; ++v) ++seen[mod(g.base + v, n)];
+    ASSERT_EQ(std::count(seen.begin(), seen.end(), 1), n) << "n=" << n;
+    most = std::max(most, last.regions.size());
+  }
+  EXPECT_LE(most, 64u);
 }
 
 std::vector<Operation> ops_of(const Schedule& schedule, int rank, int step, OpKind kind) {

@@ -90,14 +90,10 @@ SchedulePtr build_bucket(const ScheduleRequest& request) {
 }  // namespace
 
 void register_bucket(Registry& registry) {
-  AlgorithmInfo info;
-  info.name = "bucket";
-  info.family = "bucket";
-  info.variant = "bandwidth-optimal";
-  info.paper = "swing-nsdi24.txt sections 2.3.1, 2.3.4, 5.2";
-  info.summary =
-      "ring reduce-scatter/allgather along each torus dimension in turn; 2D concurrent "
-      "collectives switching dimension together";
+  AlgorithmInfo info = described(
+      "bucket", {"bucket", "bandwidth-optimal", "swing-nsdi24.txt sections 2.3.1, 2.3.4, 5.2",
+                 "ring reduce-scatter/allgather along each torus dimension in turn; 2D concurrent "
+                 "collectives switching dimension together"});
   info.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
   info.requirements.dims = DimsRule::any_torus;
   info.requirements.ports.two = true;

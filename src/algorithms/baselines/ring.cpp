@@ -78,13 +78,10 @@ SchedulePtr build_ring(const ScheduleRequest& request) {
 }  // namespace
 
 void register_ring(Registry& registry) {
-  AlgorithmInfo info;
-  info.name = "ring";
-  info.family = "ring";
-  info.variant = "bandwidth-optimal";
-  info.paper = "swing-nsdi24.txt section 2.3.1";
-  info.summary =
-      "reduce-scatter + allgather around a ring, P-1 steps each; ports=2 runs both directions";
+  AlgorithmInfo info = described(
+      "ring", {"ring", "bandwidth-optimal", "swing-nsdi24.txt section 2.3.1",
+               "reduce-scatter + allgather around a ring, P-1 steps each; ports=2 runs both "
+               "directions"});
   info.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
   info.requirements.ports.two = true;
   // Each block's partial sum starts after its owner and wraps around the ring.

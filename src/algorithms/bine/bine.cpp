@@ -25,8 +25,8 @@
 #include "algorithms/bine/bine_butterfly.hpp"
 #include "algorithms/bine/bine_latency.hpp"
 #include "algorithms/common/compose.hpp"
-#include "algorithms/families.hpp"
 #include "algorithms/common/fold.hpp"
+#include "algorithms/families.hpp"
 #include "core/rank_math.hpp"
 
 namespace topocoll::algorithms {
@@ -263,20 +263,8 @@ SchedulePtr combine_lanes(const ScheduleRequest& request, std::vector<SchedulePt
                                    LaneLayout{count, chunk});
 }
 
-void require_even_dims(const ScheduleRequest& request, const std::string& name) {
-  for (int d : request.dims) {
-    if (d % 2 != 0 && d != 1) {
-      std::string shape;
-      for (int x : request.dims) shape += (shape.empty() ? "" : "x") + std::to_string(x);
-      throw UnsupportedRequest(name + " needs every torus dimension even (Appendix D.3); got " +
-                               shape + "; accepted: even sizes, e.g. 4x6, 8x8, 2x8x2");
-    }
-  }
-}
-
 SchedulePtr build_bandwidth(const ScheduleRequest& request, const std::string& name,
                             Strategy strategy) {
-  require_even_dims(request, name);
   std::vector<SchedulePtr> lanes;
   for (const LaneSpec& lane : lanes_for(request, strategy))
     lanes.push_back(bandwidth_lane(request.collective, name, lane));
@@ -284,7 +272,6 @@ SchedulePtr build_bandwidth(const ScheduleRequest& request, const std::string& n
 }
 
 SchedulePtr build_latency(const ScheduleRequest& request, const std::string& name) {
-  require_even_dims(request, name);
   std::vector<SchedulePtr> lanes;
   for (const LaneSpec& lane : lanes_for(request, Strategy::send)) {
     auto grid = make_grid(lane);
@@ -360,34 +347,35 @@ void register_bine(Registry& registry) {
         [name, strategy](const ScheduleRequest& r) { return build_bandwidth(r, name, strategy); });
     registry.add(std::move(info));
   }
-  auto torus = [](AlgorithmInfo& info) {
+  // Torus variants: the butterfly dimension by dimension (Appendix D), lanes on slices of the
+  // vector; D.3 pairs ranks along every dimension, so every side must be even.
+  struct TorusVariant {
+    Description text;
+    bool latency;
+  };
+  const TorusVariant torus_variants[] = {
+      {{"bine-lat-torus", "latency-optimal, torus-optimized",
+        "bine-trees-sc25.txt Appendix D (D.1, D.3, D.4)",
+        "bine-lat dimension by dimension on a torus of even sizes; ports 1, D or 2D lanes on "
+        "slices of the vector (default 2D: D start dimensions, plain and mirrored)"},
+       true},
+      {{"bine-bw-torus", "bandwidth-optimal, torus-optimized",
+        "bine-trees-sc25.txt Appendix D (D.1-D.4), section 4.3.1",
+        "bine-bw dimension by dimension on a torus of even sizes (send strategy); ports 1, D or "
+        "2D lanes on slices of the vector (default 2D)"},
+       false},
+  };
+  for (const TorusVariant& v : torus_variants) {
+    AlgorithmInfo info = base(v.text.name, v.text.variant, v.text.paper, v.text.summary);
+    info.collectives = v.latency ? std::vector<Collective>{Collective::allreduce} : chunked;
     info.requirements.dims = DimsRule::any_torus;
     info.requirements.ranks = RankRule::even;
+    info.requirements.sides = SideRule::even;
     info.requirements.ports.per_dimension = true;
     info.requirements.ports.two_per_dimension = true;
     info.requirements.ports.default_ports = PortsRule::Default::two_per_dimension;
-  };
-  {
-    AlgorithmInfo info =
-        base("bine-lat-torus", "latency-optimal, torus-optimized",
-             "bine-trees-sc25.txt Appendix D (D.1, D.3, D.4)",
-             "bine-lat dimension by dimension on a torus of even sizes; ports 1, D or 2D lanes on "
-             "slices of the vector (default 2D: D start dimensions, plain and mirrored)");
-    info.collectives = {Collective::allreduce};
-    torus(info);
-    info.build = [](const ScheduleRequest& r) { return build_latency(r, "bine-lat-torus"); };
-    registry.add(std::move(info));
-  }
-  {
-    AlgorithmInfo info = base(
-        "bine-bw-torus", "bandwidth-optimal, torus-optimized",
-        "bine-trees-sc25.txt Appendix D (D.1-D.4), section 4.3.1",
-        "bine-bw dimension by dimension on a torus of even sizes (send strategy); ports 1, D or "
-        "2D lanes on slices of the vector (default 2D)");
-    info.collectives = chunked;
-    torus(info);
-    info.build = [](const ScheduleRequest& r) {
-      return build_bandwidth(r, "bine-bw-torus", Strategy::send);
+    info.build = [name = info.name, latency = v.latency](const ScheduleRequest& r) {
+      return latency ? build_latency(r, name) : build_bandwidth(r, name, Strategy::send);
     };
     registry.add(std::move(info));
   }

@@ -156,7 +156,8 @@ AlgorithmInfo entry(const Variant& v, std::string variant, std::string paper, st
   info.summary = std::move(summary) + (v.labels == Labels::gray ? " (rank r on node G(r))" : "");
   info.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
   info.requirements.ranks = RankRule::power_of_two;
-  info.requirements.dims = DimsRule::any_torus;  // 2x2x...x2 only; checked when building
+  info.requirements.dims = DimsRule::any_torus;
+  info.requirements.sides = SideRule::binary_cube;
   // Partial sums travel along cycles and subcubes, not in rank order.
   info.requirements.commutative_op = true;
   info.build = [v](const ScheduleRequest& request) { return build(request, v); };
@@ -166,33 +167,42 @@ AlgorithmInfo entry(const Variant& v, std::string variant, std::string paper, st
 }  // namespace
 
 void register_hamiltonian(Registry& registry) {
+  struct Entry {
+    const char* name;
+    Method method;
+    const char* variant;
+    const char* section;
+    const char* summary;
+    bool two_ports;  // ports=2: both directions of one cycle; otherwise ports=d
+  };
+  const Entry entries[] = {
+      {"hamiltonian-cycle", Method::cycle, "one Hamiltonian cycle", "sections 3, 4.1",
+       "shifts along the Gray-code cycle of the cube, P-1 steps per phase; ports=2 runs both "
+       "directions",
+       true},
+      {"hamiltonian-d-cycles", Method::d_cycles, "d Hamiltonian cycles", "sections 4.2.1-4.2.3",
+       "d rotated exchange sequences, every channel busy in every step, P-1 steps per phase; "
+       "ports=1 takes the dimensions in turn",
+       false},
+      {"reduce-and-spread", Method::reduce_and_spread,
+       "butterfly emulation with d rotated binomial trees", "section 5, Fig. 21",
+       "d-step butterfly on d slices at once; reduce-scatter keeps its chunk of the allreduce, "
+       "allgather is the spread alone; ports=1 takes the dimensions in turn",
+       false},
+  };
   for (Labels labels : {Labels::binary, Labels::gray}) {
     const std::string suffix = labels == Labels::gray ? "-gray" : "";
-
-    AlgorithmInfo cycle =
-        entry({"hamiltonian-cycle" + suffix, Method::cycle, labels}, "one Hamiltonian cycle",
-              "sections 3, 4.1",
-              "shifts along the Gray-code cycle of the cube, P-1 steps per phase; "
-              "ports=2 runs both directions");
-    cycle.requirements.ports.two = true;
-    registry.add(std::move(cycle));
-
-    AlgorithmInfo cycles = entry({"hamiltonian-d-cycles" + suffix, Method::d_cycles, labels},
-                                 "d Hamiltonian cycles", "sections 4.2.1-4.2.3",
-                                 "d rotated exchange sequences, every channel busy in every step, "
-                                 "P-1 steps per phase; ports=1 takes the dimensions in turn");
-    cycles.requirements.ports.per_dimension = true;
-    cycles.requirements.ports.default_ports = PortsRule::Default::per_dimension;
-    registry.add(std::move(cycles));
-
-    AlgorithmInfo butterfly =
-        entry({"reduce-and-spread" + suffix, Method::reduce_and_spread, labels},
-              "butterfly emulation with d rotated binomial trees", "section 5, Fig. 21",
-              "d-step butterfly on d slices at once; reduce-scatter keeps its chunk of the "
-              "allreduce, allgather is the spread alone; ports=1 takes the dimensions in turn");
-    butterfly.requirements.ports.per_dimension = true;
-    butterfly.requirements.ports.default_ports = PortsRule::Default::per_dimension;
-    registry.add(std::move(butterfly));
+    for (const Entry& e : entries) {
+      AlgorithmInfo info =
+          entry({e.name + suffix, e.method, labels}, e.variant, e.section, e.summary);
+      if (e.two_ports) {
+        info.requirements.ports.two = true;
+      } else {
+        info.requirements.ports.per_dimension = true;
+        info.requirements.ports.default_ports = PortsRule::Default::per_dimension;
+      }
+      registry.add(std::move(info));
+    }
   }
 }
 

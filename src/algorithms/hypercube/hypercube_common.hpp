@@ -38,8 +38,8 @@ namespace topocoll::algorithms::hypercube {
 // Neighbour of `node` across dimension `dim`.
 [[nodiscard]] constexpr int across(int node, int dim) { return node ^ (1 << dim); }
 
-// The cube dimension d of a request: dims must be omitted, {P}, or 2x2x...x2 (P a power of two,
-// checked by the registry). Throws UnsupportedRequest naming the accepted shapes.
+// The cube dimension d of a request whose shape the registry accepted: dims omitted, {P}, or
+// 2x2x...x2 with P a power of two (RankRule::power_of_two, SideRule::binary_cube).
 [[nodiscard]] int cube_dimension(const ScheduleRequest& request, const std::string& algorithm);
 
 // The ranks of the subcube `base` + span(free): base's bits outside `free` with every

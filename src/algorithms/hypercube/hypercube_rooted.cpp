@@ -72,11 +72,6 @@ SchedulePtr spanning_trees(const Shape& s) {
 
 SchedulePtr gather_bcast(const Shape& s) {
   const Collective c = s.request.collective;
-  if (s.request.root < 0 || s.request.root >= s.p()) {
-    throw UnsupportedRequest(s.name + " collects at the root; root " +
-                             std::to_string(s.request.root) + " is out of range; accepted: 0.." +
-                             std::to_string(s.p() - 1));
-  }
   if (c == Collective::allreduce) {
     const int blocks = s.d * packets_per_tree(s.d);
     return phases(c, reversed(edst_broadcast(s, c, blocks), c, Combine::reduce),
@@ -105,21 +100,26 @@ SchedulePtr rotated_binomial(const Shape& s) {
 
 using Builder = SchedulePtr (*)(const Shape&);
 
-AlgorithmInfo entry(std::string name, std::string variant, std::string paper, std::string summary,
-                    std::vector<Collective> collectives, Builder builder) {
-  AlgorithmInfo info;
-  info.name = name;
-  info.family = "hypercube";
-  info.variant = std::move(variant);
-  info.paper = "cm200-all-to-all-tr0293.txt " + std::move(paper);
-  info.summary = std::move(summary);
-  info.collectives = std::move(collectives);
+struct Entry {
+  Description text;
+  std::vector<Collective> collectives;
+  Builder builder;
+  RootUse root;
+};
+
+AlgorithmInfo info_of(const Entry& e) {
+  AlgorithmInfo info = described("hypercube", e.text);
+  info.collectives = e.collectives;
   info.requirements.ranks = RankRule::power_of_two;
-  info.requirements.dims = DimsRule::any_torus;  // 2x2x...x2 only; checked when building
+  info.requirements.dims = DimsRule::any_torus;
+  info.requirements.sides = SideRule::binary_cube;
   info.requirements.ports.per_dimension = true;
   info.requirements.ports.default_ports = PortsRule::Default::per_dimension;
   // Partial sums meet in tree order, not rank order.
   info.requirements.commutative_op = true;
+  info.requirements.root = e.root;
+  const std::string name = e.text.name;
+  const Builder builder = e.builder;
   info.build = [name, builder](const ScheduleRequest& request) {
     const Shape shape{request, name, hypercube::cube_dimension(request, name)};
     return hypercube::finish(builder(shape), shape.d, request.ports, hypercube::Labels::binary,
@@ -131,24 +131,31 @@ AlgorithmInfo entry(std::string name, std::string variant, std::string paper, st
 }  // namespace
 
 void register_hypercube_rooted(Registry& registry) {
-  registry.add(entry(
-      "spanning-trees", "d edge-disjoint spanning trees, pipelined", "section 5 (alternative 1)",
-      "broadcast over d edge-disjoint trees of height d+1, d packets per tree; "
-      "allgather broadcasts from one rank at a time; reduce and reduce-scatter "
-      "reverse them",
-      {Collective::bcast, Collective::reduce, Collective::allgather, Collective::reduce_scatter},
-      spanning_trees));
-  registry.add(entry(
-      "gather-bcast", "gather to the root, then broadcast", "section 5 (alternative 3)",
-      "allgather = rotated-binomial gather to the root + edge-disjoint-tree "
-      "broadcast; reduce-scatter and allreduce reduce to the root first",
-      {Collective::allgather, Collective::reduce_scatter, Collective::allreduce}, gather_bcast));
-  registry.add(
-      entry("rotated-binomial", "d rotated spanning binomial trees", "section 5 (alternative 4)",
-            "slice k of the data follows the binomial tree taking dimensions k, k+1, ... "
-            "(mod d): d steps, d ports busy",
-            {Collective::bcast, Collective::reduce, Collective::gather, Collective::scatter},
-            rotated_binomial));
+  const Entry entries[] = {
+      {{"spanning-trees", "d edge-disjoint spanning trees, pipelined",
+        "cm200-all-to-all-tr0293.txt section 5 (alternative 1)",
+        "broadcast over d edge-disjoint trees of height d+1, d packets per tree; allgather "
+        "broadcasts from one rank at a time; reduce and reduce-scatter reverse them"},
+       {Collective::bcast, Collective::reduce, Collective::allgather, Collective::reduce_scatter},
+       spanning_trees,
+       RootUse::rooted_collectives},
+      // Every collective of gather-bcast collects at the request's root first.
+      {{"gather-bcast", "gather to the root, then broadcast",
+        "cm200-all-to-all-tr0293.txt section 5 (alternative 3)",
+        "allgather = rotated-binomial gather to the root + edge-disjoint-tree broadcast; "
+        "reduce-scatter and allreduce reduce to the root first"},
+       {Collective::allgather, Collective::reduce_scatter, Collective::allreduce},
+       gather_bcast,
+       RootUse::every_collective},
+      {{"rotated-binomial", "d rotated spanning binomial trees",
+        "cm200-all-to-all-tr0293.txt section 5 (alternative 4)",
+        "slice k of the data follows the binomial tree taking dimensions k, k+1, ... (mod d): d "
+        "steps, d ports busy"},
+       {Collective::bcast, Collective::reduce, Collective::gather, Collective::scatter},
+       rotated_binomial,
+       RootUse::rooted_collectives},
+  };
+  for (const Entry& e : entries) registry.add(info_of(e));
 }
 
 }  // namespace topocoll::algorithms

@@ -1,7 +1,7 @@
 // Registry entries of the personalized collectives: gather and scatter on binomial and Bine
 // trees, alltoall as linear exchange, Bruck and Bine butterfly.
-#include "algorithms/personalized/alltoall_schedules.hpp"
 #include "algorithms/families.hpp"
+#include "algorithms/personalized/alltoall_schedules.hpp"
 #include "algorithms/personalized/gather_scatter.hpp"
 
 namespace topocoll::algorithms {
@@ -13,15 +13,9 @@ SchedulePtr build_tree_transfer(GatherTree tree, const ScheduleRequest& request)
   return make_gather(tree, request.ranks, request.root);
 }
 
-AlgorithmInfo personal_entry(std::string name, std::string family, std::string variant,
-                             std::string paper, std::string summary,
+AlgorithmInfo personal_entry(const char* family, const Description& text,
                              std::vector<Collective> collectives) {
-  AlgorithmInfo info;
-  info.name = std::move(name);
-  info.family = std::move(family);
-  info.variant = std::move(variant);
-  info.paper = std::move(paper);
-  info.summary = std::move(summary);
+  AlgorithmInfo info = described(family, text);
   info.collectives = std::move(collectives);
   return info;
 }
@@ -30,9 +24,11 @@ AlgorithmInfo personal_entry(std::string name, std::string family, std::string v
 
 void register_personalized(Registry& registry) {
   AlgorithmInfo binomial =
-      personal_entry("binomial", "binomial", "distance-halving binomial tree",
-                     "bine-trees-sc25.txt sections 4.1-4.2 (binomial gather of Fig. 7)",
-                     "gather/scatter on MPICH's binomial tree, ceil(log2 P) steps, any P and root",
+      personal_entry("binomial",
+                     {"binomial", "distance-halving binomial tree",
+                      "bine-trees-sc25.txt sections 4.1-4.2 (binomial gather of Fig. 7)",
+                      "gather/scatter on MPICH's binomial tree, ceil(log2 P) steps, any P and "
+                      "root"},
                      {Collective::gather, Collective::scatter});
   binomial.build = [](const ScheduleRequest& r) {
     return build_tree_transfer(GatherTree::binomial, r);
@@ -40,10 +36,11 @@ void register_personalized(Registry& registry) {
   registry.add(std::move(binomial));
 
   AlgorithmInfo bine = personal_entry(
-      "bine", "bine", "distance-halving Bine tree (gather, scatter); Bine butterfly (alltoall)",
-      "bine-trees-sc25.txt sections 2.3, 4.1, 4.2, 4.4, Appendix C",
-      "gather/scatter on Bine trees (circular ranges, <= 2 segments); alltoall on the Bine "
-      "butterfly with contiguous sends; any P and root",
+      "bine",
+      {"bine", "distance-halving Bine tree (gather, scatter); Bine butterfly (alltoall)",
+       "bine-trees-sc25.txt sections 2.3, 4.1, 4.2, 4.4, Appendix C",
+       "gather/scatter on Bine trees (circular ranges, <= 2 segments); alltoall on the Bine "
+       "butterfly with contiguous sends; any P and root"},
       {Collective::gather, Collective::scatter, Collective::alltoall});
   bine.build = [](const ScheduleRequest& r) {
     if (r.collective == Collective::alltoall) return make_bine_alltoall(r.ranks);
@@ -51,17 +48,20 @@ void register_personalized(Registry& registry) {
   };
   registry.add(std::move(bine));
 
-  AlgorithmInfo pairwise = personal_entry(
-      "pairwise", "linear", "linear exchange",
-      "bine-trees-sc25.txt section 5.1.2 (linear alltoall baseline)",
-      "alltoall in P-1 steps: rank r sends to r+k and receives from r-k", {Collective::alltoall});
+  AlgorithmInfo pairwise =
+      personal_entry("linear",
+                     {"pairwise", "linear exchange",
+                      "bine-trees-sc25.txt section 5.1.2 (linear alltoall baseline)",
+                      "alltoall in P-1 steps: rank r sends to r+k and receives from r-k"},
+                     {Collective::alltoall});
   pairwise.build = [](const ScheduleRequest& r) { return make_pairwise_alltoall(r.ranks); };
   registry.add(std::move(pairwise));
 
   AlgorithmInfo bruck = personal_entry(
-      "bruck", "bruck", "log-step alltoall with local rotations",
-      "bine-trees-sc25.txt section 4.4 and 5.1.1 (Bruck's alltoall baseline)",
-      "alltoall in ceil(log2 P) exchanges at distance 2^k plus two local rotations, any P",
+      "bruck",
+      {"bruck", "log-step alltoall with local rotations",
+       "bine-trees-sc25.txt section 4.4 and 5.1.1 (Bruck's alltoall baseline)",
+       "alltoall in ceil(log2 P) exchanges at distance 2^k plus two local rotations, any P"},
       {Collective::alltoall});
   bruck.build = [](const ScheduleRequest& r) { return make_bruck_alltoall(r.ranks); };
   registry.add(std::move(bruck));

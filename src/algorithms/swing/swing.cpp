@@ -9,6 +9,7 @@
 // where it is one plain and one mirrored collective, as the paper runs with all 2D ports).
 #include <map>
 #include <memory>
+#include <vector>
 
 #include "algorithms/common/compose.hpp"
 #include "algorithms/families.hpp"
@@ -137,31 +138,30 @@ Requirements swing_requirements() {
 }  // namespace
 
 void register_swing(Registry& registry) {
-  AlgorithmInfo lat;
-  lat.name = "swing-lat";
-  lat.family = "swing";
-  lat.variant = "latency-optimal";
-  lat.paper = "swing-nsdi24.txt sections 3.1.2, 4, Appendix A";
-  lat.summary =
-      "Swing butterfly exchanging the whole vector, log2 P steps; tori, ports 1 or 2D; sizes "
-      "other than powers of two fold extra nodes in and out";
-  lat.collectives = {Collective::allreduce};
-  lat.requirements = swing_requirements();
-  lat.build = [](const ScheduleRequest& r) { return build(r, Variant::latency); };
-  registry.add(std::move(lat));
-
-  AlgorithmInfo bw;
-  bw.name = "swing-bw";
-  bw.family = "swing";
-  bw.variant = "bandwidth-optimal";
-  bw.paper = "swing-nsdi24.txt sections 3.1.1, 3.2, 4, Appendix A";
-  bw.summary =
-      "Swing reduce-scatter + allgather, 2 log2 P steps, each block sent once (any P); tori, "
-      "ports 1 or 2D (D plain + D mirrored collectives)";
-  bw.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
-  bw.requirements = swing_requirements();
-  bw.build = [](const ScheduleRequest& r) { return build(r, Variant::bandwidth); };
-  registry.add(std::move(bw));
+  struct Entry {
+    Description text;
+    std::vector<Collective> collectives;
+    Variant shape;
+  };
+  const Entry entries[] = {
+      {{"swing-lat", "latency-optimal", "swing-nsdi24.txt sections 3.1.2, 4, Appendix A",
+        "Swing butterfly exchanging the whole vector, log2 P steps; tori, ports 1 or 2D; sizes "
+        "other than powers of two fold extra nodes in and out"},
+       {Collective::allreduce},
+       Variant::latency},
+      {{"swing-bw", "bandwidth-optimal", "swing-nsdi24.txt sections 3.1.1, 3.2, 4, Appendix A",
+        "Swing reduce-scatter + allgather, 2 log2 P steps, each block sent once (any P); tori, "
+        "ports 1 or 2D (D plain + D mirrored collectives)"},
+       {Collective::allreduce, Collective::reduce_scatter, Collective::allgather},
+       Variant::bandwidth},
+  };
+  for (const Entry& e : entries) {
+    AlgorithmInfo info = described("swing", e.text);
+    info.collectives = e.collectives;
+    info.requirements = swing_requirements();
+    info.build = [shape = e.shape](const ScheduleRequest& r) { return build(r, shape); };
+    registry.add(std::move(info));
+  }
 }
 
 }  // namespace topocoll::algorithms

@@ -13,12 +13,6 @@
 namespace topocoll::algorithms {
 namespace {
 
-long long pow3(int k) {
-  long long p = 1;
-  while (k-- > 0) p *= 3;
-  return p;
-}
-
 // Both latency-optimal patterns keep one partial sum (a window of ranks) per rank and grow it
 // by the windows of the peers. That tiles the ring exactly when n is 3^s or 2 * 3^(s-1).
 bool whole_windows_tile(int n) {

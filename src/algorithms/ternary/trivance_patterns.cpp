@@ -9,16 +9,11 @@
 #include <optional>
 #include <utility>
 
+#include "algorithms/ternary/trivance_last_step.hpp"
 #include "core/rank_math.hpp"
 
 namespace topocoll::algorithms {
 namespace {
-
-long long pow3(int k) {
-  long long p = 1;
-  while (k-- > 0) p *= 3;
-  return p;
-}
 
 // Appends origin + v (mod n) for every v in [lo, hi] with v = residue (mod modulus), hi - lo < n,
 // as at most two progressions (split where they wrap around the ring).
@@ -34,45 +29,23 @@ void append_progression(int n, long long origin, long long lo, long long hi, lon
     out.push_back({d0 + before_wrap * modulus - n, count - before_wrap, modulus});
 }
 
-// Splits t >= 0 into small + large, both with ternary digits 0 or 1 only: a digit 2 gives 1 to
-// each, a digit 1 goes to `large`. Such numbers are the ends of the trie-closed intervals below.
-std::pair<long long, long long> split_into_binary_ternary(long long t) {
-  long long small = 0;
-  for (long long rest = t, p = 1; rest > 0; rest /= 3, p *= 3)
-    if (rest % 3 == 2) small += p;
-  return {small, t - small};
-}
-
 // Trivance reduce-scatter on a ring of any size n (sections 4.1, 4.3, 4.4).
 //
 // Source r's contribution to block d moves by the balanced-ternary digits of an offset v, the
 // digit k at step k (distance 3^k, left for -1, right for +1), so partial sums meet on the way.
-// With s = ceil(log3 n), W = 3^(s-1) and R = (W-1)/2, the first s-1 steps cover the blocks at
-// ring distance d - r = v in [-R, R] (Lemma 4.2). The remaining M = n - W blocks arrive in the
-// last step from both sides: those at distance a + v (v in [-x, y]) from the rank d - a, and
-// those at distance -b + v (v in [-x', y']) from d + b. Every rank then sends one block per
-// side in the last step, as section 4.4 says.
-//
-// Section 4.4 picks the last distance ceil(M/2). Partial sums only meet correctly if every
-// rank on a block's path reduces into the same slot it sends from, i.e. if the offsets of each
-// region are closed under clearing the lowest nonzero digit (a rank's parent). An interval
-// [-x, y] is closed exactly when x and y have ternary digits 0 and 1 only, so the last distances
-// become a = R + 1 + x and b = R + 1 + y' (between R + 1 and W; W for n = 3^s).
+// For n = 3^s the s steps cover every offset in [-(n-1)/2, (n-1)/2] (Lemma 4.2), the last one
+// from distance 3^(s-1). Other n end with section 4.4's short step: the ranks at distance
+// ceil(M/2) and floor(M/2) (M = n - 3^(s-1)) send the rest; which offsets each of the three
+// roots reduces is in trivance_last_step.cpp. Every rank sends one block per side in the last
+// step, as section 4.4 says.
 class TrivanceRing final : public RingPattern {
  public:
   explicit TrivanceRing(int n) : n_(n), s_(ceil_log(n, 3)) {
     if (n_ < 2) return;
-    const long long w = pow3(s_ - 1), r = (w - 1) / 2, m = n_ - w;
-    const long long right = (m + 1) / 2, left = m / 2;
-    const auto [x, y] = split_into_binary_ternary(right - 1);
-    a_ = r + 1 + x;
-    if (left > 0) {
-      const auto [y2, x2] = split_into_binary_ternary(left - 1);
-      b_ = r + 1 + y2;
-      regions_.push_back({-b_, -x2, y2});
-    }
-    regions_.push_back({0, -r, r});
-    regions_.push_back({a_, -x, y});
+    TrivanceLastStep last = trivance_last_step(n_);
+    a_ = last.right;
+    b_ = last.left;
+    regions_ = std::move(last.regions);
   }
 
   [[nodiscard]] int size() const override { return n_; }
@@ -91,7 +64,7 @@ class TrivanceRing final : public RingPattern {
       return;
     }
     const long long step = pow3(k);
-    for (const Region& g : regions_)
+    for (const TrivanceRegion& g : regions_)
       append_progression(n_, q + g.base, g.lo, g.hi, port == 0 ? step : -step, 3 * step, out);
   }
 
@@ -101,19 +74,15 @@ class TrivanceRing final : public RingPattern {
       out.push_back({q, 1, 1});
       return;
     }
-    for (const Region& g : regions_)
+    for (const TrivanceRegion& g : regions_)
       append_progression(n_, q + g.base, g.lo, g.hi, 0, pow3(k), out);
   }
 
  private:
-  struct Region {
-    long long base;  // block d = q + base + v
-    long long lo, hi;
-  };
   int n_;
   int s_;
   long long a_ = 0, b_ = 0;
-  std::vector<Region> regions_;  // in increasing distance: left, middle, right
+  std::vector<TrivanceRegion> regions_;  // block d = q + base + v; every d - q once
 };
 
 // Bruck's concatenation pattern used as a reduce-scatter (section 2.4): at step k rank q sends

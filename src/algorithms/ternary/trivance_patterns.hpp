@@ -10,6 +10,13 @@
 
 namespace topocoll::algorithms {
 
+// 3^k (k <= 39 fits).
+[[nodiscard]] constexpr long long pow3(int k) {
+  long long p = 1;
+  while (k-- > 0) p *= 3;
+  return p;
+}
+
 // Ring coordinates first + i * stride for i < count, all in [0, n): a piece of a block set that
 // does not wrap around the ring.
 struct Progression {

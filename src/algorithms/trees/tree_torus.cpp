@@ -1,6 +1,7 @@
 #include "algorithms/trees/tree_torus.hpp"
 
 #include <memory>
+#include <stdexcept>
 
 #include "algorithms/common/compose.hpp"
 #include "algorithms/trees/tree_schedules.hpp"
@@ -30,13 +31,25 @@ std::vector<std::vector<int>> interleaved_steps(const std::vector<Tree>& trees, 
 
 }  // namespace
 
-Tree torus_bine_tree(const std::vector<int>& dims, int root, int first_dimension, bool mirrored) {
+LaneDirections lane_directions(int dimensions, int lane) {
+  // D.4 (Fig. 18): the root's directions are the cycle -x0, -x1, ..., +x0, +x1, ... (E-N-W-S on a
+  // 2D torus); lane j starts j places later in it. Its first D steps take dimensions j, j+1, ...
+  // (mod D); those the rotation wrapped past run in the opposite direction.
+  LaneDirections out;
+  const int shift = lane % dimensions;
+  const bool second_half = lane >= dimensions;
+  out.first_dimension = shift;
+  out.mirrored.resize(static_cast<std::size_t>(dimensions));
+  for (int i = 0; i < dimensions; ++i) out.mirrored[i] = (i < shift) != second_half;
+  return out;
+}
+
+Tree torus_bine_tree(const std::vector<int>& dims, int root, const LaneDirections& lane) {
   const int d = static_cast<int>(dims.size());
   std::vector<Tree> trees;
   trees.reserve(dims.size());
   for (int size : dims) trees.push_back(bine_halving_tree(size));
-  const auto global = interleaved_steps(trees, first_dimension);
-  const int sign = mirrored ? -1 : 1;
+  const auto global = interleaved_steps(trees, lane.first_dimension);
 
   int ranks = 1;
   for (int size : dims) ranks *= size;
@@ -55,6 +68,7 @@ Tree torus_bine_tree(const std::vector<int>& dims, int root, int first_dimension
     for (int i = 0, rest = x; i < d; ++i) {
       const int coord = rest % dims[i];
       rest /= dims[i];
+      const int sign = lane.mirrored[i] ? -1 : 1;
       const int c = mod(sign * (coord - root_coord[i]), dims[i]);
       if (c == 0) continue;
       const int g = global[i][trees[i].recv_step(c)];
@@ -85,9 +99,8 @@ ScheduleInfo lane_info(const ScheduleRequest& request, const std::string& algori
 }
 
 SchedulePtr lane_schedule(const ScheduleRequest& request, const std::string& algorithm,
-                          int first_dimension, bool mirrored) {
-  auto tree = std::make_shared<Tree>(
-      torus_bine_tree(request.dims, request.root, first_dimension, mirrored));
+                          const LaneDirections& lane) {
+  auto tree = std::make_shared<Tree>(torus_bine_tree(request.dims, request.root, lane));
   const ScheduleInfo info = lane_info(request, algorithm);
   std::vector<int> own_chunk(static_cast<std::size_t>(request.ranks));
   for (int r = 0; r < request.ranks; ++r) own_chunk[r] = r;
@@ -99,18 +112,20 @@ SchedulePtr lane_schedule(const ScheduleRequest& request, const std::string& alg
     case Collective::gather: return std::make_unique<TreeGather>(info, tree, own_chunk, everyone);
     default: break;
   }
-  throw UnsupportedRequest(algorithm + " implements bcast, reduce, gather and scatter");
+  // The registry offers bine-torus for these four collectives only.
+  throw std::logic_error(algorithm + " built for a collective it does not register");
 }
 
 }  // namespace
 
 SchedulePtr build_torus_collective(const ScheduleRequest& request, const std::string& algorithm) {
   const int d = static_cast<int>(request.dims.size());
-  if (request.ports == 1) return lane_schedule(request, algorithm, 0, false);
-  // D.4: lane j starts with dimension j mod D; the last D lanes run mirrored, so in every step
-  // the lanes leave each node in different directions.
+  if (request.ports == 1) return lane_schedule(request, algorithm, lane_directions(d, 0));
+  // D.4: 2D lanes, each a rotation of the same direction cycle, so in every step the lanes
+  // leave the root in different directions.
   std::vector<SchedulePtr> lanes;
-  for (int j = 0; j < 2 * d; ++j) lanes.push_back(lane_schedule(request, algorithm, j % d, j >= d));
+  for (int j = 0; j < 2 * d; ++j)
+    lanes.push_back(lane_schedule(request, algorithm, lane_directions(d, j)));
   const ScheduleInfo lane = lanes.front()->info();
   // Rooted vectors: lane j owns block j. Chunked collectives split every rank's chunk.
   const int chunk = is_chunked_per_rank(request.collective) ? 1 : lane.blocks;

@@ -1,0 +1,383 @@
+// Speed and fidelity benchmark of the flow model (issue 7, "Done when"): transfers per second
+// and peak memory on tori, the scaling from 64 to 16,384 nodes, a 64x64 compare sweep, and the
+// large-vector deficiencies of the torus algorithms against the papers' closed forms.
+// Every measurement runs in a child process, so its peak RSS is its own.
+//
+//   build/cpp/topocoll_sim_bench speed|scaling|compare|deficiency|all [--jobs N]
+//                                [--case-limit CPU_SECONDS]   (compare: per size and algorithm)
+//
+// Prints Markdown tables (docs/simulator-benchmark.md records them).
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/registry.hpp"
+#include "sim/simulate.hpp"
+#include "topology/mapping.hpp"
+#include "topology/params.hpp"
+#include "topology/routing.hpp"
+#include "topology/topology.hpp"
+
+namespace {
+
+using namespace topocoll;
+
+struct Run {
+  bool ok = false;
+  std::string note;  // "1D" when the algorithm refused the torus shape; error text otherwise
+  double wall_s = 0, cpu_s = 0, sim_time_s = 0, peak_mib = 0;
+  double messages = 0, transfers = 0;
+};
+
+std::vector<int> square(int side, int dims) { return std::vector<int>(dims, side); }
+
+std::string shape_name(const std::vector<int>& dims) {
+  std::string s;
+  for (int d : dims) s += (s.empty() ? "" : "x") + std::to_string(d);
+  return s;
+}
+
+// Builds the algorithm for the torus shape, or as a 1D schedule mapped linearly when the
+// algorithm does not take a shape.
+SchedulePtr build(const std::string& algorithm, const std::vector<int>& dims, bool& one_d) {
+  int ranks = 1;
+  for (int d : dims) ranks *= d;
+  ScheduleRequest request;
+  request.collective = Collective::allreduce;
+  request.ranks = ranks;
+  request.dims = dims;
+  one_d = false;
+  try {
+    return registry().build(algorithm, request);
+  } catch (const UnsupportedRequest&) {
+    request.dims = {};
+    one_d = true;
+    return registry().build(algorithm, request);
+  }
+}
+
+sim::SimResult simulate_on(const std::string& algorithm, const std::vector<int>& dims,
+                           std::uint64_t bytes, const topo::NetworkParams& params,
+                           const std::string& routing, bool& one_d) {
+  const auto schedule = build(algorithm, dims, one_d);
+  const auto topology = topo::make_topology("torus:" + shape_name(dims), params);
+  const auto router = topo::make_router(*topology, routing);
+  const auto mapping = topo::make_mapping("linear", schedule->ranks(), *topology);
+  sim::SimConfig config;
+  config.model = sim::Model::flow;
+  config.vector_bytes = bytes;
+  return sim::simulate(*schedule, *topology, *router, mapping, config);
+}
+
+// Runs `work` in a child (at most `limit_s` seconds) and measures it.
+Run measure(const std::function<Run()>& work, int limit_s) {
+  int fds[2];
+  if (pipe(fds) != 0) return {false, "pipe failed"};
+  const pid_t pid = fork();
+  if (pid == 0) {
+    close(fds[0]);
+    // A CPU-time limit, not a wall-clock one: the machine may be shared.
+    const rlimit cpu{static_cast<rlim_t>(limit_s), static_cast<rlim_t>(limit_s) + 1};
+    setrlimit(RLIMIT_CPU, &cpu);
+    Run r;
+    try {
+      const auto t0 = std::chrono::steady_clock::now();
+      r = work();
+      r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      r.ok = true;
+    } catch (const std::exception& e) {
+      r.note = e.what();
+    }
+    char buf[512];
+    const int n = std::snprintf(buf, sizeof buf, "%d %.9g %.9g %.17g %.17g %s", r.ok ? 1 : 0,
+                                r.wall_s, r.sim_time_s, r.messages, r.transfers, r.note.c_str());
+    (void)!write(fds[1], buf, static_cast<std::size_t>(n));
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string text;
+  char buf[512];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;)
+    text.append(buf, static_cast<std::size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  rusage usage{};
+  wait4(pid, &status, 0, &usage);
+  Run r;
+  r.peak_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;
+  // CPU time of the child: the wall time depends on what else shares the cores.
+  r.cpu_s = static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+            static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1e-6;
+  int ok = 0;
+  char note[400] = "";
+  if (std::sscanf(text.c_str(), "%d %lf %lf %lf %lf %399[^\n]", &ok, &r.wall_s, &r.sim_time_s,
+                  &r.messages, &r.transfers, note) >= 5) {
+    r.ok = ok == 1;
+    r.note = note;
+  } else {
+    r.note = WIFSIGNALED(status) ? "stopped at the limit of " + std::to_string(limit_s) + " CPU s"
+                                 : "no result";
+  }
+  return r;
+}
+
+Run flow_run(const std::string& algorithm, const std::vector<int>& dims, std::uint64_t bytes,
+             const topo::NetworkParams& params) {
+  bool one_d = false;
+  const auto result = simulate_on(algorithm, dims, bytes, params, "minimal", one_d);
+  Run r;
+  r.sim_time_s = result.time_s;
+  r.messages = static_cast<double>(result.messages);
+  r.transfers = static_cast<double>(result.transfers);
+  r.note = one_d ? "1D schedule" : "";
+  return r;
+}
+
+void speed_table(const std::vector<std::string>& algorithms,
+                 const std::vector<std::vector<int>>& shapes, int limit_s) {
+  const auto params = topo::preset_params("swing");
+  std::printf(
+      "| algorithm | torus | messages | transfers | wall s | transfers/s | peak RSS MiB | "
+      "simulated time | note |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  for (const auto& dims : shapes) {
+    for (const auto& a : algorithms) {
+      const Run r = measure([&] { return flow_run(a, dims, 64ull << 20, params); }, limit_s);
+      if (!r.ok) {
+        std::printf("| %s | %s | | | | | | %.0f | | %s |\n", a.c_str(), shape_name(dims).c_str(),
+                    r.peak_mib, r.note.c_str());
+      } else {
+        std::printf("| %s | %s | %.0f | %.0f | %.2f | %.2f | %.2fM | %.0f | %.3f ms | %s |\n",
+                    a.c_str(), shape_name(dims).c_str(), r.messages, r.transfers, r.wall_s, r.cpu_s,
+                    r.transfers / r.cpu_s / 1e6, r.peak_mib, r.sim_time_s * 1e3, r.note.c_str());
+      }
+      std::fflush(stdout);
+    }
+  }
+}
+
+std::vector<std::string> logarithmic_allreduce() {
+  std::vector<std::string> names;
+  for (const auto* a : registry().for_collective(Collective::allreduce)) {
+    if (a->name == "ring" || a->name.rfind("hamiltonian", 0) == 0) continue;  // O(P) steps
+    names.push_back(a->name);
+  }
+  return names;
+}
+
+// A 64x64 `compare`: every logarithmic allreduce algorithm and bucket at 25 sizes (32 B to
+// 512 MiB), spread over `jobs` child processes.
+void compare_sweep(int jobs, int case_limit_s) {
+  const auto params = topo::preset_params("swing");
+  const std::vector<int> dims{64, 64};
+  const auto algorithms = logarithmic_allreduce();
+  std::vector<std::pair<std::string, std::uint64_t>> cases;
+  for (const auto& a : algorithms)
+    for (int k = 5; k <= 29; ++k) cases.emplace_back(a, std::uint64_t{1} << k);
+  const auto t0 = std::chrono::steady_clock::now();
+  double transfers = 0, peak = 0;
+  int failed = 0;
+  std::vector<Run> runs(cases.size());
+  // Workers pull the next case from a counter in shared memory, so long cases do not pile up
+  // on one worker; each reports per case its simulated time, transfers and CPU seconds.
+  auto* next = static_cast<std::atomic<std::size_t>*>(
+      mmap(nullptr, sizeof(std::atomic<std::size_t>), PROT_READ | PROT_WRITE,
+           MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+  new (next) std::atomic<std::size_t>(0);
+  std::vector<std::pair<pid_t, int>> children;
+  for (int j = 0; j < jobs; ++j) {
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    const pid_t pid = fork();
+    if (pid == 0) {
+      close(fds[0]);
+      for (std::size_t i; (i = next->fetch_add(1)) < cases.size();) {
+        const Run r = measure(
+            [&] { return flow_run(cases[i].first, dims, cases[i].second, params); }, case_limit_s);
+        char buf[160];
+        const int n = std::snprintf(buf, sizeof buf, "%zu %.17g %.17g %.6f %.3f\n", i,
+                                    r.ok ? r.sim_time_s : -1.0, r.transfers, r.cpu_s, r.peak_mib);
+        (void)!write(fds[1], buf, static_cast<std::size_t>(n));
+      }
+      _exit(0);
+    }
+    close(fds[1]);
+    children.emplace_back(pid, fds[0]);
+  }
+  for (auto [pid, fd] : children) {
+    std::string text;
+    char buf[4096];
+    for (ssize_t n; (n = read(fd, buf, sizeof buf)) > 0;)
+      text.append(buf, static_cast<std::size_t>(n));
+    close(fd);
+    int status = 0;
+    rusage usage{};
+    wait4(pid, &status, 0, &usage);
+    std::size_t i;
+    double t, tr, cpu, mib;
+    for (const char* p = text.c_str();
+         std::sscanf(p, "%zu %lf %lf %lf %lf", &i, &t, &tr, &cpu, &mib) == 5;) {
+      peak = std::max(peak, mib);
+      runs[i].ok = t >= 0;
+      runs[i].sim_time_s = t;
+      runs[i].cpu_s = cpu;
+      runs[i].transfers = tr;
+      transfers += tr;
+      failed += t < 0 ? 1 : 0;
+      p = std::strchr(p, '\n');
+      if (p == nullptr) break;
+      ++p;
+    }
+  }
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf(
+      "| torus | algorithms | sizes | simulations | refused | transfers | wall s (%d jobs) | CPU s "
+      "| peak RSS MiB |\n",
+      jobs);
+  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  std::string list;
+  for (const auto& a : algorithms) list += (list.empty() ? "" : ", ") + a;
+  double cpu_total = 0;
+  for (const Run& r : runs) cpu_total += r.cpu_s;
+  std::printf("| 64x64 | %s | 32B..512MiB (25) | %zu | %d | %.0f | %.1f | %.1f | %.0f |\n",
+              list.c_str(), cases.size(), failed, transfers, wall, cpu_total, peak);
+  std::printf(
+      "\n| algorithm | transfers (25 sizes) | CPU s (25 sizes) | refused sizes |\n| --- | --- | "
+      "--- | --- |\n");
+  for (const auto& a : algorithms) {
+    double tr = 0, cpu = 0;
+    int refused = 0;
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      if (cases[i].first != a) continue;
+      tr += runs[i].transfers;
+      cpu += runs[i].cpu_s;
+      refused += runs[i].ok ? 0 : 1;
+    }
+    std::printf("| %s | %.0f | %.2f | %d |\n", a.c_str(), tr, cpu, refused);
+  }
+  std::printf(
+      "\nA size counts as refused when the algorithm cannot run it or its run passed %d "
+      "CPU s.\n",
+      case_limit_s);
+}
+
+// Deficiency closed forms at finite p (zero latency, so the time is the bandwidth term),
+// normalized by the bandwidth bound 2(p-1)/p x n/(2D x bandwidth).
+double sigma_sum(int steps, int dims, int base, const std::function<double(int)>& distance) {
+  double s = 0;
+  for (int k = 0; k < steps; ++k) s += distance(k / dims) / std::pow(base, k + 1);
+  return s;
+}
+
+double expected_deficiency(const std::string& algorithm, int side, int dims) {
+  const double p = std::pow(side, dims);
+  const double bound = (p - 1) / p;
+  if (algorithm == "bucket") return 1.0;  // swing-nsdi24.txt Table 2, trivance.txt Table 2
+  if (algorithm == "swing-bw") {
+    // swing-nsdi24.txt section 4.1: (n/2D) beta sum_s delta(sigma(s)) / 2^(s+1), per phase.
+    const int steps = static_cast<int>(std::lround(std::log2(p)));
+    return sigma_sum(steps, dims, 2,
+                     [](int s) { return (std::pow(2, s + 1) - std::pow(-1, s + 1)) / 3; }) /
+           bound;
+  }
+  if (algorithm == "recdoub-bw") {
+    // Distance 2^sigma(s) with the data halving per step; asymptotically (2^D-1)/(2^D-2), the
+    // multi-port form of trivance.txt Table 2.
+    const int steps = static_cast<int>(std::lround(std::log2(p)));
+    return sigma_sum(steps, dims, 2, [](int s) { return std::pow(2, s); }) / bound;
+  }
+  if (algorithm == "trivance-bw") {
+    // trivance.txt section 5: both directions at distance 3^sigma(k), m/3^(k+1) per step;
+    // asymptotically (3^D-1)/(3^D-3) (Table 2).
+    const int steps = static_cast<int>(std::lround(std::log(p) / std::log(3)));
+    return 2 * sigma_sum(steps, dims, 3, [](int s) { return std::pow(3, s); }) / bound;
+  }
+  return std::nan("");
+}
+
+void deficiency_table(int limit_s) {
+  topo::NetworkParams params;  // pure bandwidth: no latency, no alpha
+  params.bandwidth_bytes_per_s = 400e9 / 8;
+  params.link_latency_s = 0;
+  params.hop_latency_s = 0;
+  struct Case {
+    std::string algorithm;
+    int side, dims;
+  };
+  std::vector<Case> cases;
+  for (const std::string a : {"swing-bw", "bucket", "recdoub-bw"})
+    for (auto [side, d] : {std::pair{64, 2}, {16, 3}, {8, 4}}) cases.push_back({a, side, d});
+  for (auto [side, d] : {std::pair{27, 2}, {9, 3}, {9, 4}})
+    cases.push_back({"trivance-bw", side, d});
+  std::printf(
+      "| algorithm | torus | p | simulated / bound | closed form at p | difference | note |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- |\n");
+  for (const auto& c : cases) {
+    const auto dims = square(c.side, c.dims);
+    const double p = std::pow(c.side, c.dims);
+    const std::uint64_t bytes = 1ull << 30;
+    const Run r = measure([&] { return flow_run(c.algorithm, dims, bytes, params); }, limit_s);
+    const double expected = expected_deficiency(c.algorithm, c.side, c.dims);
+    if (!r.ok || !r.note.empty()) {  // a 1D fallback is not the torus algorithm of the tables
+      std::printf("| %s | %s | %.0f | | %.4f | | %s |\n", c.algorithm.c_str(),
+                  shape_name(dims).c_str(), p, expected,
+                  r.ok ? "refuses torus shapes in this build: not compared" : r.note.c_str());
+      continue;
+    }
+    const double bound = 2 * (p - 1) / p * bytes / (2.0 * c.dims * params.bandwidth_bytes_per_s);
+    const double ratio = r.sim_time_s / bound;
+    std::printf("| %s | %s | %.0f | %.4f | %.4f | %+.2f%% | %s |\n", c.algorithm.c_str(),
+                shape_name(dims).c_str(), p, ratio, expected, (ratio / expected - 1) * 100,
+                r.note.c_str());
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::string mode = argc > 1 ? argv[1] : "all";
+  int jobs = 2, case_limit_s = 60;
+  for (int i = 2; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--jobs") == 0) jobs = std::max(1, std::atoi(argv[i + 1]));
+    if (std::strcmp(argv[i], "--case-limit") == 0)
+      case_limit_s = std::max(1, std::atoi(argv[i + 1]));
+  }
+  const int limit_s = 600;
+  const bool all = mode == "all";
+  if (all || mode == "speed") {
+    std::printf("\n### Transfers per second (flow model, 64 MiB allreduce, swing parameters)\n\n");
+    speed_table({"swing-bw", "recdoub-bw", "ring", "bucket"}, {{16, 16}, {32, 32}, {64, 64}},
+                limit_s);
+  }
+  if (all || mode == "scaling") {
+    std::printf("\n### Scaling from 64 to 16,384 nodes (flow model, 64 MiB)\n\n");
+    speed_table({"swing-bw", "bucket"}, {{8, 8}, {16, 16}, {32, 32}, {64, 64}, {128, 128}},
+                limit_s);
+  }
+  if (all || mode == "compare") {
+    std::printf("\n### A 64x64 compare sweep (flow model)\n\n");
+    compare_sweep(jobs, case_limit_s);
+  }
+  if (all || mode == "deficiency") {
+    std::printf("\n### Large-vector deficiencies (flow model, 1 GiB, no latency)\n\n");
+    deficiency_table(limit_s);
+  }
+  if (!all && mode != "speed" && mode != "scaling" && mode != "compare" && mode != "deficiency") {
+    std::fprintf(stderr, "unknown mode '%s'; accepted: speed, scaling, compare, deficiency, all\n",
+                 mode.c_str());
+    return 2;
+  }
+  return 0;
+}

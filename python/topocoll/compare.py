@@ -1,0 +1,379 @@
+"""`topocoll.compare`: every algorithm (or a list) of a collective at every size of a range, on
+one network; per size the best run, each family's best variant, and the gain of the best paper
+algorithm over the best baseline (the inset of swing-nsdi24.txt Fig. 6). Runs spread over local
+processes (`jobs`) and MPI ranks (mpirun with mpi4py) and are merged by (size, algorithm), so the
+result does not depend on how they were spread."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+
+from topocoll.shapes import InputError
+from topocoll.simulate import (
+    CHUNKED,
+    Network,
+    Setup,
+    SimResult,
+    algorithm_infos,
+    is_baseline,
+    make_setup,
+    parse_size,
+)
+
+
+@dataclass
+class CompareRow:
+    """One algorithm (kind "algorithm") or a family's best variant (kind "best-of") at a size."""
+
+    size_bytes: int
+    algorithm: str
+    family: str
+    kind: str
+    paper: bool
+    time_s: float
+    goodput_gbps: float
+    peak_percent: float
+    messages: int
+    best: bool = False
+    chosen: str = ""  # best-of rows: the variant that won
+
+
+@dataclass
+class SizeSummary:
+    size_bytes: int
+    best: str
+    best_time_s: float
+    best_goodput_gbps: float
+    best_paper: str | None
+    best_paper_goodput_gbps: float | None
+    best_baseline: str | None
+    best_baseline_goodput_gbps: float | None
+    gain: float | None  # goodput of the best paper algorithm / that of the best baseline
+
+
+@dataclass
+class Comparison:
+    topology: str
+    collective: str
+    model: str
+    routing: str
+    ranks: int
+    peak_goodput_gbps: float
+    algorithms: list[str]
+    skipped: dict[str, str]
+    sizes: list[int]
+    entries: list[CompareRow]
+    summary: list[SizeSummary]
+    skipped_sizes: list[int] = field(default_factory=list)  # below P for chunked collectives
+
+    def rows(self) -> list[dict]:
+        """One dict per (size, algorithm) and per (size, family best-of)."""
+        common = {"topology": self.topology, "collective": self.collective, "model": self.model}
+        return [{**common, **asdict(e)} for e in self.entries]
+
+    to_rows = rows
+
+    def summary_rows(self) -> list[dict]:
+        return [asdict(s) for s in self.summary]
+
+    def to_dict(self) -> dict:
+        return {
+            "topology": self.topology,
+            "collective": self.collective,
+            "model": self.model,
+            "routing": self.routing,
+            "ranks": self.ranks,
+            "peak_goodput_gbps": self.peak_goodput_gbps,
+            "algorithms": self.algorithms,
+            "skipped": self.skipped,
+            "sizes": self.sizes,
+            "rows": [asdict(e) for e in self.entries],
+            "summary": self.summary_rows(),
+            "skipped_sizes": self.skipped_sizes,
+        }
+
+
+MAX_JOBS = 256  # local processes; more is a typo, not a machine
+
+
+def size_range(text: str) -> list[int]:
+    """`32B:512MiB` -> the powers of two from 32 to 512 MiB; `A,B,C` -> those sizes; `S` -> [S]."""
+    if ":" in text:
+        low_text, high_text = text.split(":", 1)
+        low, high = parse_size(low_text), parse_size(high_text)
+        if low > high:
+            raise InputError(
+                f"sizes '{text}': the lower bound exceeds the upper; accepted: LOW:HIGH"
+            )
+        sizes, power = [], 1
+        while power <= high:
+            if power >= low:
+                sizes.append(power)
+            power *= 2
+        if not sizes:
+            raise InputError(f"sizes '{text}' hold no power of two; accepted: e.g. 32B:512MiB")
+        return sizes
+    return sorted(
+        {parse_size(part) for part in text.split(",") if part.strip()} or {parse_size(text)}
+    )
+
+
+def _family_label(family: str, members: list[str]) -> str:
+    """`swing (best of lat/bw)`: the members' common name prefix and their differing parts, or
+    the family and a count when that would be long."""
+    parts = [m.split("-") for m in members]
+    common = 0
+    while all(len(p) > common + 1 and p[common] == parts[0][common] for p in parts):
+        common += 1
+    if common:
+        suffixes = ["-".join(p[common:]) for p in parts]
+        label = f"{'-'.join(parts[0][:common])} (best of {'/'.join(suffixes)})"
+        if len(label) <= 40:
+            return label
+    return f"{family} (best of {len(members)})"
+
+
+def _best(results: Iterable[SimResult]) -> SimResult | None:
+    best = None
+    for r in results:  # ties keep the first in algorithm order: deterministic
+        if best is None or r.time_s < best.time_s:
+            best = r
+    return best
+
+
+def summarize(
+    algorithms: list[str], sizes: list[int], results: dict[tuple[int, str], SimResult]
+) -> tuple[list[CompareRow], list[SizeSummary]]:
+    """The table of a comparison from its runs, keyed by (size index, algorithm)."""
+    infos = algorithm_infos()
+    families: dict[str, list[str]] = {}
+    for a in algorithms:
+        families.setdefault(infos[a]["family"], []).append(a)
+    entries: list[CompareRow] = []
+    summary: list[SizeSummary] = []
+    for i in range(len(sizes)):
+        runs = [results[(i, a)] for a in algorithms]
+        best = _best(runs)
+        paper = _best(r for r in runs if not is_baseline(r.family))
+        base = _best(r for r in runs if is_baseline(r.family))
+        for r in runs:
+            entries.append(
+                CompareRow(
+                    size_bytes=r.size_bytes,
+                    algorithm=r.algorithm,
+                    family=r.family,
+                    kind="algorithm",
+                    paper=not is_baseline(r.family),
+                    time_s=r.time_s,
+                    goodput_gbps=r.goodput_gbps,
+                    peak_percent=r.peak_percent,
+                    messages=r.messages,
+                    best=r is best,
+                )
+            )
+        for family, members in families.items():
+            if len(members) < 2:
+                continue
+            winner = _best(results[(i, a)] for a in members)
+            entries.append(
+                CompareRow(
+                    size_bytes=winner.size_bytes,
+                    algorithm=_family_label(family, members),
+                    family=family,
+                    kind="best-of",
+                    paper=not is_baseline(family),
+                    time_s=winner.time_s,
+                    goodput_gbps=winner.goodput_gbps,
+                    peak_percent=winner.peak_percent,
+                    messages=winner.messages,
+                    chosen=winner.algorithm,
+                )
+            )
+        gain = None
+        if paper and base and base.goodput_gbps > 0:
+            gain = paper.goodput_gbps / base.goodput_gbps
+        summary.append(
+            SizeSummary(
+                size_bytes=best.size_bytes,
+                best=best.algorithm,
+                best_time_s=best.time_s,
+                best_goodput_gbps=best.goodput_gbps,
+                best_paper=paper.algorithm if paper else None,
+                best_paper_goodput_gbps=paper.goodput_gbps if paper else None,
+                best_baseline=base.algorithm if base else None,
+                best_baseline_goodput_gbps=base.goodput_gbps if base else None,
+                gain=gain,
+            )
+        )
+    return entries, summary
+
+
+def select_algorithms(
+    network: Network, requested: str | Sequence[str] | None
+) -> tuple[list[str], dict[str, str]]:
+    """The algorithms to compare and the ones skipped with their reasons. `all` (or None): every
+    algorithm implementing the collective that fits the topology; an explicit list must fit."""
+    infos = algorithm_infos()
+    collective = network.setup.collective
+    if requested is None or requested == "all" or list(requested) == ["all"]:
+        chosen, skipped = [], {}
+        for name, info in infos.items():
+            if collective not in info["collectives"]:
+                continue
+            try:
+                network.schedule(name)
+                chosen.append(name)
+            except ValueError as error:
+                skipped[name] = str(error)
+        if not chosen:
+            raise InputError(f"no algorithm implements {collective} on {network.setup.topology}")
+        return chosen, skipped
+    names = requested.split(",") if isinstance(requested, str) else list(requested)
+    names = [n.strip() for n in names if n.strip()]
+    if not names:
+        raise InputError("--algorithms is empty; accepted: a comma-separated list or all")
+    for n in names:
+        network.schedule(n)  # raises, naming the reason, for one that does not fit
+    return list(dict.fromkeys(names)), {}
+
+
+# Worker processes keep one Network (topology, router, schedules) for the whole sweep.
+_worker_network: Network | None = None
+
+
+def _worker_init(setup: Setup) -> None:
+    global _worker_network
+    _worker_network = Network(setup)
+
+
+def _worker_run(task: tuple[int, str, int]) -> tuple[int, str, SimResult]:
+    index, algorithm, size = task
+    assert _worker_network is not None
+    return index, algorithm, _lean(_worker_network.run(algorithm, size))
+
+
+def _lean(result: SimResult) -> SimResult:
+    """A comparison keeps the totals, not the per-rank finish times."""
+    result.rank_finish_s = []
+    return result
+
+
+def _run_tasks(
+    setup: Setup,
+    network: Network,
+    tasks: list[tuple[int, str, int]],
+    jobs: int,
+    progress: Callable[[], None] | None,
+) -> list[tuple[int, str, SimResult]]:
+    if jobs <= 1 or len(tasks) <= 1:
+        out = []
+        for index, algorithm, size in tasks:
+            out.append((index, algorithm, _lean(network.run(algorithm, size))))
+            if progress:
+                progress()
+        return out
+    import multiprocessing
+
+    # Largest sizes first so that the long runs do not end the sweep alone.
+    ordered = sorted(tasks, key=lambda t: -t[2])
+    context = multiprocessing.get_context("spawn")
+    with context.Pool(min(jobs, len(tasks)), _worker_init, (setup,)) as pool:
+        out = []
+        for item in pool.imap_unordered(_worker_run, ordered):
+            out.append(item)
+            if progress:
+                progress()
+    return out
+
+
+def _mpi_world():
+    """(comm, rank, size) when launched by mpirun with more than one process, else None."""
+    env_size = next(
+        (
+            os.environ[v]
+            for v in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE")
+            if v in os.environ
+        ),
+        None,
+    )
+    if env_size is None or int(env_size) <= 1:
+        return None
+    try:
+        from mpi4py import MPI
+    except ImportError:
+        raise InputError(
+            "compare was launched by mpirun with several processes but mpi4py is not "
+            "installed; accepted: install mpi4py, or run without mpirun"
+        ) from None
+    comm = MPI.COMM_WORLD
+    return comm, comm.Get_rank(), comm.Get_size()
+
+
+def compare(
+    topology: str,
+    collective: str,
+    *,
+    algorithms: str | Sequence[str] | None = "all",
+    sizes: str | Sequence[int | str] = "32B:512MiB",
+    jobs: int = 1,
+    progress: Callable[[int, int], None] | None = None,
+    use_mpi: bool = True,
+    **options,
+) -> Comparison | None:
+    """Simulates every algorithm (or the listed ones) at every size. Runs spread over `jobs`
+    local processes and, under mpirun with mpi4py, over the MPI ranks; the result does not
+    depend on either. Under MPI only rank 0 returns the comparison (the others None).
+    `progress(done, total)` is called after each run of this process."""
+    setup = make_setup(topology, collective, **options)
+    network = Network(setup)
+    chosen, skipped = select_algorithms(network, algorithms)
+    size_list = (
+        size_range(sizes) if isinstance(sizes, str) else sorted({parse_size(s) for s in sizes})
+    )
+    small: list[int] = []
+    if collective in CHUNKED:
+        small = [s for s in size_list if s < network.ranks]
+        size_list = [s for s in size_list if s >= network.ranks]
+        if not size_list:
+            network.vector_bytes(small[-1])  # raises, naming the smallest accepted size
+    if not 1 <= jobs <= MAX_JOBS:
+        raise InputError(f"jobs {jobs} out of range; accepted: 1..{MAX_JOBS}")
+    tasks = [(i, a, s) for i, s in enumerate(size_list) for a in chosen]
+    world = _mpi_world() if use_mpi else None
+    if world:
+        comm, rank, nprocs = world
+        tasks = tasks[rank::nprocs]
+    done = [0]
+
+    def tick() -> None:
+        done[0] += 1
+        if progress:
+            progress(done[0], len(tasks))
+
+    if progress:
+        progress(0, len(tasks))
+    mine = _run_tasks(setup, network, tasks, jobs, tick)
+    if world:
+        gathered = comm.gather(mine, root=0)
+        if rank != 0:
+            return None
+        mine = [item for part in gathered for item in part]
+    results = {(i, a): r for i, a, r in mine}
+    entries, summary = summarize(chosen, size_list, results)
+    first = results[(0, chosen[0])]
+    return Comparison(
+        topology=topology,
+        collective=collective,
+        model=setup.model,
+        routing=first.routing,
+        ranks=first.ranks,
+        peak_goodput_gbps=first.peak_goodput_gbps,
+        algorithms=chosen,
+        skipped=skipped,
+        sizes=[results[(i, chosen[0])].size_bytes for i in range(len(size_list))],
+        entries=entries,
+        summary=summary,
+        skipped_sizes=small,
+    )

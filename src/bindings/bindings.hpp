@@ -1,0 +1,11 @@
+#pragma once
+// Parts of the nanobind module `topocoll._core`, each bound in its own file and called from
+// NB_MODULE in module.cpp.
+#include <nanobind/nanobind.h>
+
+namespace topocoll::bindings {
+
+// Topologies, parameter presets, routers and the simulator (simulator.cpp).
+void bind_simulator(nanobind::module_& m);
+
+}  // namespace topocoll::bindings

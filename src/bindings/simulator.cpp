@@ -1,0 +1,181 @@
+// Python bindings of the network simulator (issue 7): topologies, parameter presets, routers,
+// mappings and simulate(). Requests the core cannot serve raise UnsupportedRequest, which the
+// module's translator turns into a one-line ValueError.
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/unique_ptr.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <limits>
+#include <memory>
+#include <string>
+
+#include "bindings/bindings.hpp"
+#include "core/registry.hpp"
+#include "sim/simulate.hpp"
+#include "topology/mapping.hpp"
+#include "topology/params.hpp"
+#include "topology/routing.hpp"
+#include "topology/topology.hpp"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+namespace topocoll::bindings {
+namespace {
+
+sim::Model model_from(const std::string& name) {
+  if (name == "analytic") return sim::Model::analytic;
+  if (name == "flow") return sim::Model::flow;
+  if (name == "simgrid") return sim::Model::simgrid;
+  throw UnsupportedRequest("unknown model '" + name + "'; accepted: analytic, flow, simgrid");
+}
+
+nb::dict params_dict(const topo::NetworkParams& p) {
+  nb::dict d;
+  d["bandwidth_bytes_per_s"] = p.bandwidth_bytes_per_s;
+  d["link_latency_s"] = p.link_latency_s;
+  d["hop_latency_s"] = p.hop_latency_s;
+  d["alpha_s"] = p.alpha_s;
+  d["reduce_s_per_byte"] = p.reduce_s_per_byte;
+  d["nic_ports"] = p.nic_ports;
+  return d;
+}
+
+// Per host, the smaller of the bandwidth it can inject (sum over its outgoing links) and eject
+// (sum over its incoming links): what bounds a collective's bandwidth term.
+std::vector<double> host_bandwidths(const topo::Topology& t) {
+  std::vector<double> out(static_cast<std::size_t>(t.node_count()), 0.0);
+  std::vector<double> in(out.size(), 0.0);
+  for (const auto& link : t.links()) {
+    out[static_cast<std::size_t>(link.from)] += link.bandwidth_bytes_per_s;
+    in[static_cast<std::size_t>(link.to)] += link.bandwidth_bytes_per_s;
+  }
+  std::vector<double> result(static_cast<std::size_t>(t.host_count()));
+  for (std::size_t h = 0; h < result.size(); ++h) result[h] = std::min(out[h], in[h]);
+  return result;
+}
+
+// The smallest host bandwidth over the hosts that run a rank.
+double min_host_bandwidth(const topo::Topology& t, const std::vector<int>& hosts) {
+  const std::vector<double> bandwidth = host_bandwidths(t);
+  double smallest = std::numeric_limits<double>::infinity();
+  for (int h : hosts) smallest = std::min(smallest, bandwidth.at(static_cast<std::size_t>(h)));
+  return hosts.empty() ? 0.0 : smallest;
+}
+
+nb::dict result_dict(const sim::SimResult& r, const topo::Topology& t, bool with_links) {
+  nb::dict d;
+  d["time_s"] = r.time_s;
+  d["goodput_gbps"] = r.goodput_gbps;
+  d["messages"] = r.messages;
+  d["transfers"] = r.transfers;
+  d["max_link_utilization"] = r.max_link_utilization;
+  d["mean_link_utilization"] = r.mean_link_utilization;
+  d["rank_finish_s"] = r.rank_finish_s;
+  if (with_links) {
+    nb::list links;
+    for (const auto& u : r.links) {
+      const auto& link = t.links().at(static_cast<std::size_t>(u.link));
+      nb::dict row;
+      row["link"] = u.link;
+      row["label"] = link.label;
+      row["from"] = link.from;
+      row["to"] = link.to;
+      row["bytes"] = u.bytes;
+      row["busy_s"] = u.busy_s;
+      row["utilization"] = r.time_s > 0 ? u.busy_s / r.time_s : 0.0;
+      links.append(row);
+    }
+    d["links"] = links;
+  }
+  return d;
+}
+
+nb::dict run_simulation(const Schedule& schedule, const topo::Topology& topology,
+                        const topo::Router& router, const std::string& mapping,
+                        const std::string& model, std::uint64_t vector_bytes, int element_bytes,
+                        bool record_links, const std::string& trace_path) {
+  sim::SimConfig config;
+  config.model = model_from(model);
+  config.vector_bytes = vector_bytes;
+  config.element_bytes = element_bytes;
+  config.record_links = record_links;
+  config.trace_path = trace_path;
+  const topo::Mapping placed = topo::make_mapping(mapping, schedule.ranks(), topology);
+  sim::SimResult result;
+  {
+    nb::gil_scoped_release release;
+    result = sim::simulate(schedule, topology, router, placed, config);
+  }
+  nb::dict d = result_dict(result, topology, record_links);
+  d["host_of"] = placed.host_of;
+  d["host_bandwidth_bytes_per_s"] = min_host_bandwidth(topology, placed.host_of);
+  return d;
+}
+
+void bind_params(nb::module_& m) {
+  nb::class_<topo::NetworkParams>(m, "NetworkParams")
+      .def(nb::init<>())
+      .def_rw("bandwidth_bytes_per_s", &topo::NetworkParams::bandwidth_bytes_per_s)
+      .def_rw("link_latency_s", &topo::NetworkParams::link_latency_s)
+      .def_rw("hop_latency_s", &topo::NetworkParams::hop_latency_s)
+      .def_rw("alpha_s", &topo::NetworkParams::alpha_s)
+      .def_rw("reduce_s_per_byte", &topo::NetworkParams::reduce_s_per_byte)
+      .def_rw("nic_ports", &topo::NetworkParams::nic_ports)
+      .def("to_dict", &params_dict);
+  m.def(
+      "network_preset", [](const std::string& name) { return topo::preset_params(name); },
+      "name"_a);
+  m.def("network_preset_names", [] { return topo::preset_names(); });
+}
+
+void bind_topology(nb::module_& m) {
+  nb::class_<topo::Topology>(m, "Topology")
+      .def_prop_ro("spec", &topo::Topology::spec)
+      .def_prop_ro("hosts", &topo::Topology::host_count)
+      .def_prop_ro("nodes", &topo::Topology::node_count)
+      .def_prop_ro("link_count",
+                   [](const topo::Topology& t) { return static_cast<int>(t.links().size()); })
+      .def_prop_ro("grid_dims", &topo::Topology::grid_dims)
+      .def_prop_ro("params", [](const topo::Topology& t) { return params_dict(t.params()); })
+      .def("host_bandwidths", &host_bandwidths)
+      .def("link_label", [](const topo::Topology& t, int link) {
+        if (link < 0 || link >= static_cast<int>(t.links().size()))
+          throw UnsupportedRequest("link " + std::to_string(link) + " out of range");
+        return t.links()[static_cast<std::size_t>(link)].label;
+      });
+  m.def(
+      "make_topology",
+      [](const std::string& spec, const topo::NetworkParams& params) {
+        return topo::make_topology(spec, params);
+      },
+      "spec"_a, "params"_a = topo::NetworkParams{});
+  m.def("topology_help", &topo::topology_spec_help);
+
+  nb::class_<topo::Router>(m, "Router").def_prop_ro("name", &topo::Router::name);
+  m.def(
+      "make_router",
+      [](const topo::Topology& t, const std::string& routing) {
+        return topo::make_router(t, routing);
+      },
+      "topology"_a, "routing"_a = "minimal", nb::keep_alive<0, 1>());
+  m.def(
+      "make_mapping",
+      [](const std::string& spec, int ranks, const topo::Topology& t) {
+        return topo::make_mapping(spec, ranks, t).host_of;
+      },
+      "spec"_a, "ranks"_a, "topology"_a);
+}
+
+}  // namespace
+
+void bind_simulator(nb::module_& m) {
+  bind_params(m);
+  bind_topology(m);
+  m.def("simulate", &run_simulation, "schedule"_a, "topology"_a, "router"_a, "mapping"_a = "linear",
+        "model"_a = "flow", "vector_bytes"_a, "element_bytes"_a = 1, "record_links"_a = false,
+        "trace_path"_a = "");
+}
+
+}  // namespace topocoll::bindings

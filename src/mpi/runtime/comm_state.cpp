@@ -1,0 +1,125 @@
+#include "comm_state.hpp"
+
+#include <mutex>
+#include <set>
+
+namespace topocoll::mpi {
+namespace {
+
+// Caches stay small: a program is O(steps) of one rank, a plan the same in segments.
+constexpr std::size_t max_cached_plans = 64;
+
+std::mutex& states_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::set<CommState*>& live_states() {
+  static std::set<CommState*> s;
+  return s;
+}
+
+int delete_state(MPI_Comm, int, void* value, void*) {
+  delete static_cast<CommState*>(value);
+  return MPI_SUCCESS;
+}
+
+// Runs at the start of MPI_Finalize (attributes of MPI_COMM_SELF are deleted first), while
+// communicators can still be freed.
+int finalize_hook(MPI_Comm, int, void*, void*) {
+  std::lock_guard lock(states_mutex());
+  for (CommState* s : live_states()) {
+    s->clear_caches();  // frees the plans' datatypes while MPI is fully alive
+    s->release();
+  }
+  return MPI_SUCCESS;
+}
+
+int keyval() {
+  static int key = MPI_KEYVAL_INVALID;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &key, nullptr);
+    int hook = MPI_KEYVAL_INVALID;
+    PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, finalize_hook, &hook, nullptr);
+    PMPI_Comm_set_attr(MPI_COMM_SELF, hook, nullptr);
+  });
+  return key;
+}
+
+}  // namespace
+
+CommState::CommState(MPI_Comm user, MPI_Comm private_comm) : private_(private_comm) {
+  PMPI_Comm_rank(user, &rank_);
+  PMPI_Comm_size(user, &size_);
+  std::lock_guard lock(states_mutex());
+  live_states().insert(this);
+}
+
+CommState::~CommState() {
+  release();
+  std::lock_guard lock(states_mutex());
+  live_states().erase(this);
+}
+
+void CommState::release() {
+  int finalized = 0;
+  PMPI_Finalized(&finalized);
+  if (private_ != MPI_COMM_NULL && !finalized) PMPI_Comm_free(&private_);
+  private_ = MPI_COMM_NULL;
+}
+
+const RankProgram& CommState::program(const std::string& algorithm,
+                                      const ScheduleRequest& request) {
+  ProgramKey key{algorithm, static_cast<int>(request.collective), request.root, request.commutative,
+                 request.dims};
+  auto& slot = programs_[key];
+  if (!slot) {
+    try {
+      const SchedulePtr schedule = registry().build(algorithm, request);
+      auto program = std::make_unique<RankProgram>();
+      program->info = schedule->info();
+      program->steps = schedule->steps_of(rank_);
+      slot = std::move(program);
+    } catch (...) {
+      programs_.erase(key);
+      throw;
+    }
+  }
+  return *slot;
+}
+
+const Plan& CommState::plan(const ProgramKey& key, const RankProgram& program,
+                            const SlotSizes& sizes, bool commutative) {
+  auto full = std::make_pair(key, sizes.user_offsets);
+  if (auto it = plans_.find(full); it != plans_.end()) return *it->second;
+  if (plans_.size() >= max_cached_plans) plans_.clear();
+  auto compiled = std::make_unique<Plan>(
+      compile_plan_padded_if_needed(program.info, program.steps, sizes, commutative));
+  return *plans_.emplace(std::move(full), std::move(compiled)).first->second;
+}
+
+CommState* state_for(MPI_Comm comm, int* rc) {
+  const int key = keyval();
+  void* value = nullptr;
+  int found = 0;
+  *rc = PMPI_Comm_get_attr(comm, key, &value, &found);
+  if (*rc != MPI_SUCCESS) return nullptr;
+  if (found) return static_cast<CommState*>(value);
+  MPI_Comm duplicate = MPI_COMM_NULL;
+  *rc = PMPI_Comm_dup(comm, &duplicate);
+  if (*rc != MPI_SUCCESS) return nullptr;
+  auto* state = new CommState(comm, duplicate);
+  *rc = PMPI_Comm_set_attr(comm, key, state);
+  if (*rc != MPI_SUCCESS) {
+    delete state;
+    return nullptr;
+  }
+  return state;
+}
+
+void clear_all_caches() {
+  std::lock_guard lock(states_mutex());
+  for (CommState* s : live_states()) s->clear_caches();
+}
+
+}  // namespace topocoll::mpi

@@ -1,0 +1,78 @@
+#pragma once
+// Per user communicator: a private duplicate (so internal messages never match user
+// messages), the rank's compiled schedules and the buffers, cached on the communicator with
+// an attribute and freed with it (or at MPI_Finalize).
+#include <mpi.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "core/registry.hpp"
+#include "element_type.hpp"
+#include "plan.hpp"
+
+namespace topocoll::mpi {
+
+// One rank's steps of a schedule, materialized once per shape.
+struct RankProgram {
+  ScheduleInfo info;
+  std::vector<Step> steps;
+};
+
+struct ProgramKey {
+  std::string algorithm;
+  int collective = 0;
+  int root = 0;
+  bool commutative = true;
+  std::vector<int> dims;
+  auto operator<=>(const ProgramKey&) const = default;
+};
+
+class CommState {
+ public:
+  CommState(MPI_Comm user, MPI_Comm private_comm);
+  ~CommState();
+  CommState(const CommState&) = delete;
+  CommState& operator=(const CommState&) = delete;
+
+  [[nodiscard]] MPI_Comm comm() const { return private_; }
+  [[nodiscard]] int rank() const { return rank_; }
+  [[nodiscard]] int size() const { return size_; }
+
+  // The program for a request (built and materialized on first use). Throws
+  // UnsupportedRequest when the algorithm rejects it.
+  const RankProgram& program(const std::string& algorithm, const ScheduleRequest& request);
+  // The plan of `program` for these slot sizes (compiled on first use).
+  const Plan& plan(const ProgramKey& key, const RankProgram& program, const SlotSizes& sizes,
+                   bool commutative);
+
+  ElementBuffer workspace;  // scratch slots and staging
+  ElementBuffer area[2];    // copies of user data (read-only input, packed derived types)
+  ElementBuffer padded[2];  // the user and receive slots of a padded plan
+
+  void clear_caches() {
+    plans_.clear();
+    programs_.clear();
+  }
+  // Frees the private communicator (MPI_Finalize hook); the state stays until deleted.
+  void release();
+
+ private:
+  MPI_Comm private_;
+  int rank_ = 0;
+  int size_ = 0;
+  std::map<ProgramKey, std::unique_ptr<RankProgram>> programs_;
+  std::map<std::pair<ProgramKey, std::vector<std::uint64_t>>, std::unique_ptr<Plan>> plans_;
+};
+
+// The state of `comm`, created on first use (collective over comm: MPI_Comm_dup).
+// Returns nullptr with an MPI error code in *rc on failure.
+CommState* state_for(MPI_Comm comm, int* rc);
+
+// Drops every cached program and plan (topocoll_clear_cache).
+void clear_all_caches();
+
+}  // namespace topocoll::mpi

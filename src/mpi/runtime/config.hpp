@@ -1,0 +1,55 @@
+#pragma once
+// The runtime's settings, from the environment (docs/mpi.md). Read on every call (a few
+// getenv calls), so a program may change them between calls.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/collective.hpp"
+
+namespace topocoll::mpi {
+
+// The nine MPI collectives the runtime serves; two of them map to the core's reduce-scatter.
+enum class MpiCollective {
+  allreduce,
+  reduce_scatter_block,
+  reduce_scatter,
+  allgather,
+  bcast,
+  reduce,
+  gather,
+  scatter,
+  alltoall
+};
+
+[[nodiscard]] const char* mpi_collective_name(MpiCollective c);  // "reduce_scatter_block"
+[[nodiscard]] Collective core_collective(MpiCollective c);
+
+enum class FallbackPolicy { error, warn, silent };
+
+struct Settings {
+  std::string algorithm;  // name, "auto" or "mpi"
+  FallbackPolicy fallback = FallbackPolicy::warn;
+  bool verbose = false;
+  std::vector<int> dims;   // TOPOCOLL_DIMS, empty when unset
+  std::string dims_error;  // a malformed TOPOCOLL_DIMS
+  std::string rules_path;  // TOPOCOLL_RULES, empty when unset
+  // TOPOCOLL_MAX_MESSAGE_BYTES: larger messages are split in pieces (default 1 GiB, which
+  // keeps every MPI call below INT_MAX elements and 2^31 bytes).
+  std::uint64_t max_message_bytes = std::uint64_t{1} << 30;
+};
+
+// `algorithm`: the caller's choice (C API argument), or nullptr for
+// TOPOCOLL_<COLL>_ALGORITHM (default "auto").
+[[nodiscard]] Settings read_settings(MpiCollective c, const char* algorithm);
+
+// "4096", "64KiB", "1GiB" -> bytes; nullopt when malformed or zero.
+[[nodiscard]] std::optional<std::uint64_t> parse_bytes(const std::string& text);
+// "8x8" -> {8, 8}; nullopt when malformed.
+[[nodiscard]] std::optional<std::vector<int>> parse_dims(const std::string& text);
+
+// Writes "topocoll: <message>" to stderr once per distinct message for the process.
+void warn_once(const std::string& message);
+
+}  // namespace topocoll::mpi

@@ -1,0 +1,97 @@
+#include "selection.hpp"
+
+#include <numeric>
+
+#include "rules.hpp"
+
+namespace topocoll::mpi {
+namespace {
+
+long long product(const std::vector<int>& dims) {
+  return std::accumulate(dims.begin(), dims.end(), 1LL, std::multiplies<long long>());
+}
+
+// The request `algo` would get: the torus shape, unless the algorithm runs on rings only.
+ScheduleRequest shaped(const AlgorithmInfo& algo, ScheduleRequest request) {
+  if (algo.requirements.dims == DimsRule::ring_only) request.dims = {request.ranks};
+  return request;
+}
+
+// nullopt when `name` can serve the request, else the reason.
+std::optional<std::string> why_not(const std::string& name, const ScheduleRequest& request) {
+  const AlgorithmInfo* algo = registry().find(name);
+  if (!algo) return "unknown algorithm '" + name + "'; accepted: auto, mpi, " + registry().names();
+  return Registry::rejection(*algo, shaped(*algo, request));
+}
+
+Choice served_by(const std::string& name, const ScheduleRequest& request) {
+  Choice c;
+  c.algorithm = name;
+  c.request = shaped(*registry().find(name), request);
+  return c;
+}
+
+Choice fallback(const Settings& settings, std::string reason, bool forced) {
+  Choice c;
+  c.reason = std::move(reason);
+  if (!forced) return c;
+  if (settings.fallback == FallbackPolicy::error) {
+    c.error = true;
+  } else if (settings.fallback == FallbackPolicy::warn) {
+    warn_once(c.reason + "; the MPI library's collective serves these calls");
+  }
+  return c;
+}
+
+Choice choose_auto(const Settings& settings, MpiCollective collective,
+                   const ScheduleRequest& request, std::uint64_t bytes) {
+  std::string rejected;
+  if (!settings.rules_path.empty()) {
+    const auto rules = load_rules(settings.rules_path);
+    if (!rules->error.empty()) {
+      warn_once(rules->error);
+      Choice c =
+          fallback(settings, "rules file invalid", settings.fallback == FallbackPolicy::error);
+      return c;
+    }
+    for (const Rule& rule : rules->rules) {
+      if (!rule.matches(collective, request.ranks, bytes)) continue;
+      if (rule.algorithm == "mpi") return fallback(settings, "rules file chose mpi", false);
+      const auto why = why_not(rule.algorithm, request);
+      if (!why) return served_by(rule.algorithm, request);
+      rejected = "rule's " + *why;
+      break;
+    }
+  }
+  for (const std::string& name : default_candidates(collective, request.ranks, bytes))
+    if (!why_not(name, request)) return served_by(name, request);
+  std::string reason =
+      "no algorithm of the default table serves comm_size=" + std::to_string(request.ranks);
+  if (!rejected.empty()) reason += " (" + rejected + ")";
+  return fallback(settings, reason, false);
+}
+
+}  // namespace
+
+Choice choose_algorithm(const Settings& settings, MpiCollective collective, ScheduleRequest request,
+                        const std::vector<int>& cart_dims, std::uint64_t bytes,
+                        const std::string& blocker) {
+  const bool forced = settings.algorithm != "auto";
+  if (settings.algorithm == "mpi") return fallback(settings, "requested", false);
+  if (!blocker.empty()) return fallback(settings, blocker, forced);
+  if (!settings.dims_error.empty()) return fallback(settings, settings.dims_error, true);
+  request.dims.clear();
+  if (!settings.dims.empty() && product(settings.dims) == request.ranks) {
+    request.dims = settings.dims;
+  } else if (!cart_dims.empty() && product(cart_dims) == request.ranks) {
+    request.dims = cart_dims;
+  }
+  // A dimension of size 1 adds nothing to the torus (MPI_Dims_create gives {P, 1} for prime P).
+  std::erase(request.dims, 1);
+  if (request.dims.empty()) request.dims = {request.ranks};
+  if (!forced) return choose_auto(settings, collective, request, bytes);
+  if (const auto why = why_not(settings.algorithm, request)) return fallback(settings, *why, true);
+  return served_by(settings.algorithm, request);
+}
+
+}  // namespace topocoll::mpi

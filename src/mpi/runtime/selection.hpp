@@ -1,0 +1,27 @@
+#pragma once
+// Which algorithm serves a call: the forced name, `auto` (rules file, then the built-in
+// table) or `mpi`, checked against the registry's requirements (never by name).
+#include <cstdint>
+#include <string>
+
+#include "config.hpp"
+#include "core/registry.hpp"
+
+namespace topocoll::mpi {
+
+struct Choice {
+  std::string algorithm;  // registry name; empty: the MPI library's collective
+  std::string reason;     // why the MPI library serves it (empty when topocoll does)
+  bool error = false;     // TOPOCOLL_FALLBACK=error: return MPI_ERR_ARG, reason printed
+  ScheduleRequest request;
+  std::uint64_t max_message_bytes = std::uint64_t{1} << 30;
+};
+
+// `request` carries the collective, ranks, root and commutativity; dims are filled here
+// (TOPOCOLL_DIMS or the Cartesian dims when their product is the communicator size).
+// `blocker` is a reason no algorithm can serve the call (intercommunicator, ...), or empty.
+[[nodiscard]] Choice choose_algorithm(const Settings& settings, MpiCollective collective,
+                                      ScheduleRequest request, const std::vector<int>& cart_dims,
+                                      std::uint64_t bytes, const std::string& blocker);
+
+}  // namespace topocoll::mpi

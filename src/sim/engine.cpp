@@ -1,0 +1,337 @@
+#include "sim/engine.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+
+#include "core/registry.hpp"
+#include "sim/analytic_network.hpp"
+#include "sim/flow_network.hpp"
+
+namespace topocoll::sim {
+namespace {
+
+void check_mapping(const Schedule& schedule, const topo::Topology& topology,
+                   const topo::Mapping& mapping) {
+  const int ranks = schedule.ranks();
+  if (static_cast<int>(mapping.host_of.size()) != ranks)
+    throw UnsupportedRequest("the mapping places " + std::to_string(mapping.host_of.size()) +
+                             " ranks but the schedule has " + std::to_string(ranks));
+  std::vector<bool> used(static_cast<std::size_t>(topology.host_count()), false);
+  for (int r = 0; r < ranks; ++r) {
+    const int h = mapping.host_of[static_cast<std::size_t>(r)];
+    if (h < 0 || h >= topology.host_count())
+      throw UnsupportedRequest("rank " + std::to_string(r) + " is mapped to host " +
+                               std::to_string(h) + ", but " + topology.spec() + " has hosts 0.." +
+                               std::to_string(topology.host_count() - 1));
+    if (used[static_cast<std::size_t>(h)])
+      throw UnsupportedRequest("the mapping places two ranks on host " + std::to_string(h));
+    used[static_cast<std::size_t>(h)] = true;
+  }
+}
+
+std::uint64_t element_count(const SimConfig& config) {
+  if (config.element_bytes < 1)
+    throw UnsupportedRequest("the element size must be at least 1 byte, got " +
+                             std::to_string(config.element_bytes));
+  const auto e = static_cast<std::uint64_t>(config.element_bytes);
+  if (config.vector_bytes % e != 0)
+    throw UnsupportedRequest("the vector size " + std::to_string(config.vector_bytes) +
+                             " B is not a multiple of the element size " + std::to_string(e) +
+                             " B");
+  return config.vector_bytes / e;
+}
+
+}  // namespace
+
+Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const topo::Router& router,
+               const topo::Mapping& mapping, const SimConfig& config)
+    : schedule_(schedule),
+      topology_(topology),
+      mapping_(mapping),
+      config_(config),
+      params_(topology.params()),
+      partition_(schedule.info(), element_count(config)),
+      element_bytes_(config.element_bytes),
+      routes_(topology, router),
+      count_routes_(topology, router) {
+  check_mapping(schedule, topology, mapping);
+  std::uint64_t largest = 0;
+  for (int b = 0; b < partition_.blocks(); ++b)
+    largest = std::max(largest, partition_.size(static_cast<BlockIndex>(b)));
+  scratch_slot_bytes_ = static_cast<double>(largest) * element_bytes_;
+  if (config.model == Model::flow) {
+    network_ = std::make_unique<FlowNetwork>(topology);
+  } else {
+    network_ = std::make_unique<AnalyticNetwork>(
+        topology, [this](int step, std::vector<std::uint32_t>& c) { count_step_links(step, c); });
+  }
+  if (!config.trace_path.empty()) trace_.emplace(config.trace_path, schedule.ranks());
+  ranks_.resize(static_cast<std::size_t>(schedule.ranks()));
+  for (int r = 0; r < schedule.ranks(); ++r)
+    ranks_[static_cast<std::size_t>(r)].steps = schedule.step_count(r);
+}
+
+Engine::~Engine() = default;
+
+double Engine::range_bytes(BlockIndex begin, BlockIndex end) const {
+  const auto blocks = static_cast<BlockIndex>(partition_.blocks());
+  double bytes = 0;
+  auto user = [&](BlockIndex b, BlockIndex e) {
+    if (b < e)
+      bytes += static_cast<double>(partition_.offset(e) - partition_.offset(b)) * element_bytes_;
+  };
+  user(std::min(begin, blocks), std::min(end, blocks));
+  BlockIndex scratch_from = blocks;
+  if (schedule_.info().collective == Collective::alltoall) {  // receive buffer mirrors the send
+    const BlockIndex b = std::max(begin, blocks), e = std::min(end, 2 * blocks);
+    if (b < e) user(b - blocks, e - blocks);
+    scratch_from = 2 * blocks;
+  }
+  if (end > scratch_from)
+    bytes += static_cast<double>(end - std::max(begin, scratch_from)) * scratch_slot_bytes_;
+  return bytes;
+}
+
+double Engine::set_bytes(const BlockSet& set) const {
+  double bytes = 0;
+  for (const auto& r : set.ranges()) bytes += range_bytes(r.begin, r.end);
+  return bytes;
+}
+
+std::uint64_t Engine::channel_key(int sender, int receiver, int port) const {
+  const auto p = static_cast<std::uint64_t>(schedule_.ranks());
+  return (static_cast<std::uint64_t>(port) * p + static_cast<std::uint64_t>(receiver)) * p +
+         static_cast<std::uint64_t>(sender);
+}
+
+template <typename T>
+std::uint32_t Engine::allocate(std::vector<T>& pool, std::vector<std::uint32_t>& free) {
+  if (!free.empty()) {
+    const std::uint32_t i = free.back();
+    free.pop_back();
+    return i;
+  }
+  pool.emplace_back();
+  return static_cast<std::uint32_t>(pool.size() - 1);
+}
+
+// The analytic model's congestion: how many step-`step` transfers of all ranks cross each link.
+void Engine::count_step_links(int step, std::vector<std::uint32_t>& counts) {
+  Step s;
+  for (int r = 0; r < schedule_.ranks(); ++r) {
+    if (step >= ranks_[static_cast<std::size_t>(r)].steps) continue;
+    s.clear();
+    schedule_.build_step(r, step, s);
+    for (const Operation& op : s.ops) {
+      if (op.kind != OpKind::send || op.peer == r) continue;
+      const int src = mapping_.host_of[static_cast<std::size_t>(r)];
+      const int dst = mapping_.host_of[static_cast<std::size_t>(op.peer)];
+      for (const auto& range : op.blocks.ranges()) {
+        if (range_bytes(range.begin, range.end) <= 0) continue;
+        for (const PathView& p : count_routes_.paths(src, dst))
+          for (int h = 0; h < p.hops; ++h) ++counts[static_cast<std::size_t>(p.links[h])];
+      }
+    }
+  }
+}
+
+void Engine::add_timer(double time, int rank, TimerKind kind) { timers_.push({time, rank, kind}); }
+
+void Engine::run_rank(int rank, double now) {
+  RankState& rs = ranks_[static_cast<std::size_t>(rank)];
+  while (rs.step < rs.steps) {
+    if (!post(rank, now)) return;  // waits for the network
+    if (rs.compute > 0) {
+      add_timer(now + rs.compute, rank, TimerKind::finish);
+      return;
+    }
+    ++rs.step;
+    if (rs.step == rs.steps) break;
+    if (params_.alpha_s > 0) {
+      add_timer(now + params_.alpha_s, rank, TimerKind::post);
+      return;
+    }
+  }
+  rs.finish = now;
+  ++finished_ranks_;
+}
+
+bool Engine::post(int rank, double now) {
+  RankState& rs = ranks_[static_cast<std::size_t>(rank)];
+  scratch_.clear();
+  schedule_.build_step(rank, rs.step, scratch_);
+  rs.pending = 0;
+  rs.compute = 0;
+  rs.posting = true;
+  for (const Operation& op : scratch_.ops) {
+    if (op.kind != OpKind::copy && (op.peer < 0 || op.peer >= schedule_.ranks()))
+      throw UnsupportedRequest("step " + std::to_string(rs.step) + " of rank " +
+                               std::to_string(rank) + " names peer " + std::to_string(op.peer) +
+                               "; peers are ranks 0.." + std::to_string(schedule_.ranks() - 1));
+    switch (op.kind) {
+      case OpKind::send: post_send(rank, op, now); break;
+      case OpKind::recv:
+        post_recv(rank, op);
+        if (op.combine == Combine::reduce)
+          rs.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte;
+        break;
+      case OpKind::copy:
+        if (op.combine == Combine::reduce)
+          rs.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte;
+        break;
+    }
+  }
+  rs.posting = false;
+  return rs.pending == 0;
+}
+
+void Engine::post_send(int rank, const Operation& op, double now) {
+  RankState& rs = ranks_[static_cast<std::size_t>(rank)];
+  if (op.peer == rank) {  // a send to oneself never touches the network
+    deliver(rank, rank, op.port, now);
+    return;
+  }
+  const std::uint32_t id = allocate(ops_, free_ops_);
+  ops_[id] = {rank, op.peer, op.port, 0};
+  ++rs.pending;
+  const int src = mapping_.host_of[static_cast<std::size_t>(rank)];
+  const int dst = mapping_.host_of[static_cast<std::size_t>(op.peer)];
+  auto send_message = [&](double bytes) {
+    const std::uint32_t m = allocate(messages_, free_messages_);
+    const auto paths = routes_.paths(src, dst);
+    messages_[m] = {id, static_cast<int>(paths.size()), bytes, now};
+    ++ops_[id].messages_left;
+    ++message_count_;
+    transfer_count_ += paths.size();
+    for (const PathView& p : paths) network_->start(now, p, bytes * p.share, rs.step, m);
+  };
+  if (op.blocks.empty()) send_message(0);
+  for (const auto& r : op.blocks.ranges()) send_message(range_bytes(r.begin, r.end));
+}
+
+void Engine::post_recv(int rank, const Operation& op) {
+  const std::uint64_t key = channel_key(op.peer, rank, op.port);
+  Channel& ch = channels_[key];
+  ++ch.posted;
+  if (ch.posted > ch.delivered)
+    ++ranks_[static_cast<std::size_t>(rank)].pending;  // waits for the data
+  if (ch.posted == ch.delivered) channels_.erase(key);
+}
+
+void Engine::deliver(int sender, int receiver, int port, double now) {
+  const std::uint64_t key = channel_key(sender, receiver, port);
+  Channel& ch = channels_[key];
+  ++ch.delivered;
+  const bool awaited = ch.delivered <= ch.posted;
+  if (ch.posted == ch.delivered) channels_.erase(key);
+  if (awaited) operation_done(receiver, now);
+}
+
+void Engine::operation_done(int rank, double now) {
+  RankState& rs = ranks_[static_cast<std::size_t>(rank)];
+  if (--rs.pending > 0 || rs.posting) return;
+  communication_done(rank, now);
+}
+
+void Engine::communication_done(int rank, double now) {
+  const RankState& rs = ranks_[static_cast<std::size_t>(rank)];
+  if (rs.compute > 0)
+    add_timer(now + rs.compute, rank, TimerKind::finish);
+  else
+    step_done(rank, now);
+}
+
+void Engine::step_done(int rank, double now) {
+  RankState& rs = ranks_[static_cast<std::size_t>(rank)];
+  if (++rs.step == rs.steps) {
+    rs.finish = now;
+    ++finished_ranks_;
+  } else if (params_.alpha_s > 0) {
+    add_timer(now + params_.alpha_s, rank, TimerKind::post);
+  } else {
+    run_rank(rank, now);
+  }
+}
+
+void Engine::transfer_done(std::uint32_t tag, double now) {
+  Message& m = messages_[tag];
+  if (--m.transfers_left > 0) return;
+  const std::uint32_t id = m.op;
+  SendOp& op = ops_[id];
+  if (trace_) trace_->message(op.sender, op.receiver, m.bytes, m.start, now);
+  free_messages_.push_back(tag);
+  if (--op.messages_left > 0) return;
+  const SendOp done = op;
+  free_ops_.push_back(id);
+  deliver(done.sender, done.receiver, done.port, now);
+  operation_done(done.sender, now);
+}
+
+SimResult Engine::run() {
+  const int ranks = schedule_.ranks();
+  for (int r = 0; r < ranks; ++r) {
+    if (ranks_[static_cast<std::size_t>(r)].steps == 0) {
+      ++finished_ranks_;
+      continue;
+    }
+    if (params_.alpha_s > 0)
+      add_timer(params_.alpha_s, r, TimerKind::post);
+    else
+      run_rank(r, 0);
+  }
+  double now = 0;
+  for (;;) {
+    const double t_timer = timers_.empty() ? Network::kNever : timers_.top().time;
+    now = std::min(t_timer, network_->next_time());
+    if (now == Network::kNever) break;
+    const double end = instant_end(now);
+    completed_.clear();
+    if (network_->next_time() <= end) network_->advance(now, completed_);
+    for (std::uint32_t tag : completed_) transfer_done(tag, now);
+    while (!timers_.empty() && timers_.top().time <= end) {
+      const Timer t = timers_.pop();
+      if (t.kind == TimerKind::post)
+        run_rank(t.rank, now);
+      else
+        step_done(t.rank, now);
+    }
+  }
+  if (finished_ranks_ != ranks) {
+    for (int r = 0; r < ranks; ++r) {
+      const RankState& rs = ranks_[static_cast<std::size_t>(r)];
+      if (rs.step < rs.steps)
+        throw std::runtime_error("the schedule deadlocks: rank " + std::to_string(r) +
+                                 " waits forever in step " + std::to_string(rs.step) +
+                                 " (a receive without a matching send)");
+    }
+  }
+  SimResult result;
+  result.messages = message_count_;
+  result.transfers = transfer_count_;
+  result.rank_finish_s.resize(static_cast<std::size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) {
+    const double f = ranks_[static_cast<std::size_t>(r)].finish;
+    result.rank_finish_s[static_cast<std::size_t>(r)] = f;
+    result.time_s = std::max(result.time_s, f);
+  }
+  if (result.time_s > 0)
+    result.goodput_gbps = static_cast<double>(config_.vector_bytes) * 8 / result.time_s / 1e9;
+  std::vector<LinkUsage> usage;
+  network_->link_usage(result.time_s, usage);
+  double sum = 0;
+  int used = 0;
+  for (const LinkUsage& u : usage) {
+    if (u.bytes <= 0) continue;
+    const double util = result.time_s > 0 ? u.busy_s / result.time_s : 0;
+    result.max_link_utilization = std::max(result.max_link_utilization, util);
+    sum += util;
+    ++used;
+  }
+  if (used > 0) result.mean_link_utilization = sum / used;
+  if (config_.record_links) result.links = std::move(usage);
+  if (trace_) trace_->close();
+  return result;
+}
+
+}  // namespace topocoll::sim

@@ -1,0 +1,126 @@
+#pragma once
+// The rank driver shared by the analytic and flow models: it walks every rank through its
+// lazily generated steps (one step per rank in memory at a time, never the whole schedule),
+// posts its messages on a Network, matches sends and receives, and measures the run.
+//
+// Semantics (issue 7, DESIGN.md "Simulator"):
+// - A rank posts step k alpha after step k-1 completed (step 0 at time alpha): alpha is the
+//   per-step software overhead.
+// - Sends are eager (sender-driven, as the papers' SST/packet simulations inject): a send's
+//   messages enter the network when its step is posted, whether or not the receiver has
+//   reached the matching receive. A send completes when its last byte has arrived; a
+//   receive completes when the matching send's data has arrived and the receive is posted
+//   (data arriving early waits in the receiver's buffer at no cost).
+// - Sends and receives match per (sender, receiver, port) in posting order, as the verifier
+//   matches them.
+// - Each range of a send's block set is one message (the schedule model has no packed sends:
+//   a sender issues one message per range, DESIGN.md "The schedule model"); a send with no
+//   blocks, or only zero-size blocks, is a zero-byte message that pays latency only.
+// - Under multi-path routing a message is split over its paths by Path::share: one transfer
+//   per path.
+// - A step completes when all its operations completed, plus its reductions: every reduced
+//   byte (receives with Combine::reduce and local reductions) costs reduce_s_per_byte,
+//   charged after the step's communication, since receives apply at the end of the step.
+//   Local copies cost nothing.
+// - Message bytes come from BlockPartition(info, vector_bytes / element_bytes); slots past the
+//   user buffer (scratch) hold as many bytes as the largest block.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "core/partition.hpp"
+#include "sim/event_heap.hpp"
+#include "sim/flat_map.hpp"
+#include "sim/network.hpp"
+#include "sim/route_cache.hpp"
+#include "sim/simulate.hpp"
+#include "sim/trace_writer.hpp"
+
+namespace topocoll::sim {
+
+class Engine {
+ public:
+  // Throws UnsupportedRequest for a mapping that does not fit or a vector that does not split
+  // into elements.
+  Engine(const Schedule& schedule, const topo::Topology& topology, const topo::Router& router,
+         const topo::Mapping& mapping, const SimConfig& config);
+  ~Engine();
+
+  [[nodiscard]] SimResult run();
+
+ private:
+  struct RankState {
+    int step = 0;
+    int steps = 0;
+    int pending = 0;     // operations of the current step not yet complete
+    double compute = 0;  // seconds of reductions charged when the communication is done
+    double finish = 0;
+    bool posting = false;  // inside post(): completions are handled when posting ends
+  };
+  struct SendOp {
+    int sender = 0, receiver = 0, port = 0;
+    int messages_left = 0;
+  };
+  struct Message {
+    std::uint32_t op = 0;
+    int transfers_left = 0;
+    double bytes = 0;
+    double start = 0;
+  };
+  struct Channel {  // sends delivered and receives posted on one (sender, receiver, port)
+    std::uint32_t delivered = 0;
+    std::uint32_t posted = 0;
+  };
+  enum class TimerKind : std::uint8_t { post, finish };
+  struct Timer {
+    double time = 0;
+    int rank = 0;
+    TimerKind kind = TimerKind::post;
+  };
+
+  [[nodiscard]] double range_bytes(BlockIndex begin, BlockIndex end) const;
+  [[nodiscard]] double set_bytes(const BlockSet& set) const;
+  void count_step_links(int step, std::vector<std::uint32_t>& counts);
+  void run_rank(int rank, double now);  // posts steps until one has to wait
+  bool post(int rank, double now);      // true when the step completed at once
+  void post_send(int rank, const Operation& op, double now);
+  void post_recv(int rank, const Operation& op);
+  void deliver(int sender, int receiver, int port, double now);
+  void operation_done(int rank, double now);
+  void communication_done(int rank, double now);
+  void step_done(int rank, double now);
+  void transfer_done(std::uint32_t tag, double now);
+  void add_timer(double time, int rank, TimerKind kind);
+  [[nodiscard]] std::uint64_t channel_key(int sender, int receiver, int port) const;
+  template <typename T>
+  static std::uint32_t allocate(std::vector<T>& pool, std::vector<std::uint32_t>& free);
+
+  const Schedule& schedule_;
+  const topo::Topology& topology_;
+  const topo::Mapping& mapping_;
+  const SimConfig& config_;
+  const topo::NetworkParams& params_;
+  BlockPartition partition_;
+  double element_bytes_ = 1;
+  double scratch_slot_bytes_ = 0;
+  RouteCache routes_;
+  RouteCache count_routes_;  // the analytic pre-pass routes with its own cache
+  std::unique_ptr<Network> network_;
+  std::optional<TraceWriter> trace_;
+
+  std::vector<RankState> ranks_;
+  Step scratch_;
+  std::vector<SendOp> ops_;
+  std::vector<std::uint32_t> free_ops_;
+  std::vector<Message> messages_;
+  std::vector<std::uint32_t> free_messages_;
+  FlatMap<Channel> channels_;
+  EventHeap<Timer> timers_;
+  std::vector<std::uint32_t> completed_;
+  std::uint64_t message_count_ = 0;
+  std::uint64_t transfer_count_ = 0;
+  int finished_ranks_ = 0;
+};
+
+}  // namespace topocoll::sim

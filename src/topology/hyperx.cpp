@@ -1,0 +1,45 @@
+#include "topology/hyperx.hpp"
+
+#include <stdexcept>
+#include <utility>
+
+#include "topology/spec_parse.hpp"
+
+namespace topocoll::topo {
+
+long long HyperXTopology::link_count(const std::vector<int>& dims) {
+  long long hosts = 1;
+  for (const int size : dims) hosts *= size;
+  long long ports = 0;
+  for (const int size : dims) ports += size - 1;
+  return hosts * ports;
+}
+
+HyperXTopology::HyperXTopology(std::string spec, const NetworkParams& params, std::vector<int> dims)
+    : Topology(std::move(spec), params) {
+  int hosts = 1;
+  for (const int size : dims) {
+    strides_.push_back(hosts);
+    port_offset_.push_back(ports_per_node_);
+    ports_per_node_ += size - 1;
+    hosts *= size;
+  }
+  set_grid_dims(std::move(dims));
+  reserve(hosts, link_count(grid_dims()));
+  for (int node = 0; node < hosts; ++node) add_node(true);
+  const double latency = params.link_latency_s + params.hop_latency_s;
+  for (int node = 0; node < hosts; ++node) {
+    for (int dim = 0; dim < dimensions(); ++dim) {
+      const int own = coordinate(node, dim);
+      for (int to = 0; to < grid_dims()[dim]; ++to) {
+        if (to == own) continue;
+        const int peer = row_peer(node, dim, to);
+        const int id = add_link(node, peer, params.bandwidth_bytes_per_s, latency,
+                                numbered("h", node) + numbered("->h", peer));
+        if (id != row_link(node, dim, to)) throw std::logic_error("hyperx links out of order");
+      }
+    }
+  }
+}
+
+}  // namespace topocoll::topo

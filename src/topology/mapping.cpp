@@ -1,0 +1,124 @@
+// Rank placement: linear, random:SEED (a seeded Fisher-Yates shuffle of the hosts with our own
+// generator, so the permutation is the same on every platform), or a file of "rank,host" lines.
+#include "topology/mapping.hpp"
+
+#include <charconv>
+#include <cstdint>
+#include <fstream>
+#include <numeric>
+
+#include "core/registry.hpp"
+#include "topology/spec_parse.hpp"
+
+namespace topocoll::topo {
+
+namespace {
+
+constexpr const char* accepted =
+    "accepted: linear, random:SEED, file:PATH (or a PATH) of rank,host lines";
+
+[[noreturn]] void mapping_error(std::string_view spec, const std::string& problem) {
+  throw UnsupportedRequest("mapping '" + std::string(spec) + "': " + problem + "; " + accepted);
+}
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) {
+    text.remove_suffix(1);
+  }
+  return text;
+}
+
+bool parse_number(std::string_view text, long long& value) {
+  text = trim(text);
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return !text.empty() && error == std::errc() && end == text.data() + text.size();
+}
+
+Mapping random_mapping(std::string_view spec, std::string_view seed_text, int ranks, int hosts) {
+  std::uint64_t seed = 0;
+  const auto [end, error] =
+      std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
+  if (seed_text.empty() || error != std::errc() || end != seed_text.data() + seed_text.size()) {
+    mapping_error(spec, quoted(seed_text) + " is not a non-negative integer seed");
+  }
+  std::vector<int> order(static_cast<std::size_t>(hosts));
+  std::iota(order.begin(), order.end(), 0);
+  std::uint64_t state = seed;
+  for (int i = hosts - 1; i > 0; --i) {
+    const auto j = static_cast<int>(splitmix64(state) % static_cast<std::uint64_t>(i + 1));
+    std::swap(order[i], order[j]);
+  }
+  order.resize(static_cast<std::size_t>(ranks));
+  return Mapping{std::move(order)};
+}
+
+Mapping file_mapping(std::string_view spec, const std::string& path, int ranks, int hosts) {
+  std::ifstream in(path);
+  if (!in) mapping_error(spec, "cannot open '" + path + "'");
+  std::vector<int> host_of(static_cast<std::size_t>(ranks), -1);
+  std::vector<int> rank_on(static_cast<std::size_t>(hosts), -1);
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    const std::string_view text = trim(line);
+    if (text.empty() || text.front() == '#') continue;
+    const std::string where = path + ":" + std::to_string(number) + ": ";
+    const std::size_t comma = text.find(',');
+    long long rank = 0;
+    long long host = 0;
+    if (comma == std::string_view::npos || !parse_number(text.substr(0, comma), rank) ||
+        !parse_number(text.substr(comma + 1), host)) {
+      mapping_error(spec, where + "expected 'rank,host', got '" + std::string(text) + "'");
+    }
+    if (rank < 0 || rank >= ranks) {
+      mapping_error(spec, where + "rank " + std::to_string(rank) + " outside [0, " +
+                              std::to_string(ranks - 1) + "]");
+    }
+    if (host < 0 || host >= hosts) {
+      mapping_error(spec, where + "host " + std::to_string(host) + " outside [0, " +
+                              std::to_string(hosts - 1) + "]");
+    }
+    if (host_of[rank] >= 0)
+      mapping_error(spec, where + "rank " + std::to_string(rank) + " placed twice");
+    if (rank_on[host] >= 0) {
+      mapping_error(spec, where + "host " + std::to_string(host) + " already holds rank " +
+                              std::to_string(rank_on[host]));
+    }
+    host_of[rank] = static_cast<int>(host);
+    rank_on[host] = static_cast<int>(rank);
+  }
+  for (int rank = 0; rank < ranks; ++rank) {
+    if (host_of[rank] < 0) mapping_error(spec, "rank " + std::to_string(rank) + " has no host");
+  }
+  return Mapping{std::move(host_of)};
+}
+
+}  // namespace
+
+Mapping make_mapping(std::string_view spec, int ranks, const Topology& topology) {
+  const int hosts = topology.host_count();
+  if (ranks < 1) mapping_error(spec, "the job needs at least one rank");
+  if (ranks > hosts) {
+    mapping_error(spec, std::to_string(ranks) + " ranks do not fit the " + std::to_string(hosts) +
+                            " hosts of '" + topology.spec() + "'");
+  }
+  if (spec == "linear") {
+    std::vector<int> host_of(static_cast<std::size_t>(ranks));
+    std::iota(host_of.begin(), host_of.end(), 0);
+    return Mapping{std::move(host_of)};
+  }
+  if (spec.starts_with("random:")) return random_mapping(spec, spec.substr(7), ranks, hosts);
+  if (spec.starts_with("file:"))
+    return file_mapping(spec, std::string(spec.substr(5)), ranks, hosts);
+  if (spec.empty()) mapping_error(spec, "empty mapping");
+  return file_mapping(spec, std::string(spec), ranks, hosts);
+}
+
+}  // namespace topocoll::topo

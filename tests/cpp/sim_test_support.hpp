@@ -1,0 +1,71 @@
+#pragma once
+// Hand-built networks and schedules for the simulator tests: links and routes spelled out,
+// so that each expected time is a closed form computed in the test.
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "core/schedule.hpp"
+#include "sim/simulate.hpp"
+#include "topology/mapping.hpp"
+#include "topology/routing.hpp"
+#include "topology/topology.hpp"
+
+namespace topocoll::sim::testing {
+
+// Hosts only, joined by the directed links the test adds.
+class HandNetwork final : public topo::Topology {
+ public:
+  HandNetwork(int hosts, topo::NetworkParams params) : Topology("hand", params) {
+    for (int h = 0; h < hosts; ++h) add_node(true);
+  }
+  int link(int from, int to, double bandwidth, double latency) {
+    return add_link(from, to, bandwidth, latency, "l" + std::to_string(links().size()));
+  }
+};
+
+// Routes given per (src, dst) as lists of (links, share).
+class HandRouter final : public topo::Router {
+ public:
+  void set(int src, int dst, std::vector<std::pair<std::vector<int>, double>> paths) {
+    routes_[{src, dst}] = std::move(paths);
+  }
+  void route_set(int src, int dst, topo::RouteSet& out) const override {
+    out.clear();
+    for (const auto& [links, share] : routes_.at({src, dst})) {
+      out.links.insert(out.links.end(), links.begin(), links.end());
+      out.close_path(share);
+    }
+  }
+  [[nodiscard]] std::string name() const override { return "hand"; }
+
+ private:
+  std::map<std::pair<int, int>, std::vector<std::pair<std::vector<int>, double>>> routes_;
+};
+
+inline topo::Mapping linear(int ranks) {
+  topo::Mapping m;
+  for (int r = 0; r < ranks; ++r) m.host_of.push_back(r);
+  return m;
+}
+
+// A schedule of `ranks` ranks over `blocks` one-byte blocks (allreduce layout), steps given.
+inline ExplicitSchedule hand_schedule(int blocks, std::vector<std::vector<Step>> steps) {
+  ScheduleInfo info;
+  info.collective = Collective::allreduce;
+  info.algorithm = "hand";
+  info.ranks = static_cast<int>(steps.size());
+  info.blocks = blocks;
+  return ExplicitSchedule(info, std::move(steps));
+}
+
+inline Step step(std::vector<Operation> ops) { return Step{std::move(ops)}; }
+
+inline SimConfig config(Model model, std::uint64_t bytes) {
+  SimConfig c;
+  c.model = model;
+  c.vector_bytes = bytes;
+  return c;
+}
+
+}  // namespace topocoll::sim::testing

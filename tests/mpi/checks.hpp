@@ -1,0 +1,49 @@
+#pragma once
+// One checked call of a topocoll collective: fills the buffers with data that depends on
+// rank AND element, runs it, compares every element (and the gaps of derived types) with
+// the reference, and names the first mismatch.
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "test_types.hpp"
+
+namespace topocoll::mpitest {
+
+enum class Coll {
+  allreduce,
+  reduce_scatter_block,
+  reduce_scatter,
+  allgather,
+  bcast,
+  reduce,
+  gather,
+  scatter,
+  alltoall
+};
+
+const char* coll_name(Coll c);
+bool is_reduction(Coll c);
+bool is_rooted(Coll c);
+
+struct CheckCase {
+  Coll coll = Coll::allreduce;
+  std::string algorithm;  // passed to topocoll_*
+  const TypeCase* type = nullptr;
+  const OpCase* op = nullptr;  // reductions only
+  std::uint64_t count = 0;     // the MPI count (per rank for the chunked collectives)
+  bool in_place = false;
+  int root = 0;
+  MPI_Comm comm = MPI_COMM_WORLD;
+};
+
+struct CheckResult {
+  int rc = MPI_SUCCESS;
+  std::string ran;                      // topocoll_last_algorithm()
+  std::optional<std::string> mismatch;  // first wrong element, on this rank
+};
+
+[[nodiscard]] CheckResult run_check(const CheckCase& c);
+[[nodiscard]] std::string describe(const CheckCase& c);
+
+}  // namespace topocoll::mpitest
