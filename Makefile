@@ -64,8 +64,9 @@ ASAN_ENV := ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_sta
 # below), i.e. the exhaustive sweeps (RegistrySweep.*, every-P and every-torus exact runs) and
 # the large-P fingerprint runs (*Large*, *At4096*, 27x27, 64x64, D10). They execute the same
 # code as the smaller instances that stay in (every algorithm family, the verifier, the loader
-# and its fuzz loop: 140 tests, 8.7 s in Release); the normal `make test-cpp` runs them all.
-ASAN_GTEST_EXCLUDED := RegistrySweep.*:*Large*
+# and its fuzz loop: 140 tests, 8.7 s in Release, plus the 74 simulator and topology tests of
+# the merge, 1.4 s); the normal `make test-cpp` runs them all.
+ASAN_GTEST_EXCLUDED := RegistrySweep.*:RequirementsSweep.*:*Large*
 ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):BineBandwidth.ExactForEveryEvenSizeStrategyAndCollective
 ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):BineBandwidth.ExactForOddSizesThroughTheFold
 ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):BineTorus.BandwidthExactOnEvenToriForEveryPortCount
