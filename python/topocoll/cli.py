@@ -1,30 +1,93 @@
-"""The `topocoll` command line. Exit codes: 0 success, 1 a schedule is wrong, 2 invalid or
-unsupported input (the message names the problem and the accepted values)."""
+"""The `topocoll` command line.
+
+Exit codes: 0 success; 1 a well-formed schedule is wrong (the line names the violation); 2 any
+input that is invalid, unsupported or too large (one line naming the problem and the accepted
+values)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from topocoll import _core
-from topocoll.shapes import InputError, format_dims, parse_dims
+from topocoll import _core, limits
+from topocoll.shapes import MAX_RANKS, InputError, format_dims, parse_dims
 
 EXIT_OK, EXIT_WRONG, EXIT_INPUT = 0, 1, 2
 # Exact mode keeps every contribution of every slot: its memory grows with ranks x slots x
 # contributions. Auto mode stays well below the verifier's hard limit (EXACT_SLOT_LIMIT).
 AUTO_EXACT_SLOTS = 1 << 19
+ROOTED = ("bcast", "reduce", "gather", "scatter")
+MAX_PORTS = 1 << 20
+MAX_ALL_RANKS = 4096
+SCHEDULE_FILE_LIMIT = 1 << 31
 
 
-def add_shape_arguments(parser: argparse.ArgumentParser, with_root: bool = True) -> None:
+class Parser(argparse.ArgumentParser):
+    """argparse with the exit-code contract: a usage error is one line and exit code 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(EXIT_INPUT, f"error: {self.prog}: {one_line(message)}\n")
+
+
+def bounded_int(name: str, low: int, high: int, accepted: str | None = None):
+    """An argparse type: an integer in [low, high], else a one-line error naming the range."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text, 0)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(
+                f"{value} is out of range; accepted: {accepted or f'{low}..{high}'}"
+            )
+        return value
+
+    parse.__name__ = name
+    return parse
+
+
+def given(args: argparse.Namespace, *names: str) -> list[str]:
+    """The options among `names` the user gave (their defaults are None or False)."""
+    return [
+        "--" + n.replace("_", "-") for n in names if getattr(args, n, None) not in (None, False)
+    ]
+
+
+def reject(args: argparse.Namespace, names: tuple[str, ...], context: str) -> None:
+    extra = given(args, *names)
+    if extra:
+        raise InputError(f"{', '.join(extra)} does not apply to {context}")
+
+
+def add_shape_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--collective", "-c", help="allreduce, reduce-scatter, allgather, ...")
     parser.add_argument("--algorithm", "-a", help="a name from `topocoll algorithms`")
-    parser.add_argument("--ranks", "-p", type=int, default=0, help="number of ranks P")
+    parser.add_argument(
+        "--ranks",
+        "-p",
+        type=bounded_int("ranks", 1, MAX_RANKS, f"2..{MAX_RANKS}"),
+        help=f"number of ranks P (2..{MAX_RANKS})",
+    )
     parser.add_argument("--dims", help="torus shape D0xD1x... (default: a ring of P ranks)")
-    parser.add_argument("--ports", type=int, default=0, help="ports (default: the algorithm's)")
-    if with_root:
-        parser.add_argument("--root", type=int, default=0, help="root of rooted collectives")
+    parser.add_argument(
+        "--ports",
+        type=bounded_int(
+            "ports", 1, MAX_PORTS, "1 or more (omit --ports for the algorithm's default)"
+        ),
+        help="ports (default: the algorithm's)",
+    )
+    parser.add_argument(
+        "--root",
+        type=bounded_int("root", -MAX_RANKS, MAX_RANKS, "0..P-1"),
+        help="root of rooted collectives (default 0)",
+    )
+    parser.add_argument(
+        "--non-commutative", action="store_true", help="the reduction operator does not commute"
+    )
 
 
 def build_from_args(args: argparse.Namespace) -> _core.Schedule:
@@ -33,19 +96,25 @@ def build_from_args(args: argparse.Namespace) -> _core.Schedule:
     if not args.algorithm:
         names = ", ".join(a["name"] for a in _core.algorithms())
         raise InputError(f"--algorithm is required; accepted: {names}")
+    if args.collective not in _core.collectives():
+        raise InputError(
+            f"unknown collective '{args.collective}'; accepted: {', '.join(_core.collectives())}"
+        )
+    if args.root is not None and args.collective not in ROOTED:
+        raise InputError(
+            f"--root does not apply to {args.collective}; it applies to {', '.join(ROOTED)}"
+        )
     dims = parse_dims(args.dims) if args.dims else []
-    if args.ranks < 0 or (args.ranks == 0 and not dims):
-        raise InputError("--ranks must be a number of ranks >= 2 (or give --dims)")
-    if args.ports < 0:
-        raise InputError("--ports must be >= 1")
+    if not args.ranks and not dims:
+        raise InputError("--ranks is required (a number of ranks >= 2), or give --dims")
     return _core.build(
         args.algorithm,
         args.collective,
-        args.ranks,
+        args.ranks or 0,
         dims,
-        args.ports,
-        args.root,
-        not getattr(args, "non_commutative", False),
+        args.ports or 0,
+        args.root or 0,
+        not args.non_commutative,
     )
 
 
@@ -104,18 +173,58 @@ def choose_mode(requested: str, schedule: _core.Schedule) -> str:
 def describe(info: dict) -> str:
     shape = format_dims(info["dims"]) if len(info["dims"]) > 1 else str(info["ranks"])
     text = f"{info['collective']} {info['algorithm']} P={shape} ports={info['ports']}"
-    if info["collective"] in ("bcast", "reduce", "gather", "scatter"):
+    if info["collective"] in ROOTED:
         text += f" root={info['root']}"
     return text
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    return bool(args.progress) or sys.stderr.isatty()
+
+
+def run_verify(schedule: _core.Schedule, args, mode: str, adjacency: list[int], e) -> dict:
+    seed = 0x5EED if args.seed is None else args.seed
+    call = (schedule, mode, not args.non_commutative, seed, adjacency)
+    if not show_progress(args) or e.seconds < 2:
+        return _core.verify(*call)
+    from rich.console import Console
+
+    console = Console(stderr=True)
+    with console.status(f"verifying {describe(schedule.info)}: estimated {e.describe()}"):
+        return _core.verify(*call)
 
 
 def verify_one(schedule: _core.Schedule, args: argparse.Namespace) -> int:
     info = schedule.info
     mode = choose_mode(args.mode, schedule)
-    adjacency = info["dims"] if args.adjacent else []
-    if args.adjacent and not adjacency:
-        adjacency = [info["ranks"]]
-    report = _core.verify(schedule, mode, not args.non_commutative, args.seed, adjacency)
+    if args.seed is not None and mode == "exact":
+        raise InputError("--seed applies to fingerprint mode only (this run is exact)")
+    e = limits.check_verify(schedule, mode, not args.non_commutative, args.force)
+    adjacency = (info["dims"] or [info["ranks"]]) if args.adjacent else []
+    report = run_verify(schedule, args, mode, adjacency, e)
+    if args.json:
+        doc = {
+            "ok": report["ok"],
+            "algorithm": info["algorithm"],
+            "collective": info["collective"],
+            "ranks": info["ranks"],
+            "dims": info["dims"],
+            "ports": info["ports"],
+            "root": info["root"],
+            "mode": mode,
+            "commutative": not args.non_commutative,
+            "steps": report["max_steps"],
+            "messages": report["messages"],
+            "block_transfers": report["block_transfers"],
+            "blocks": info["blocks"],
+        }
+        if not report["ok"]:
+            doc["violation"] = {
+                key: report[key]
+                for key in ("violation", "rank", "step", "block", "expected", "found", "message")
+            }
+        print(json.dumps(doc))
+        return EXIT_OK if report["ok"] else EXIT_WRONG
     print(
         f"{describe(info)}: {report['max_steps']} steps, {report['messages']} messages, "
         f"{report['block_transfers']} block transfers ({info['blocks']} blocks)"
@@ -128,14 +237,42 @@ def verify_one(schedule: _core.Schedule, args: argparse.Namespace) -> int:
     return EXIT_WRONG
 
 
+def read_schedule(name: str) -> _core.Schedule:
+    path = Path(name)
+    if path.is_dir():
+        raise InputError(f"--schedule: '{path}' is a directory; accepted: a JSON schedule file")
+    if not path.exists():
+        raise InputError(f"--schedule: no such file '{path}'")
+    if path.stat().st_size > SCHEDULE_FILE_LIMIT:
+        raise InputError(f"--schedule: '{path}' is larger than 2 GiB")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"--schedule: '{path}' is not UTF-8 text (a JSON schedule)") from None
+    return _core.load_json(text)
+
+
+SHAPE_OPTIONS = ("collective", "algorithm", "ranks", "dims", "ports", "root")
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     if args.all:
+        if args.schedule:
+            raise InputError("give --all or --schedule, not both")
+        reject(
+            args,
+            ("collective", "ranks", "dims", "ports", "root", "mode", "non_commutative")
+            + ("adjacent", "seed", "json"),
+            "verify --all (it runs every collective, shape, port count and root; "
+            "accepted: --max-ranks, --algorithm, --force, --progress)",
+        )
         return verify_all(args)
+    reject(args, ("max_ranks",), "verify without --all")
+    if args.mode is None:
+        args.mode = "auto"
     if args.schedule:
-        path = Path(args.schedule)
-        if not path.is_file():
-            raise InputError(f"--schedule: no such file '{path}'")
-        return verify_one(_core.load_json(path.read_text()), args)
+        reject(args, SHAPE_OPTIONS, "verify --schedule (the file gives the schedule)")
+        return verify_one(read_schedule(args.schedule), args)
     return verify_one(build_from_args(args), args)
 
 
@@ -145,8 +282,7 @@ def verify_all(args: argparse.Namespace) -> int:
 
     from topocoll import verify_all as va
 
-    if args.max_ranks < 2:
-        raise InputError("--max-ranks must be >= 2")
+    max_ranks = args.max_ranks or 64
     names = {a["name"] for a in _core.algorithms()}
     chosen = args.algorithm.split(",") if args.algorithm else None
     unknown = [n for n in chosen or [] if n not in names]
@@ -154,8 +290,18 @@ def verify_all(args: argparse.Namespace) -> int:
         raise InputError(
             f"unknown algorithm(s) {', '.join(unknown)}; accepted: {', '.join(sorted(names))}"
         )
-    tallies = va.run(args.max_ranks, chosen)
-    table = Table(title=f"verify --all (P = 2..{args.max_ranks} and standard tori up to that size)")
+    seconds = va.estimated_seconds(max_ranks, chosen)
+    if seconds > limits.TIME_LIMIT_S and not args.force:
+        raise InputError(
+            f"verify --all --max-ranks {max_ranks} would take roughly "
+            f"{limits.format_duration(seconds)} (the sweep grows with the cube of --max-ranks); "
+            "choose a smaller --max-ranks, a few --algorithm, or add --force"
+        )
+    if show_progress(args):
+        tallies = va.run_with_progress(max_ranks, chosen)
+    else:
+        tallies = va.run(max_ranks, chosen)
+    table = Table(title=f"verify --all (P = 2..{max_ranks} and standard tori up to that size)")
     for column in (
         "algorithm",
         "collective",
@@ -193,7 +339,10 @@ def verify_all(args: argparse.Namespace) -> int:
 
 
 def cmd_schedule(args: argparse.Namespace) -> int:
+    if args.pretty and args.format != "json":
+        raise InputError("--pretty applies to --format json only")
     schedule = build_from_args(args)
+    limits.check_export(schedule, args.force)
     if args.format == "json":
         print(schedule.to_json(2 if args.pretty else -1))
     else:
@@ -207,9 +356,17 @@ def cmd_traffic(args: argparse.Namespace) -> int:
     return traffic.run(args)
 
 
+def package_version() -> str:
+    try:
+        return version("topocoll")
+    except PackageNotFoundError:
+        return "unknown"
+
+
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="topocoll", description=__doc__)
-    sub = top.add_subparsers(dest="command", required=True)
+    top = Parser(prog="topocoll", description=__doc__)
+    top.add_argument("--version", action="version", version=f"topocoll {package_version()}")
+    sub = top.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     p = sub.add_parser("algorithms", help="list the registered algorithms")
     p.add_argument("--collective", "-c")
@@ -220,31 +377,39 @@ def parser() -> argparse.ArgumentParser:
     add_shape_arguments(p)
     p.add_argument("--schedule", help="verify a schedule file in the JSON format")
     p.add_argument("--all", action="store_true", help="verify every algorithm over a range of P")
-    p.add_argument("--max-ranks", type=int, default=64, help="largest P for --all")
-    p.add_argument("--mode", choices=["auto", "exact", "fingerprint"], default="auto")
-    p.add_argument("--non-commutative", action="store_true", help="require rank-order reduction")
+    p.add_argument(
+        "--max-ranks",
+        type=bounded_int("max-ranks", 2, MAX_ALL_RANKS),
+        help=f"largest P for --all (default 64, at most {MAX_ALL_RANKS})",
+    )
+    p.add_argument("--mode", choices=["auto", "exact", "fingerprint"], help="default: auto")
     p.add_argument("--adjacent", action="store_true", help="require torus-neighbour peers")
-    p.add_argument("--seed", type=int, default=0x5EED, help="fingerprint seed")
+    p.add_argument("--seed", type=bounded_int("seed", 0, (1 << 64) - 1), help="fingerprint seed")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--force", action="store_true", help="run even beyond the estimated limits")
+    p.add_argument("--progress", action="store_true", help="show progress on stderr")
     p.set_defaults(run=cmd_verify)
 
     p = sub.add_parser("traffic", help="bytes sent in total and across group boundaries")
     p.add_argument("--collective", "-c")
     p.add_argument("--algorithm", "-a")
     p.add_argument("--compare", help="A,B: both algorithms and the reduction of B against A")
-    p.add_argument("--ranks", "-p", type=int, default=0)
+    p.add_argument("--ranks", "-p", type=bounded_int("ranks", 1, MAX_RANKS, f"2..{MAX_RANKS}"))
     p.add_argument("--dims", help="torus shape for torus algorithms")
     p.add_argument(
         "--groups", required=True, help="contiguous:G | random:NGROUPS:GROUPSIZE:SEED | FILE.csv"
     )
     p.add_argument("--size", default="1MiB", help="bytes of the whole vector (default 1MiB)")
-    p.add_argument("--root", type=int, default=0)
+    p.add_argument("--root", type=bounded_int("root", -MAX_RANKS, MAX_RANKS, "0..P-1"))
     p.add_argument("--json", action="store_true")
+    p.add_argument("--force", action="store_true", help="run even beyond the estimated limits")
     p.set_defaults(run=cmd_traffic)
 
     p = sub.add_parser("schedule", help="print a schedule")
     add_shape_arguments(p)
     p.add_argument("--format", choices=["json", "text"], default="text")
     p.add_argument("--pretty", action="store_true", help="indent the JSON")
+    p.add_argument("--force", action="store_true", help="print even a very large schedule")
     p.set_defaults(run=cmd_schedule)
 
     from topocoll import sim_cli  # `sim` and `compare`
@@ -257,12 +422,32 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = parser().parse_args(argv)
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else EXIT_INPUT
     try:
         return args.run(args)
-    except (InputError, ValueError) as error:
-        print(f"error: {error}", file=sys.stderr)
+    except ValueError as error:  # InputError, and the core's input errors
+        print(f"error: {one_line(error)}", file=sys.stderr)
         return EXIT_INPUT
+    except OSError as error:
+        print(f"error: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
+        return EXIT_INPUT
+    except MemoryError:
+        print(
+            "error: out of memory; the instance is larger than this machine holds "
+            "(try a smaller one or --mode fingerprint)",
+            file=sys.stderr,
+        )
+        return EXIT_INPUT
+
+
+def one_line(error: Exception | str) -> str:
+    """The message on one line: whitespace runs become one space, other control characters
+    (which a terminal or `splitlines` could treat as line breaks) are escaped."""
+    text = " ".join(str(error).split())
+    return "".join(c if c.isprintable() else ascii(c)[1:-1] for c in text)
 
 
 if __name__ == "__main__":

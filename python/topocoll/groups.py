@@ -16,6 +16,9 @@ from pathlib import Path
 
 from topocoll.shapes import InputError
 
+# Groups and group sizes beyond this are not systems anyone allocates on; bounding them keeps
+# NGROUPS x GROUPSIZE within what random.sample can draw from.
+MAX_COUNT = 1 << 30
 ACCEPTED = "contiguous:G, random:NGROUPS:GROUPSIZE:SEED, or a CSV file of rank,group lines"
 
 
@@ -24,8 +27,10 @@ def _positive(text: str, what: str, spec: str) -> int:
         value = int(text)
     except ValueError:
         raise InputError(f"--groups '{spec}': {what} '{text}' is not an integer") from None
-    if value < 1:
-        raise InputError(f"--groups '{spec}': {what} must be >= 1 (got {value})")
+    if not 1 <= value <= MAX_COUNT:
+        raise InputError(
+            f"--groups '{spec}': {what} = {value} is out of range; accepted: 1..{MAX_COUNT}"
+        )
     return value
 
 
@@ -45,8 +50,17 @@ def random_allocation(ranks: int, groups: int, group_size: int, seed: int) -> li
 
 
 def from_csv(path: Path, ranks: int) -> list[int]:
+    try:
+        return _read_csv(path, ranks)
+    except UnicodeDecodeError:
+        raise InputError(f"--groups: '{path}' is not a text file; accepted: {ACCEPTED}") from None
+    except csv.Error as error:
+        raise InputError(f"--groups: '{path}' is not a readable CSV file ({error})") from None
+
+
+def _read_csv(path: Path, ranks: int) -> list[int]:
     groups: dict[int, int] = {}
-    with path.open(newline="") as handle:
+    with path.open(newline="", encoding="utf-8") as handle:
         for number, row in enumerate(csv.reader(handle), start=1):
             if not row or not "".join(row).strip():
                 continue
@@ -89,6 +103,8 @@ def parse_groups(spec: str, ranks: int) -> list[int]:
             raise InputError(f"--groups '{spec}': SEED '{parts[2]}' is not an integer") from None
         return random_allocation(ranks, groups, size, seed)
     path = Path(spec)
+    if path.is_dir():
+        raise InputError(f"--groups: '{spec}' is a directory; accepted: {ACCEPTED}")
     if path.suffix.lower() == ".csv" or path.is_file():
         if not path.is_file():
             raise InputError(f"--groups: no such file '{spec}'")

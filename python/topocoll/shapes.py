@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+# The most ranks topocoll handles (the fingerprint verifier counts contributions in 24 bits;
+# the bindings enforce the same bound) and the most torus dimensions.
+MAX_RANKS = 1 << 24
+MAX_DIMS = 32
+
 
 class InputError(ValueError):
     """Invalid command-line input; the CLI prints it and exits with code 2."""
@@ -19,6 +24,14 @@ def parse_dims(text: str) -> list[int]:
         ) from None
     if any(d < 1 for d in dims):
         raise InputError(f"--dims '{text}': every size must be >= 1")
+    if len(dims) > MAX_DIMS:
+        raise InputError(
+            f"--dims '{text}' has {len(dims)} dimensions; accepted: at most {MAX_DIMS}"
+        )
+    if product(dims) > MAX_RANKS:
+        raise InputError(
+            f"--dims '{text}' holds {product(dims):,} ranks; accepted: at most {MAX_RANKS:,}"
+        )
     return dims
 
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass
 
-from topocoll import _core
+from topocoll import _core, limits
 from topocoll.groups import parse_groups
 from topocoll.shapes import InputError
 from topocoll.units import format_bytes, parse_bytes
+
+ROOTED = ("bcast", "reduce", "gather", "scatter")
 
 
 @dataclass
@@ -32,8 +34,10 @@ def measure(
     root: int,
     group_of: list[int],
     size: int,
+    force: bool = False,
 ) -> Traffic:
     schedule = _core.build(algorithm, collective, ranks, dims, 0, root)
+    limits.check_traffic(schedule, force)
     totals = _core.traffic(schedule, group_of, size)
     return Traffic(algorithm, **totals)
 
@@ -55,17 +59,28 @@ def run(args) -> int:
         raise InputError(f"--compare takes two algorithms A,B (got '{args.compare}')")
     if not args.collective:
         raise InputError(f"--collective is required; accepted: {', '.join(_core.collectives())}")
+    if args.collective not in _core.collectives():
+        raise InputError(
+            f"unknown collective '{args.collective}'; accepted: {', '.join(_core.collectives())}"
+        )
+    if args.root is not None and args.collective not in ROOTED:
+        raise InputError(
+            f"--root does not apply to {args.collective}; it applies to {', '.join(ROOTED)}"
+        )
+    root = args.root or 0
     dims = parse_dims(args.dims) if args.dims else []
-    ranks = args.ranks
+    ranks = args.ranks or 0
     if ranks == 0 and dims:
         ranks = 1
         for d in dims:
             ranks *= d
     if ranks < 2:
-        raise InputError("--ranks must be >= 2")
+        raise InputError("--ranks is required (a number of ranks >= 2), or give --dims")
     size = parse_bytes(args.size)
     group_of = parse_groups(args.groups, ranks)
-    results = [measure(n, args.collective, ranks, dims, args.root, group_of, size) for n in names]
+    results = [
+        measure(n, args.collective, ranks, dims, root, group_of, size, args.force) for n in names
+    ]
     if args.json:
         doc = {
             "collective": args.collective,

@@ -4,12 +4,19 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <unordered_map>
 
 #include "analysis/traffic.hpp"
 #include "bindings/bindings.hpp"
 #include "core/partition.hpp"
 #include "core/registry.hpp"
 #include "core/schedule_io.hpp"
+#include "core/verifier/estimate.hpp"
 #include "core/verifier/verifier.hpp"
 
 namespace nb = nanobind;
@@ -97,21 +104,77 @@ nb::dict report_dict(const VerifyReport& r) {
   return d;
 }
 
-SchedulePtr build(const std::string& algorithm, const std::string& collective, int ranks,
-                  std::vector<int> dims, int ports, int root, bool commutative) {
+// Python integers are unbounded: every integer argument arrives as 64 bits and is checked
+// here, so a value beyond what the core holds is a ValueError naming the accepted range
+// rather than a wrap-around inside C++.
+constexpr long long kMaxRanks = 1LL << 24;  // what the fingerprint counts; see the README
+constexpr std::size_t kMaxDims = 32;
+constexpr int kMaxThreads = 256;
+constexpr std::uint64_t kMinMemoryBudget = 1ULL << 20;
+constexpr std::uint64_t kMaxVectorBytes = 1ULL << 50;
+// Traffic and partitions hold one offset per block.
+constexpr int kMaxPartitionBlocks = 1 << 26;
+
+std::string join(const std::vector<int>& values) {
+  std::string out;
+  for (int v : values) out += (out.empty() ? "" : ", ") + std::to_string(v);
+  return out;
+}
+
+std::vector<int> checked_dims(const std::vector<std::int64_t>& dims, const char* name) {
+  if (dims.size() > kMaxDims)
+    throw UnsupportedRequest(std::string(name) + " has " + std::to_string(dims.size()) +
+                             " dimensions; accepted: at most " + std::to_string(kMaxDims));
+  std::vector<int> out;
+  long long product = 1;
+  for (auto d : dims) {
+    if (d < 1 || d > kMaxRanks)
+      throw UnsupportedRequest(std::string(name) + " size " + std::to_string(d) +
+                               " is out of range; accepted: 1.." + std::to_string(kMaxRanks));
+    product *= d;
+    if (product > kMaxRanks)
+      throw UnsupportedRequest(std::string(name) + " holds more than " + std::to_string(kMaxRanks) +
+                               " ranks; accepted: at most " + std::to_string(kMaxRanks));
+    out.push_back(static_cast<int>(d));
+  }
+  return out;
+}
+
+SchedulePtr build(const std::string& algorithm, const std::string& collective, std::int64_t ranks,
+                  const std::vector<std::int64_t>& dims, std::int64_t ports, std::int64_t root,
+                  bool commutative) {
   ScheduleRequest request;
   request.collective = collective_from(collective);
-  request.ranks = ranks;
-  request.dims = std::move(dims);
-  request.ports = ports;
-  request.root = root;
+  const AlgorithmInfo& algo = registry().get(algorithm);
+  if (ranks < 0 || ranks > kMaxRanks)
+    throw UnsupportedRequest("ranks = " + std::to_string(ranks) +
+                             " is out of range; accepted: 2.." + std::to_string(kMaxRanks) +
+                             ", or 0 to take it from dims");
+  request.ranks = static_cast<int>(ranks);
+  request.dims = checked_dims(dims, "dims");
+  const int d = std::max<int>(1, static_cast<int>(request.dims.size()));
+  if (ports < 0 || ports > std::numeric_limits<int>::max())
+    throw UnsupportedRequest("ports = " + std::to_string(ports) +
+                             " is out of range; accepted: 0 (the algorithm's default) or " +
+                             join(algo.accepted_ports(d)));
+  request.ports = static_cast<int>(ports);
+  if (root < 0 || root > std::numeric_limits<int>::max()) {
+    long long p = ranks;
+    if (p == 0) {
+      p = 1;
+      for (int size : request.dims) p *= size;
+    }
+    throw UnsupportedRequest("root " + std::to_string(root) + " is out of range; accepted: 0.." +
+                             std::to_string(p - 1));
+  }
+  request.root = static_cast<int>(root);
   request.commutative = commutative;
   return registry().build(algorithm, request);
 }
 
-nb::dict run_verify(const Schedule& schedule, const std::string& mode, bool commutative,
-                    std::uint64_t seed, std::vector<int> adjacency_torus, int threads,
-                    std::uint64_t memory_budget) {
+VerifyOptions verify_options(const Schedule& schedule, const std::string& mode, bool commutative,
+                             std::uint64_t seed, const std::vector<std::int64_t>& adjacency_torus,
+                             std::int64_t threads, std::uint64_t memory_budget) {
   VerifyOptions options;
   if (mode == "exact") {
     options.mode = VerifyMode::exact;
@@ -122,15 +185,94 @@ nb::dict run_verify(const Schedule& schedule, const std::string& mode, bool comm
   }
   options.commutative = commutative;
   options.seed = seed;
-  options.adjacency_torus = std::move(adjacency_torus);
-  options.threads = threads;
+  options.adjacency_torus = checked_dims(adjacency_torus, "adjacency_torus");
+  long long product = 1;
+  for (int size : options.adjacency_torus) product *= size;
+  if (!options.adjacency_torus.empty() && product != schedule.ranks())
+    throw UnsupportedRequest("adjacency_torus holds " + std::to_string(product) +
+                             " ranks but the schedule has " + std::to_string(schedule.ranks()) +
+                             "; accepted: sizes whose product is the rank count, or []");
+  if (threads < 0 || threads > kMaxThreads)
+    throw UnsupportedRequest("threads = " + std::to_string(threads) +
+                             " is out of range; accepted: 0 (every core) .. " +
+                             std::to_string(kMaxThreads));
+  options.threads = static_cast<int>(threads);
+  if (memory_budget > 0 && memory_budget < kMinMemoryBudget)
+    throw UnsupportedRequest("memory_budget = " + std::to_string(memory_budget) +
+                             " bytes is too small; accepted: 0 (1 GiB) or at least " +
+                             std::to_string(kMinMemoryBudget));
   if (memory_budget > 0) options.memory_budget = memory_budget;
+  return options;
+}
+
+std::uint64_t physical_memory() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0
+             ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+             : std::uint64_t{8} << 30;
+}
+
+// A run whose state cannot fit in the machine would end in an allocation failure or the
+// kernel's OOM killer half way; refuse it up front with the estimate (the CLI applies a
+// tighter share and a time limit on top, see python/topocoll/limits.py).
+void check_fits_in_memory(const VerifyEstimate& e, const std::string& mode) {
+  const std::uint64_t available = physical_memory();
+  if (e.memory_bytes <= available) return;
+  const auto gib = [](std::uint64_t bytes) {
+    return std::to_string(bytes >> 30) + "." + std::to_string(((bytes >> 20) & 1023) * 10 / 1024);
+  };
+  throw UnsupportedRequest("verifying in " + mode + " mode needs about " + gib(e.memory_bytes) +
+                           " GiB (" + std::to_string(e.slot_states) +
+                           " slot states), more than the " + gib(available) +
+                           " GiB of this machine; use fingerprint mode or a smaller instance");
+}
+
+nb::dict run_verify(const Schedule& schedule, const std::string& mode, bool commutative,
+                    std::uint64_t seed, const std::vector<std::int64_t>& adjacency_torus,
+                    std::int64_t threads, std::uint64_t memory_budget) {
+  const VerifyOptions options =
+      verify_options(schedule, mode, commutative, seed, adjacency_torus, threads, memory_budget);
   VerifyReport report;
   {
     nb::gil_scoped_release release;
+    check_fits_in_memory(estimate_verify(schedule, options), mode);
     report = verify(schedule, options);
   }
   return report_dict(report);
+}
+
+nb::dict run_estimate(const Schedule& schedule, const std::string& mode, bool commutative,
+                      std::uint64_t memory_budget) {
+  const VerifyOptions options =
+      verify_options(schedule, mode, commutative, 0, {}, 0, memory_budget);
+  VerifyEstimate e;
+  {
+    nb::gil_scoped_release release;
+    e = estimate_verify(schedule, options);
+  }
+  nb::dict d;
+  d["memory_bytes"] = e.memory_bytes;
+  d["passes"] = e.passes;
+  d["rank_steps"] = e.rank_steps;
+  d["slot_states"] = e.slot_states;
+  d["work"] = e.work;
+  return d;
+}
+
+void check_partition_size(const Schedule& s) {
+  if (s.info().blocks > kMaxPartitionBlocks)
+    throw UnsupportedRequest("the schedule has " + std::to_string(s.info().blocks) +
+                             " blocks; a partition holds at most " +
+                             std::to_string(kMaxPartitionBlocks));
+}
+
+// Group ids may be any integers; only equality matters, so they are renumbered densely.
+std::vector<int> dense_groups(const std::vector<std::int64_t>& group_of) {
+  std::unordered_map<std::int64_t, int> ids;
+  std::vector<int> out;
+  out.reserve(group_of.size());
+  for (auto g : group_of) out.push_back(ids.emplace(g, static_cast<int>(ids.size())).first->second);
+  return out;
 }
 
 }  // namespace
@@ -147,9 +289,25 @@ NB_MODULE(_core, m) {
 
   nb::class_<Schedule>(m, "Schedule")
       .def_prop_ro("info", [](const Schedule& s) { return info_dict(s.info()); })
-      .def("step_count", &Schedule::step_count, "rank"_a)
       .def(
-          "to_json", [](const Schedule& s, int indent) { return schedule_to_json(s, indent); },
+          "step_count",
+          [](const Schedule& s, std::int64_t rank) {
+            if (rank < 0 || rank >= s.ranks())
+              throw nb::index_error(("rank " + std::to_string(rank) +
+                                     " is out of range; accepted: 0.." +
+                                     std::to_string(s.ranks() - 1))
+                                        .c_str());
+            return s.step_count(static_cast<int>(rank));
+          },
+          "rank"_a)
+      .def(
+          "to_json",
+          [](const Schedule& s, std::int64_t indent) {
+            if (indent < -1 || indent > 16)
+              throw UnsupportedRequest("indent = " + std::to_string(indent) +
+                                       " is out of range; accepted: -1 (compact) .. 16");
+            return schedule_to_json(s, static_cast<int>(indent));
+          },
           "indent"_a = -1)
       .def("to_text", [](const Schedule& s) { return schedule_to_text(s); });
 
@@ -163,27 +321,44 @@ NB_MODULE(_core, m) {
     for (const auto& a : registry().all()) out.append(algorithm_dict(a));
     return out;
   });
-  m.def("accepted_ports", [](const std::string& name, int dimensions) {
-    return registry().get(name).accepted_ports(dimensions);
-  });
+  m.def(
+      "accepted_ports",
+      [](const std::string& name, std::int64_t dimensions) {
+        const AlgorithmInfo& algo = registry().get(name);
+        if (dimensions < 1 || dimensions > static_cast<std::int64_t>(kMaxDims))
+          throw UnsupportedRequest("dimensions = " + std::to_string(dimensions) +
+                                   " is out of range; accepted: 1.." + std::to_string(kMaxDims));
+        return algo.accepted_ports(static_cast<int>(dimensions));
+      },
+      "name"_a, "dimensions"_a = 1);
   m.def("build", &build, "algorithm"_a, "collective"_a, "ranks"_a = 0,
-        "dims"_a = std::vector<int>{}, "ports"_a = 0, "root"_a = 0, "commutative"_a = true);
+        "dims"_a = std::vector<std::int64_t>{}, "ports"_a = 0, "root"_a = 0,
+        "commutative"_a = true);
   m.def(
       "load_json", [](const std::string& text) -> SchedulePtr { return schedule_from_json(text); },
       "text"_a);
   m.attr("EXACT_SLOT_LIMIT") = kExactSlotLimit;
+  m.attr("MAX_RANKS") = kMaxRanks;
   m.def(
       "exact_mode_fits", [](const Schedule& s) { return exact_mode_fits(s.info()); }, "schedule"_a);
   m.def("verify", &run_verify, "schedule"_a, "mode"_a = "exact", "commutative"_a = true,
-        "seed"_a = 0x5eed, "adjacency_torus"_a = std::vector<int>{}, "threads"_a = 0,
+        "seed"_a = 0x5eed, "adjacency_torus"_a = std::vector<std::int64_t>{}, "threads"_a = 0,
+        "memory_budget"_a = 0);
+  m.def("estimate_verify", &run_estimate, "schedule"_a, "mode"_a = "exact", "commutative"_a = true,
         "memory_budget"_a = 0);
   m.def(
       "traffic",
-      [](const Schedule& s, const std::vector<int>& group_of, std::uint64_t vector_bytes) {
+      [](const Schedule& s, const std::vector<std::int64_t>& group_of, std::uint64_t vector_bytes) {
+        if (vector_bytes > kMaxVectorBytes)
+          throw UnsupportedRequest("vector_bytes = " + std::to_string(vector_bytes) +
+                                   " is out of range; accepted: 0.." +
+                                   std::to_string(kMaxVectorBytes) + " (1 PiB)");
+        check_partition_size(s);
+        const std::vector<int> groups = dense_groups(group_of);
         TrafficTotals t;
         {
           nb::gil_scoped_release release;
-          t = measure_traffic(s, group_of, vector_bytes);
+          t = measure_traffic(s, groups, vector_bytes);
         }
         nb::dict d;
         d["bytes"] = t.bytes;
@@ -196,6 +371,7 @@ NB_MODULE(_core, m) {
   m.def(
       "partition_sizes",
       [](const Schedule& s, std::uint64_t count) {
+        check_partition_size(s);
         BlockPartition p(s.info(), count);
         std::vector<std::uint64_t> sizes;
         for (int b = 0; b < p.blocks(); ++b) sizes.push_back(p.size(static_cast<BlockIndex>(b)));

@@ -1,5 +1,7 @@
 #include "core/schedule_io.hpp"
 
+#include <algorithm>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -10,6 +12,11 @@ using nlohmann::json;
 
 constexpr const char* kFormat = "topocoll-schedule";
 constexpr int kVersion = 1;
+// Limits of the format: P as the fingerprint counts it, B such that the slots of an alltoall
+// (2B) and every block index stay within 32-bit integers.
+constexpr long long kMaxRanks = 1LL << 24;
+constexpr long long kMaxBlocks = 1LL << 30;
+constexpr long long kMaxPorts = 1LL << 20;
 
 json ranges_to_json(const BlockSet& set) {
   json out = json::array();
@@ -53,6 +60,12 @@ const json& field(const json& obj, const char* name, const Where& where) {
 long long integer(const json& value, const char* name, const Where& where, long long lo,
                   long long hi) {
   if (!value.is_number_integer()) where.fail(std::string("'") + name + "' must be an integer");
+  if (value.is_number_unsigned()) {
+    const auto u = value.get<unsigned long long>();
+    if (u > static_cast<unsigned long long>(hi))
+      where.fail(std::string("'") + name + "' = " + std::to_string(u) +
+                 " is out of range; accepted: " + std::to_string(lo) + ".." + std::to_string(hi));
+  }
   const auto v = value.get<long long>();
   if (v < lo || v > hi) {
     where.fail(std::string("'") + name + "' = " + std::to_string(v) +
@@ -67,16 +80,23 @@ long long optional_integer(const json& obj, const char* name, long long fallback
   return it == obj.end() ? fallback : integer(*it, name, where, lo, hi);
 }
 
-BlockSet ranges_from_json(const json& value, const char* name, const Where& where) {
-  if (!value.is_array())
-    where.fail(std::string("'") + name + "' must be a list of [begin, end] pairs");
+// A block set: sorted, disjoint half-open ranges inside the rank's slots.
+BlockSet ranges_from_json(const json& value, const char* name, BlockIndex slots,
+                          const Where& where) {
+  const std::string what = std::string("'") + name + "'";
+  if (!value.is_array()) where.fail(what + " must be a list of [begin, end] pairs");
   BlockSet set;
+  long long previous_end = 0;
   for (const auto& pair : value) {
     if (!pair.is_array() || pair.size() != 2)
-      where.fail(std::string("'") + name + "' must be a list of [begin, end] pairs");
-    const auto begin = integer(pair[0], name, where, 0, 1LL << 32);
-    const auto end = integer(pair[1], name, where, 0, 1LL << 32);
-    if (end <= begin) where.fail(std::string("'") + name + "' has an empty or reversed range");
+      where.fail(what + " must be a list of [begin, end] pairs");
+    const auto begin = integer(pair[0], name, where, 0, slots);
+    const auto end = integer(pair[1], name, where, 0, slots);
+    if (end <= begin) where.fail(what + " has an empty or reversed range");
+    if (begin < previous_end)
+      where.fail(what + " ranges must be sorted and disjoint; [" + std::to_string(begin) + ", " +
+                 std::to_string(end) + ") overlaps or precedes the range before it");
+    previous_end = end;
     set.add(static_cast<BlockIndex>(begin), static_cast<BlockIndex>(end));
   }
   return set;
@@ -95,7 +115,7 @@ Enum choice(const json& obj, const char* name, Enum fallback,
   where.fail(std::string("'") + name + "' must be one of: " + accepted);
 }
 
-Operation op_from_json(const json& j, int ranks, const Where& where) {
+Operation op_from_json(const json& j, const ScheduleInfo& info, int rank, const Where& where) {
   static const std::pair<std::string_view, OpKind> kinds[] = {
       {"send", OpKind::send}, {"recv", OpKind::recv}, {"copy", OpKind::copy}};
   static const std::pair<std::string_view, Combine> combines[] = {{"copy", Combine::copy},
@@ -103,18 +123,28 @@ Operation op_from_json(const json& j, int ranks, const Where& where) {
   static const std::pair<std::string_view, OperandOrder> orders[] = {
       {"received-first", OperandOrder::received_first}, {"local-first", OperandOrder::local_first}};
   if (!j.is_object()) where.fail("an operation must be an object");
+  if (!j.contains("op")) where.fail("missing field 'op' (send, recv or copy)");
+  const auto slots = static_cast<BlockIndex>(info.total_slots());
   Operation op;
   op.kind = choice(j, "op", OpKind::send, kinds, where);
-  if (!j.contains("op")) where.fail("missing field 'op' (send, recv or copy)");
-  op.blocks = ranges_from_json(field(j, "blocks", where), "blocks", where);
+  op.blocks = ranges_from_json(field(j, "blocks", where), "blocks", slots, where);
   if (op.kind == OpKind::copy) {
-    op.source = ranges_from_json(field(j, "from", where), "from", where);
+    op.source = ranges_from_json(field(j, "from", where), "from", slots, where);
     static const std::pair<std::string_view, CopyTiming> timings[] = {
         {"step-start", CopyTiming::step_start}, {"after-receives", CopyTiming::after_receives}};
     op.timing = choice(j, "reads", CopyTiming::step_start, timings, where);
+    if (op.source.block_count() != op.blocks.block_count())
+      where.fail("'from' and 'blocks' of a copy must hold the same number of blocks");
+    if (info.keeps_positions && !(op.source == op.blocks))
+      where.fail(
+          "a copy that moves blocks ('from' differs from 'blocks') needs "
+          "\"keeps_positions\": false");
   } else {
-    op.peer = static_cast<int>(integer(field(j, "peer", where), "peer", where, 0, ranks - 1));
-    op.port = static_cast<int>(optional_integer(j, "port", 0, where, 0, 1 << 20));
+    op.peer = static_cast<int>(integer(field(j, "peer", where), "peer", where, 0, info.ranks - 1));
+    if (op.peer == rank)
+      where.fail("'peer' = " + std::to_string(rank) +
+                 " is the rank itself; a rank moves its own data with a copy");
+    op.port = static_cast<int>(optional_integer(j, "port", 0, where, 0, info.ports - 1));
   }
   if (op.kind != OpKind::send) {
     op.combine = choice(j, "combine", Combine::copy, combines, where);
@@ -136,17 +166,34 @@ ScheduleInfo info_from_json(const json& doc) {
   auto collective = name.is_string() ? parse_collective(name.get<std::string>()) : std::nullopt;
   if (!collective) top.fail("'collective' must be one of: " + collective_names_list());
   info.collective = *collective;
-  if (auto it = doc.find("algorithm"); it != doc.end() && it->is_string())
+  if (auto it = doc.find("algorithm"); it != doc.end()) {
+    if (!it->is_string()) top.fail("'algorithm' must be a string (a label)");
     info.algorithm = it->get<std::string>();
-  info.ranks = static_cast<int>(integer(field(doc, "ranks", top), "ranks", top, 1, 1 << 24));
-  info.blocks = static_cast<int>(integer(field(doc, "blocks", top), "blocks", top, 1, 1LL << 31));
-  info.slots = static_cast<int>(optional_integer(doc, "slots", 0, top, 0, 1LL << 31));
-  info.ports = static_cast<int>(optional_integer(doc, "ports", 1, top, 1, 1 << 20));
+  }
+  info.ranks = static_cast<int>(integer(field(doc, "ranks", top), "ranks", top, 1, kMaxRanks));
+  info.blocks = static_cast<int>(integer(field(doc, "blocks", top), "blocks", top, 1, kMaxBlocks));
+  if (is_chunked_per_rank(info.collective) && info.blocks % info.ranks != 0) {
+    top.fail("a " + std::string(collective_name(info.collective)) +
+             " schedule needs 'blocks' divisible by 'ranks' (got " + std::to_string(info.blocks) +
+             " blocks for " + std::to_string(info.ranks) + " ranks)");
+  }
+  info.slots =
+      static_cast<int>(optional_integer(doc, "slots", 0, top, 0, std::numeric_limits<int>::max()));
+  if (info.slots != 0 && info.slots < info.user_slots())
+    top.fail("'slots' = " + std::to_string(info.slots) + " is smaller than the user buffer; " +
+             "accepted: 0 (the user buffer) or " + std::to_string(info.user_slots()) + " and up");
+  info.ports = static_cast<int>(optional_integer(doc, "ports", 1, top, 1, kMaxPorts));
   info.root = static_cast<int>(optional_integer(doc, "root", 0, top, 0, info.ranks - 1));
   if (auto it = doc.find("dims"); it != doc.end()) {
     if (!it->is_array()) top.fail("'dims' must be a list of sizes");
-    for (const auto& d : *it)
-      info.dims.push_back(static_cast<int>(integer(d, "dims", top, 1, 1 << 24)));
+    long long product = 1;
+    for (const auto& d : *it) {
+      info.dims.push_back(static_cast<int>(integer(d, "dims", top, 1, kMaxRanks)));
+      product = std::min(product * info.dims.back(), kMaxRanks + 1);
+    }
+    if (!info.dims.empty() && product != info.ranks)
+      top.fail("'dims' multiply to " + std::to_string(product) + ", not to 'ranks' = " +
+               std::to_string(info.ranks) + "; accepted: sizes whose product is the rank count");
   }
   if (auto it = doc.find("keeps_positions"); it != doc.end()) {
     if (!it->is_boolean()) top.fail("'keeps_positions' must be true or false");
@@ -214,7 +261,7 @@ std::unique_ptr<ExplicitSchedule> schedule_from_json(const std::string& text) {
       Step step;
       for (std::size_t i = 0; i < ops.size(); ++i) {
         const Where at_op{at_step.text + " op " + std::to_string(i)};
-        step.ops.push_back(op_from_json(ops[i], info.ranks, at_op));
+        step.ops.push_back(op_from_json(ops[i], info, r, at_op));
       }
       rank_steps[r].push_back(std::move(step));
     }

@@ -113,10 +113,12 @@ def test_invalid_json_text_is_an_input_error(run_cli, tmp_path):
     assert code == 2 and "no such file" in err
 
 
-def test_out_of_range_block_is_malformed(run_cli, ring_json):
+def test_out_of_range_block_is_an_input_error(run_cli, ring_json):
+    # An error in the file itself (exit 2, as docs/schedule-format.md promises), not a wrong
+    # schedule (exit 1).
     doc, write = ring_json
     broken = copy.deepcopy(doc)
     first(broken, 0, 0, "send")["blocks"] = [[5, 9]]
     code, out = verify_doc(run_cli, write, broken)
-    assert code == 1
-    assert "malformed operation" in out and "accepted: 0..5" in out
+    assert code == 2
+    assert "rank 0 step 0 op 0: 'blocks' = 9 is out of range; accepted: 0..6" in out

@@ -32,7 +32,7 @@ def test_random_groups_follow_node_order_and_are_seeded():
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("contiguous:0", "must be >= 1"),
+        ("contiguous:0", "out of range; accepted: 1.."),
         ("contiguous:x", "not an integer"),
         ("random:2:2:1", "fewer than the 8 ranks"),
         ("random:2:2", "expected random:NGROUPS:GROUPSIZE:SEED"),

@@ -97,7 +97,11 @@ class Engine {
     for (int r = 0; r < info_.ranks; ++r) {
       ranks_[r].step_count = schedule_.step_count(r);
       stats.max_steps = std::max(stats.max_steps, ranks_[r].step_count);
-      if (ranks_[r].step_count > 0) to_post.push_back(r);
+      // A rank without steps has nothing to wait for (a loaded file may list none).
+      if (ranks_[r].step_count > 0)
+        to_post.push_back(r);
+      else
+        ranks_[r].finished = true;
     }
     while (!to_post.empty()) {
       if (auto f = post_all(to_post)) return f;
@@ -351,6 +355,17 @@ class Engine {
       return nullptr;
     };
     const Operation* op = first_unmatched(stalled);
+    if (op == nullptr) {
+      // Defensive: an unfinished rank whose operations all matched cannot stall; report it
+      // rather than dereference nothing.
+      return Finding{Violation::unmatched,
+                     stalled,
+                     ranks_[stalled].step,
+                     -1,
+                     "",
+                     "",
+                     "rank " + std::to_string(stalled) + " stopped before its last step"};
+    }
     std::string chain = std::to_string(stalled);
     std::vector<char> seen(static_cast<std::size_t>(info_.ranks), 0);
     int r = stalled;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "core/verifier/engine.hpp"
+#include "core/verifier/estimate.hpp"
 #include "core/verifier/exact_content.hpp"
 #include "core/verifier/fingerprint_content.hpp"
 
@@ -45,11 +46,7 @@ VerifyReport run_windows(const Schedule& schedule, const VerifyOptions& options,
   VerifyReport report;
   const auto& info = schedule.info();
   const auto slots = static_cast<BlockIndex>(info.total_slots());
-  // State plus in-flight copies: a step sends at most about half of every rank's data.
-  const std::uint64_t per_slot = 3ULL * value_bytes * static_cast<std::uint64_t>(info.ranks) / 2;
-  BlockIndex width = slots;
-  if (allow_windows && info.keeps_positions && per_slot * slots > options.memory_budget)
-    width = static_cast<BlockIndex>(std::max<std::uint64_t>(1, options.memory_budget / per_slot));
+  const BlockIndex width = window_width(info, options, value_bytes, allow_windows);
   detail::Workspace<typename Content::Value> space;
   for (BlockIndex begin = 0; begin < slots || begin == 0; begin += std::max<BlockIndex>(width, 1)) {
     const BlockIndex end = std::min<BlockIndex>(slots, begin + width);
@@ -71,6 +68,34 @@ VerifyReport run_windows(const Schedule& schedule, const VerifyOptions& options,
   }
   report.message = "OK";
   return report;
+}
+
+// Limits of the modes and options that fit the schedule; throws VerifyRequestError.
+void check_request(const ScheduleInfo& info, const VerifyOptions& options) {
+  if (options.mode == VerifyMode::exact && !exact_mode_fits(info)) {
+    throw VerifyRequestError("exact mode tracks every contribution of ranks x slots = " +
+                             std::to_string(slot_states(info)) + " slot states, more than " +
+                             std::to_string(kExactSlotLimit) + "; use fingerprint mode");
+  }
+  if (options.mode == VerifyMode::fingerprint && options.commutative &&
+      info.ranks > SumFingerprintContent::kMaxRanks) {
+    throw VerifyRequestError("fingerprint mode counts contributions in 24 bits: at most " +
+                             std::to_string(SumFingerprintContent::kMaxRanks) + " ranks (got " +
+                             std::to_string(info.ranks) + ")");
+  }
+  if (options.adjacency_torus.empty()) return;
+  long long product = 1;
+  for (int size : options.adjacency_torus) {
+    if (size < 1)
+      throw VerifyRequestError("adjacency torus sizes must be >= 1 (got " + std::to_string(size) +
+                               ")");
+    product = std::min<long long>(product * size, 1LL << 40);
+  }
+  if (product != info.ranks) {
+    throw VerifyRequestError("the adjacency torus holds " + std::to_string(product) +
+                             " ranks but the schedule has " + std::to_string(info.ranks) +
+                             "; accepted: sizes whose product is the rank count");
+  }
 }
 
 }  // namespace
@@ -107,30 +132,13 @@ VerifyReport verify(const Schedule& schedule, const VerifyOptions& options) {
     report.message = std::string(violation_name(Violation::malformed)) + ": " + *problem;
     return report;
   }
+  check_request(info, options);
   const auto slots = static_cast<BlockIndex>(info.total_slots());
   if (options.mode == VerifyMode::exact) {
-    if (!exact_mode_fits(info)) {
-      VerifyReport report;
-      report.ok = false;
-      report.violation = Violation::malformed;
-      report.message = "exact mode tracks every contribution of ranks x slots = " +
-                       std::to_string(slot_states(info)) + " slot states, more than " +
-                       std::to_string(kExactSlotLimit) + "; use fingerprint mode";
-      return report;
-    }
     ExactContent content(info.ranks, options.commutative);
     return run_windows(schedule, options, content, sizeof(ExactContent::Value), false);
   }
   if (options.commutative) {
-    if (info.ranks > SumFingerprintContent::kMaxRanks) {
-      VerifyReport report;
-      report.ok = false;
-      report.violation = Violation::malformed;
-      report.message = "fingerprint mode counts contributions in 24 bits: at most " +
-                       std::to_string(SumFingerprintContent::kMaxRanks) + " ranks (got " +
-                       std::to_string(info.ranks) + ")";
-      return report;
-    }
     SumFingerprintContent content(info.ranks, slots, options.seed);
     return run_windows(schedule, options, content, sizeof(SumFingerprint), true);
   }

@@ -2,6 +2,7 @@
 // Symbolic execution of a schedule against its collective's post-condition
 // (DESIGN.md, "Verifier invariants").
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -33,6 +34,14 @@ inline constexpr std::uint64_t kExactSlotLimit = std::uint64_t{1} << 24;
 // Slot states (ranks x slots) of a schedule, and whether exact mode can hold them.
 [[nodiscard]] std::uint64_t slot_states(const ScheduleInfo& info);
 [[nodiscard]] bool exact_mode_fits(const ScheduleInfo& info);
+
+// A request the verifier cannot serve (exact mode beyond its slot limit, the fingerprint
+// beyond the ranks it counts, an adjacency torus that does not fit the schedule): an input
+// problem, not a wrong schedule. The message names the limit and how to proceed.
+class VerifyRequestError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
 
 struct VerifyOptions {
   VerifyMode mode = VerifyMode::exact;
@@ -66,6 +75,7 @@ struct VerifyReport {
   int passes = 0;                     // block windows the run was split into
 };
 
+// Throws VerifyRequestError for requests it cannot serve (see above).
 [[nodiscard]] VerifyReport verify(const Schedule& schedule, const VerifyOptions& options = {});
 
 }  // namespace topocoll

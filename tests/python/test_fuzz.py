@@ -1,0 +1,304 @@
+"""Property-based fuzzing of every input path (issue 6): schedule documents, allocation files,
+CLI option values and Python API arguments. Whatever goes in, the outcome is a clean one:
+exit code 0 or 2 (1 only for a well-formed but wrong schedule), or ValueError / IndexError /
+TypeError from the API, never a crash and never a traceback. Example counts are bounded so the
+suite stays fast; the sanitizer build (make test-asan) runs this file against an extension
+built with AddressSanitizer and UndefinedBehaviorSanitizer."""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+
+import pytest
+import topocoll
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from topocoll import cli, limits
+from topocoll.groups import parse_groups
+from topocoll.shapes import InputError
+
+EXAMPLES = int(os.environ.get("TOPOCOLL_FUZZ_EXAMPLES", "150"))
+FUZZ = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+# Integers around every boundary the core has: 0, 1, 2^k +- 1 for 8-, 16-, 24-, 31-, 32-, 63-
+# and 64-bit widths, their negatives, and small values.
+BOUNDARIES = sorted(
+    {v for k in (8, 16, 24, 31, 32, 63, 64) for v in (2**k - 1, 2**k, 2**k + 1)} | {0, 1, 2, 3}
+)
+INTS = st.one_of(
+    st.integers(-3, 70),
+    st.sampled_from(BOUNDARIES),
+    st.sampled_from([-v for v in BOUNDARIES]),
+    st.integers(),
+)
+JSON_SCALARS = st.one_of(
+    st.none(), st.booleans(), INTS, st.floats(allow_nan=False), st.text(max_size=8)
+)
+JSON_VALUES = st.recursive(
+    JSON_SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+
+
+def small_schedules() -> list[dict]:
+    """Valid documents of several kinds, as mutation seeds."""
+    docs = []
+    for algorithm, collective, ranks, root in (
+        ("ring", "allreduce", 4, 0),
+        ("binomial-halving", "bcast", 5, 2),
+        ("pairwise", "alltoall", 4, 0),
+        ("ring", "allgather", 3, 0),
+    ):
+        schedule = topocoll.build(algorithm, collective, ranks, root=root)
+        docs.append(json.loads(schedule.to_json()))
+    return docs
+
+
+SEEDS = small_schedules()
+
+
+def paths(value, prefix=()):
+    """Every path into a JSON document."""
+    yield prefix
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from paths(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from paths(item, (*prefix, index))
+
+
+def replaced(doc, path, value):
+    if not path:
+        return value
+    out = copy.deepcopy(doc)
+    target = out
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return out
+
+
+def load_and_verify(text: str) -> None:
+    """Loading either fails with ValueError or yields a schedule every function handles."""
+    try:
+        schedule = topocoll.load_json(text)
+    except ValueError as error:
+        assert "\n" not in str(error)
+        return
+    info = schedule.info
+    assert info["ranks"] >= 1
+    for rank in range(info["ranks"]):
+        assert schedule.step_count(rank) >= 0
+    schedule.to_text()
+    topocoll.load_json(schedule.to_json())
+    for mode in ("exact", "fingerprint"):
+        for commutative in (True, False):
+            try:
+                report = topocoll.verify(schedule, mode, commutative)
+            except ValueError as error:  # a limit of the mode
+                assert "\n" not in str(error)
+                continue
+            assert report["ok"] or report["message"]
+    if info["blocks"] <= 1 << 16:
+        topocoll.measure_traffic(schedule, list(range(info["ranks"])), 4096)
+        topocoll.partition_sizes(schedule, 1000)
+
+
+@FUZZ
+@given(st.data())
+def test_mutated_schedule_documents(data):
+    doc = data.draw(st.sampled_from(SEEDS))
+    every = list(paths(doc))
+    for _ in range(data.draw(st.integers(1, 3))):
+        path = data.draw(st.sampled_from(every))
+        doc = replaced(doc, path, data.draw(JSON_VALUES))
+        every = list(paths(doc))
+    load_and_verify(json.dumps(doc))
+
+
+@FUZZ
+@given(st.data())
+def test_schedule_documents_with_random_numbers(data):
+    """Keeps the structure, puts boundary integers in every numeric field."""
+    doc = copy.deepcopy(data.draw(st.sampled_from(SEEDS)))
+    numeric = [p for p in paths(doc) if p and isinstance(_at(doc, p), int) and not _is_bool(doc, p)]
+    for path in data.draw(st.lists(st.sampled_from(numeric), min_size=1, max_size=4)):
+        doc = replaced(doc, path, data.draw(INTS))
+    load_and_verify(json.dumps(doc))
+
+
+def _at(doc, path):
+    for key in path:
+        doc = doc[key]
+    return doc
+
+
+def _is_bool(doc, path):
+    return isinstance(_at(doc, path), bool)
+
+
+@FUZZ
+@given(JSON_VALUES)
+def test_random_json_documents(value):
+    load_and_verify(json.dumps(value))
+
+
+@FUZZ
+@given(st.binary(max_size=200))
+def test_random_bytes_as_a_schedule_file(run_cli, tmp_path, content):
+    path = tmp_path / "fuzz.json"
+    path.write_bytes(content)
+    code, _, err = run_cli("verify", "--schedule", str(path))
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.fixture
+def fast_limits(monkeypatch):
+    """Limits low enough that no fuzzed instance runs for more than about a second: a larger
+    one must stop with exit 2 like any run beyond the real limits."""
+    monkeypatch.setattr(limits, "TIME_LIMIT_S", 0.5)
+    monkeypatch.setattr(limits, "EXPORT_LIMIT_BYTES", 1 << 20)
+
+
+OPTION_VALUES = st.one_of(
+    INTS.map(str),
+    st.text(alphabet="0123456789x-+ .kKMGiBe", max_size=12),
+    st.text(max_size=6),
+)
+
+
+@FUZZ
+@given(
+    command=st.sampled_from(["verify", "schedule"]),
+    option=st.sampled_from(["--ranks", "--ports", "--root", "--dims", "--seed", "--mode"]),
+    value=OPTION_VALUES,
+    collective=st.sampled_from(["allreduce", "bcast", "alltoall", "allgather"]),
+    algorithm=st.sampled_from(["ring", "binomial-halving", "pairwise", "swing-bw", "bine"]),
+)
+def test_cli_option_values(run_cli, fast_limits, command, option, value, collective, algorithm):
+    argv = [command, "-c", collective, "-a", algorithm]
+    if option not in ("--ranks", "--dims"):
+        argv += ["-p", "6"]
+    if command == "schedule" and option in ("--seed", "--mode"):
+        return
+    code, out, err = run_cli(*argv, f"{option}={value}")
+    assert code in (0, 2), (argv, value, out, err)
+    if code == 2:
+        assert len(err.strip().splitlines()) == 1, err
+
+
+@FUZZ
+@given(
+    spec=st.one_of(
+        st.builds(
+            lambda k, v: f"{k}:{v}", st.sampled_from(["contiguous", "random"]), OPTION_VALUES
+        ),
+        st.builds(
+            lambda a, b, c: f"random:{a}:{b}:{c}", OPTION_VALUES, OPTION_VALUES, OPTION_VALUES
+        ),
+        st.text(max_size=10),
+    ),
+    size=OPTION_VALUES,
+)
+def test_traffic_group_specs_and_sizes(run_cli, fast_limits, spec, size):
+    code, _, err = run_cli(
+        "traffic", "-c", "allreduce", "-a", "ring", "-p", "8", "--groups", spec, "--size", size
+    )
+    assert code in (0, 2), err
+    if code == 2:
+        assert len(err.strip().splitlines()) == 1, err
+
+
+@FUZZ
+@given(
+    content=st.one_of(
+        st.binary(max_size=120),
+        st.lists(st.tuples(INTS, INTS).map(lambda t: f"{t[0]},{t[1]}"), max_size=10).map(
+            lambda rows: "\n".join(rows).encode()
+        ),
+        st.text(max_size=60).map(lambda t: t.encode("utf-8", "surrogatepass")),
+    )
+)
+def test_allocation_files(tmp_path, content):
+    path = tmp_path / "groups.csv"
+    path.write_bytes(content)
+    try:
+        groups = parse_groups(str(path), 4)
+    except InputError as error:
+        assert "\n" not in str(error)
+    else:
+        assert len(groups) == 4
+
+
+@FUZZ
+@given(
+    algorithm=st.one_of(
+        st.sampled_from(["ring", "bine", "swing-bw", "binomial-halving"]), st.text(max_size=6)
+    ),
+    collective=st.one_of(st.sampled_from(["allreduce", "bcast", "alltoall"]), st.text(max_size=6)),
+    ranks=st.one_of(INTS, st.none(), st.text(max_size=3)),
+    dims=st.one_of(st.lists(INTS, max_size=4), st.none(), st.just("4x4")),
+    ports=INTS,
+    root=INTS,
+)
+def test_build_arguments(algorithm, collective, ranks, dims, ports, root):
+    try:
+        schedule = topocoll.build(algorithm, collective, ranks, dims, ports, root)
+    except (ValueError, TypeError) as error:
+        if isinstance(error, ValueError):
+            assert "\n" not in str(error)
+        return
+    info = schedule.info
+    if info["ranks"] <= 64:
+        topocoll.verify(schedule, "fingerprint")
+
+
+@FUZZ
+@given(
+    rank=INTS,
+    indent=INTS,
+    mode=st.one_of(st.sampled_from(["exact", "fingerprint"]), st.text(max_size=5)),
+    torus=st.lists(INTS, max_size=3),
+    threads=INTS,
+    budget=INTS,
+    seed=INTS,
+    dimensions=INTS,
+    count=INTS,
+)
+def test_api_arguments(rank, indent, mode, torus, threads, budget, seed, dimensions, count):
+    schedule = topocoll.build("ring", "allreduce", 6)
+    calls = [
+        lambda: schedule.step_count(rank),
+        lambda: schedule.to_json(indent),
+        lambda: topocoll.verify(schedule, mode, True, seed, torus, threads, budget),
+        lambda: topocoll.accepted_ports("ring", dimensions),
+        lambda: topocoll.partition_sizes(schedule, count),
+        lambda: topocoll.measure_traffic(schedule, [rank] * 6, count),
+    ]
+    for call in calls:
+        try:
+            call()
+        except (ValueError, IndexError, TypeError):
+            pass
+
+
+@pytest.mark.parametrize("seed", SEEDS, ids=lambda d: f"{d['algorithm']}-{d['collective']}")
+def test_seed_documents_verify(seed):
+    report = topocoll.verify(topocoll.load_json(json.dumps(seed)))
+    assert report["ok"], report["message"]
+
+
+def test_cli_main_never_raises_on_a_bad_command_line():
+    assert cli.main(["verify", "--ranks"]) == 2
+    assert cli.main([]) == 2
