@@ -317,10 +317,13 @@ void deficiency_table(int limit_s) {
   struct Case {
     std::string algorithm;
     int side, dims;
+    bool one_port = false;
   };
   std::vector<Case> cases;
   for (const std::string a : {"swing-bw", "bucket", "recdoub-bw"})
     for (auto [side, d] : {std::pair{64, 2}, {16, 3}, {8, 4}}) cases.push_back({a, side, d});
+  for (auto [side, d] : {std::pair{64, 2}, {16, 3}, {8, 4}})
+    cases.push_back({"recdoub-bw", side, d, true});
   for (auto [side, d] : {std::pair{27, 2}, {9, 3}, {9, 4}})
     cases.push_back({"trivance-bw", side, d});
   std::printf(
