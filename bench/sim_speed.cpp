@@ -50,18 +50,21 @@ std::string shape_name(const std::vector<int>& dims) {
 
 // Builds the algorithm for the torus shape, or as a 1D schedule mapped linearly when the
 // algorithm does not take a shape.
-SchedulePtr build(const std::string& algorithm, const std::vector<int>& dims, bool& one_d) {
+SchedulePtr build(const std::string& algorithm, const std::vector<int>& dims, bool& one_d,
+                  int ports = 0) {
   int ranks = 1;
   for (int d : dims) ranks *= d;
   ScheduleRequest request;
   request.collective = Collective::allreduce;
   request.ranks = ranks;
   request.dims = dims;
+  request.ports = ports;
   one_d = false;
   try {
     return registry().build(algorithm, request);
   } catch (const UnsupportedRequest&) {
     request.dims = {};
+    request.ports = 0;
     one_d = true;
     return registry().build(algorithm, request);
   }
@@ -69,8 +72,8 @@ SchedulePtr build(const std::string& algorithm, const std::vector<int>& dims, bo
 
 sim::SimResult simulate_on(const std::string& algorithm, const std::vector<int>& dims,
                            std::uint64_t bytes, const topo::NetworkParams& params,
-                           const std::string& routing, bool& one_d) {
-  const auto schedule = build(algorithm, dims, one_d);
+                           const std::string& routing, bool& one_d, int ports = 0) {
+  const auto schedule = build(algorithm, dims, one_d, ports);
   const auto topology = topo::make_topology("torus:" + shape_name(dims), params);
   const auto router = topo::make_router(*topology, routing);
   const auto mapping = topo::make_mapping("linear", schedule->ranks(), *topology);
@@ -133,9 +136,9 @@ Run measure(const std::function<Run()>& work, int limit_s) {
 }
 
 Run flow_run(const std::string& algorithm, const std::vector<int>& dims, std::uint64_t bytes,
-             const topo::NetworkParams& params) {
+             const topo::NetworkParams& params, int ports = 0) {
   bool one_d = false;
-  const auto result = simulate_on(algorithm, dims, bytes, params, "minimal", one_d);
+  const auto result = simulate_on(algorithm, dims, bytes, params, "minimal", one_d, ports);
   Run r;
   r.sim_time_s = result.time_s;
   r.messages = static_cast<double>(result.messages);
@@ -314,10 +317,13 @@ void deficiency_table(int limit_s) {
   struct Case {
     std::string algorithm;
     int side, dims;
+    bool one_port = false;
   };
   std::vector<Case> cases;
   for (const std::string a : {"swing-bw", "bucket", "recdoub-bw"})
     for (auto [side, d] : {std::pair{64, 2}, {16, 3}, {8, 4}}) cases.push_back({a, side, d});
+  for (auto [side, d] : {std::pair{64, 2}, {16, 3}, {8, 4}})
+    cases.push_back({"recdoub-bw", side, d, true});
   for (auto [side, d] : {std::pair{27, 2}, {9, 3}, {9, 4}})
     cases.push_back({"trivance-bw", side, d});
   std::printf(
@@ -327,17 +333,24 @@ void deficiency_table(int limit_s) {
     const auto dims = square(c.side, c.dims);
     const double p = std::pow(c.side, c.dims);
     const std::uint64_t bytes = 1ull << 30;
-    const Run r = measure([&] { return flow_run(c.algorithm, dims, bytes, params); }, limit_s);
-    const double expected = expected_deficiency(c.algorithm, c.side, c.dims);
+    // Every algorithm on all 2D ports (recursive doubling multi-port, as trivance.txt section 6).
+    const int ports = c.one_port ? 1 : 2 * c.dims;
+    const Run r =
+        measure([&] { return flow_run(c.algorithm, dims, bytes, params, ports); }, limit_s);
+    // One port: the same congestion, and all the data through 1 of the 2D ports (Psi = 2D,
+    // swing-nsdi24.txt section 2.3.3).
+    const double expected =
+        expected_deficiency(c.algorithm, c.side, c.dims) * (c.one_port ? 2 * c.dims : 1);
+    const std::string name = c.algorithm + (c.one_port ? " (1 port)" : "");
     if (!r.ok || !r.note.empty()) {  // a 1D fallback is not the torus algorithm of the tables
-      std::printf("| %s | %s | %.0f | | %.4f | | %s |\n", c.algorithm.c_str(),
-                  shape_name(dims).c_str(), p, expected,
+      std::printf("| %s | %s | %.0f | | %.4f | | %s |\n", name.c_str(), shape_name(dims).c_str(), p,
+                  expected,
                   r.ok ? "refuses torus shapes in this build: not compared" : r.note.c_str());
       continue;
     }
     const double bound = 2 * (p - 1) / p * bytes / (2.0 * c.dims * params.bandwidth_bytes_per_s);
     const double ratio = r.sim_time_s / bound;
-    std::printf("| %s | %s | %.0f | %.4f | %.4f | %+.2f%% | %s |\n", c.algorithm.c_str(),
+    std::printf("| %s | %s | %.0f | %.4f | %.4f | %+.2f%% | %s |\n", name.c_str(),
                 shape_name(dims).c_str(), p, ratio, expected, (ratio / expected - 1) * 100,
                 r.note.c_str());
     std::fflush(stdout);

@@ -48,7 +48,6 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
                const topo::Mapping& mapping, const SimConfig& config)
     : schedule_(schedule),
       topology_(topology),
-      mapping_(mapping),
       config_(config),
       params_(topology.params()),
       partition_(schedule.info(), element_count(config)),
@@ -56,6 +55,14 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
       routes_(topology, router),
       count_routes_(topology, router) {
   check_mapping(schedule, topology, mapping);
+  // The schedule's placement puts rank r on node node_of(r) of its shape; the mapping puts
+  // that node on a host (ScheduleInfo::placement).
+  if (const auto problem = placement_problem(schedule.info()))
+    throw UnsupportedRequest("the schedule's placement is invalid: " + *problem);
+  host_of_.resize(static_cast<std::size_t>(schedule.ranks()));
+  for (int r = 0; r < schedule.ranks(); ++r)
+    host_of_[static_cast<std::size_t>(r)] =
+        mapping.host_of[static_cast<std::size_t>(schedule.info().node_of(r))];
   std::uint64_t largest = 0;
   for (int b = 0; b < partition_.blocks(); ++b)
     largest = std::max(largest, partition_.size(static_cast<BlockIndex>(b)));
@@ -125,8 +132,8 @@ void Engine::count_step_links(int step, std::vector<std::uint32_t>& counts) {
     schedule_.build_step(r, step, s);
     for (const Operation& op : s.ops) {
       if (op.kind != OpKind::send || op.peer == r) continue;
-      const int src = mapping_.host_of[static_cast<std::size_t>(r)];
-      const int dst = mapping_.host_of[static_cast<std::size_t>(op.peer)];
+      const int src = host_of_[static_cast<std::size_t>(r)];
+      const int dst = host_of_[static_cast<std::size_t>(op.peer)];
       for (const auto& range : op.blocks.ranges()) {
         if (range_bytes(range.begin, range.end) <= 0) continue;
         for (const PathView& p : count_routes_.paths(src, dst))
@@ -195,8 +202,8 @@ void Engine::post_send(int rank, const Operation& op, double now) {
   const std::uint32_t id = allocate(ops_, free_ops_);
   ops_[id] = {rank, op.peer, op.port, 0};
   ++rs.pending;
-  const int src = mapping_.host_of[static_cast<std::size_t>(rank)];
-  const int dst = mapping_.host_of[static_cast<std::size_t>(op.peer)];
+  const int src = host_of_[static_cast<std::size_t>(rank)];
+  const int dst = host_of_[static_cast<std::size_t>(op.peer)];
   auto send_message = [&](double bytes) {
     const std::uint32_t m = allocate(messages_, free_messages_);
     const auto paths = routes_.paths(src, dst);

@@ -22,6 +22,8 @@
 //   byte (receives with Combine::reduce and local reductions) costs reduce_s_per_byte,
 //   charged after the step's communication, since receives apply at the end of the step.
 //   Local copies cost nothing.
+// - Rank r runs on host mapping.host_of[info.node_of(r)]: the schedule's placement composed with
+//   the user's mapping.
 // - Message bytes come from BlockPartition(info, vector_bytes / element_bytes); slots past the
 //   user buffer (scratch) hold as many bytes as the largest block.
 #include <cstdint>
@@ -98,7 +100,6 @@ class Engine {
 
   const Schedule& schedule_;
   const topo::Topology& topology_;
-  const topo::Mapping& mapping_;
   const SimConfig& config_;
   const topo::NetworkParams& params_;
   BlockPartition partition_;
@@ -109,6 +110,7 @@ class Engine {
   std::unique_ptr<Network> network_;
   std::optional<TraceWriter> trace_;
 
+  std::vector<int> host_of_;  // per rank: the mapping composed with the schedule's placement
   std::vector<RankState> ranks_;
   Step scratch_;
   std::vector<SendOp> ops_;

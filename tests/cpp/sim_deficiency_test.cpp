@@ -19,7 +19,7 @@ namespace {
 
 constexpr double kBandwidth = 400e9 / 8;
 
-double simulated_deficiency(const std::string& algorithm, int side, int dims) {
+double simulated_deficiency(const std::string& algorithm, int side, int dims, int ports = 0) {
   topo::NetworkParams params;
   params.bandwidth_bytes_per_s = kBandwidth;
   params.link_latency_s = 0;
@@ -31,6 +31,7 @@ double simulated_deficiency(const std::string& algorithm, int side, int dims) {
   request.collective = Collective::allreduce;
   request.ranks = static_cast<int>(std::lround(std::pow(side, dims)));
   request.dims = shape;
+  request.ports = ports;
   const auto schedule = registry().build(algorithm, request);
   const auto topology = topo::make_topology(spec, params);
   const auto router = topo::make_router(*topology, "minimal");
@@ -76,6 +77,21 @@ TEST(SimDeficiency, SwingBandwidthOptimalMatchesItsCongestionDeficiency) {
   // The closed form tends to Table 2's values.
   EXPECT_NEAR(swing_deficiency(1 << 12, 2), 1.19, 0.01);
   EXPECT_NEAR(swing_deficiency(1 << 8, 3), 1.03, 0.01);
+}
+
+// Single-port recursive doubling on a torus (swing-nsdi24.txt section 2.3.3): distance
+// 2^sigma(s) with the data halving per step, and all data through one of the 2D ports.
+double recdoub_one_port_deficiency(int side, int dims) {
+  const double p = std::pow(side, dims);
+  return 2 * dims * step_sum(p, dims, 2, [](int s) { return std::pow(2, s); }) / ((p - 1) / p);
+}
+
+TEST(SimDeficiency, SinglePortRecursiveDoublingMatchesItsCongestion) {
+  for (auto [side, dims] : {std::pair{32, 2}, {16, 3}, {8, 4}}) {
+    const double expected = recdoub_one_port_deficiency(side, dims);
+    EXPECT_NEAR(simulated_deficiency("recdoub-bw", side, dims, 1), expected, expected * 0.03)
+        << side << "^" << dims;
+  }
 }
 
 TEST(SimDeficiency, BucketHasNone) {

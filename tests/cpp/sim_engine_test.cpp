@@ -244,6 +244,30 @@ TEST(SimErrors, MappingMustPlaceEveryRankOnItsOwnHost) {
   EXPECT_THROW((void)simulate(s, net, router, linear(2), odd), UnsupportedRequest);
 }
 
+TEST(SimPlacement, TheSchedulesPlacementComposesWithTheMapping) {
+  // Rank 0 sends to rank 1; the placement swaps them, so the data goes host 1 -> host 0, whose
+  // link is four times slower.
+  HandNetwork net(2, quiet());
+  HandRouter router;
+  router.set(0, 1, {{{net.link(0, 1, kBw, 0)}, 1.0}});
+  router.set(1, 0, {{{net.link(1, 0, kBw / 4, 0)}, 1.0}});
+  const auto all = BlockSet::range(0, 1);
+  ScheduleInfo info;
+  info.ranks = 2;
+  info.blocks = 1;
+  info.placement = {1, 0};
+  const ExplicitSchedule s(
+      info, {{step({Operation::send(1, all)})}, {step({Operation::recv(0, all, Combine::copy)})}});
+  for (Model model : {Model::analytic, Model::flow}) {
+    const auto r = simulate(s, net, router, linear(2), config(model, 1000));
+    EXPECT_NEAR(r.time_s, 4000 / kBw, 1e-15);
+  }
+  info.placement = {1, 1};
+  const ExplicitSchedule bad(info, {{}, {}});
+  EXPECT_THROW((void)simulate(bad, net, router, linear(2), config(Model::flow, 8)),
+               UnsupportedRequest);
+}
+
 TEST(SimErrors, APeerOutsideTheJobIsRefused) {
   HandNetwork net(2, quiet());
   HandRouter router;
