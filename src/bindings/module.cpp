@@ -66,6 +66,7 @@ nb::dict algorithm_dict(const AlgorithmInfo& a) {
   req["ports_1d"] = a.accepted_ports(1);
   req["default_ports_1d"] = a.default_ports(1);
   req["commutative_op"] = r.commutative_op;
+  req["commutative_op_beyond_one_port_ring"] = r.commutative_op_beyond_one_port_ring;
   req["root_collectives"] = root_collectives;
   d["requirements"] = req;
   return d;

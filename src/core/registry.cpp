@@ -228,6 +228,14 @@ std::optional<std::string> Registry::rejection(const AlgorithmInfo& algo,
   if (algo.requirements.commutative_op && !request.commutative) {
     return algo.name + " reorders operands and needs a commutative operator";
   }
+  const int ports_used = request.ports != 0 ? request.ports : algo.default_ports(d);
+  if (algo.requirements.commutative_op_beyond_one_port_ring && !request.commutative &&
+      (d > 1 || ports_used > 1)) {
+    return algo.name +
+           " keeps rank order only on a ring with one port (on a torus or with mirrored lanes "
+           "partial results combine ranks out of order); accepted: a commutative operator, or "
+           "--ports 1 on a ring";
+  }
   if (algo.uses_root(request.collective) && (request.root < 0 || request.root >= request.ranks)) {
     return "root " + std::to_string(request.root) + " is out of range; accepted: 0.." +
            std::to_string(request.ranks - 1);

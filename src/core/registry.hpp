@@ -61,6 +61,9 @@ struct Requirements {
   SideRule sides = SideRule::any;
   PortsRule ports;
   bool commutative_op = false;  // the algorithm reorders operands
+  // Keeps rank order only on a ring with one port: on a torus or with several ports (lanes that
+  // combine partial results out of order) the operator must commute.
+  bool commutative_op_beyond_one_port_ring = false;
   RootUse root = RootUse::rooted_collectives;
 };
 

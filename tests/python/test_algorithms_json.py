@@ -59,6 +59,11 @@ def json_accepts(algo: dict, collective: str, dims: list[int], ports: int, root:
         and SIDE_RULES[req["sides"]](dims)
         and (ports == 0 or ports in ports_of(req["ports"], d))
         and (commutative or not req["commutative_op"])
+        and (
+            commutative
+            or not req["commutative_op_beyond_one_port_ring"]
+            or (d == 1 and (ports or ports_of([req["default_ports"]], d).pop()) == 1)
+        )
         and (collective not in req["root_collectives"] or 0 <= root < p)
     )
 

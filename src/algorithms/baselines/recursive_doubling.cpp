@@ -250,12 +250,9 @@ SchedulePtr build_lanes(const ScheduleRequest& request, Variant variant) {
 SchedulePtr build_recursive_doubling(const ScheduleRequest& request, Variant variant) {
   const bool torus = request.dims.size() > 1;
   const std::string name = variant == Variant::latency ? "recdoub-lat" : "recdoub-bw";
-  if (!request.commutative && (torus || request.ports > 1)) {
-    throw UnsupportedRequest(name +
-                             " keeps rank order only on a ring with one port (on a torus or "
-                             "with mirrored lanes partial results combine ranks out of order); "
-                             "accepted: a commutative operator, or --ports 1 on a ring");
-  }
+  // Requirements::commutative_op_beyond_one_port_ring refused the orders this cannot keep.
+  if (!request.commutative && (torus || request.ports > 1))
+    throw std::logic_error(name + " built for a non-commutative operator it cannot serve");
   if (torus) return build_lanes(request, variant);
   if (request.ports > 1) {
     return fold_to_power_of_two(
@@ -269,6 +266,7 @@ Requirements torus_requirements() {
   Requirements r;
   r.dims = DimsRule::any_torus;
   r.sides = SideRule::power_of_two;
+  r.commutative_op_beyond_one_port_ring = true;
   r.ports.one = true;
   r.ports.two_per_dimension = true;
   return r;
