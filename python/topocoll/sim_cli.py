@@ -13,9 +13,8 @@ from pathlib import Path
 from topocoll import _core
 from topocoll.compare import MAX_JOBS, Comparison, compare
 from topocoll.shapes import InputError
-from topocoll.sim_units import format_duration
 from topocoll.simulate import ROOTED, Network, Setup, SimResult, make_setup, parse_size
-from topocoll.units import format_bytes
+from topocoll.units import format_bytes, format_duration
 
 DEFAULT_TOPOLOGY = "torus:8x8"
 DEFAULT_COLLECTIVE = "allreduce"

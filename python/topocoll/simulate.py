@@ -22,8 +22,7 @@ from dataclasses import dataclass, field, fields
 
 from topocoll import _core
 from topocoll.shapes import InputError, format_dims, parse_dims, product
-from topocoll.sim_units import parse_duration, parse_rate
-from topocoll.units import parse_bytes
+from topocoll.units import parse_bytes, parse_duration, parse_rate
 
 MODELS = ("analytic", "flow", "simgrid")
 MAX_SIM_BYTES = 1 << 40  # 1 TiB: beyond, byte counts of a whole run overflow the engines' doubles'

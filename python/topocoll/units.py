@@ -91,3 +91,10 @@ def format_bytes(value: float) -> str:
         if value >= factor:
             return f"{value / factor:.2f} {unit}"
     return f"{value:.0f} B"
+
+
+def format_duration(seconds: float) -> str:
+    for unit, factor in (("s", 1.0), ("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= factor:
+            return f"{seconds / factor:.3f} {unit}"
+    return f"{seconds / 1e-9:.1f} ns"

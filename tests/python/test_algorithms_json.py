@@ -36,9 +36,8 @@ SIDE_RULES = {
     "even": lambda dims: all(s % 2 == 0 or s == 1 for s in dims),
     "binary-cube": lambda dims: len(dims) == 1 or all(s == 2 for s in dims),
     "power-of-two": lambda dims: len(dims) == 1 or all(is_power_of(s, 2) for s in dims),
-    "hamiltonian-pair": lambda dims: len(dims) == 2 and any(
-        c >= 2 and r % c == 0 and gcd(r, c - 1) == 1 for r, c in (dims, dims[::-1])
-    ),
+    "hamiltonian-pair": lambda dims: len(dims) == 2
+    and any(c >= 2 and r % c == 0 and gcd(r, c - 1) == 1 for r, c in (dims, dims[::-1])),
 }
 
 
