@@ -15,7 +15,7 @@ struct Descriptor {
   double created_s = 0;
   int counter = 0;
   int hosts = 0;
-  int dst = 0;                            // leader host
+  int dst = 0;                              // leader host
   std::array<std::uint64_t, 4> children{};  // bitmap of ports (radix <= 256)
   std::vector<std::int32_t> accumulator;
 };

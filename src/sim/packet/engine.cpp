@@ -26,7 +26,8 @@ Engine::Engine(const topo::FatTreeTopology& topology, const InnetConfig& config,
   for (std::size_t l = 0; l < links.size(); ++l) {
     const int reverse = static_cast<int>(l % 2 == 0 ? l + 1 : l - 1);
     const auto& out = topo_.out_links(links[l].to);
-    port_of_in_link_[l] = static_cast<int>(std::find(out.begin(), out.end(), reverse) - out.begin());
+    port_of_in_link_[l] =
+        static_cast<int>(std::find(out.begin(), out.end(), reverse) - out.begin());
     ports_[l].credits = static_cast<std::int64_t>(config_.buffer_bytes);
   }
   node_failed_.assign(static_cast<std::size_t>(topo_.node_count()), false);
@@ -133,7 +134,8 @@ void Engine::try_send(int link) {
 void Engine::on_arrive(int link, std::uint32_t p) {
   const auto& l = topo_.links()[link];
   Packet& pk = pool_[p];
-  const bool lost = config_.drop_probability > 0 && uniform01(fault_rng_) < config_.drop_probability;
+  const bool lost =
+      config_.drop_probability > 0 && uniform01(fault_rng_) < config_.drop_probability;
   if (lost || ports_[link].failed || node_failed_[l.to]) {
     // the far end never buffered it: give the credit back
     if (config_.lossless && !is_host(l.to)) {
@@ -166,11 +168,8 @@ void Engine::on_arrive(int link, std::uint32_t p) {
       }
       break;
     case Kind::static_reduce:
-    case Kind::static_bcast:
-      static_switch(sw, p);
-      return;
-    default:
-      break;
+    case Kind::static_bcast: static_switch(sw, p); return;
+    default: break;
   }
   forward(sw, p);
 }
@@ -189,9 +188,9 @@ int Engine::up_port(int leaf, const Packet& pk, int default_spine) {
   auto usable = [&](int s) { return !ports_[topo_.leaf_up(leaf_index, s)].failed; };
   if (config_.ecmp) {
     // one path per (source, destination) pair
-    const int s = static_cast<int>(mix64((static_cast<std::uint64_t>(pk.src) << 32) ^
-                                         static_cast<std::uint64_t>(pk.dst)) %
-                                   static_cast<std::uint64_t>(spines_));
+    const int s = static_cast<int>(
+        mix64((static_cast<std::uint64_t>(pk.src) << 32) ^ static_cast<std::uint64_t>(pk.dst)) %
+        static_cast<std::uint64_t>(spines_));
     return usable(s) ? topo_.leaf_up(leaf_index, s) : -1;
   }
   // canary-fgcs24 5.2: the default up port unless its buffer is more than half full (or its
@@ -218,7 +217,7 @@ int Engine::route(int node, const Packet& pk) {
   if (node < first_spine) {  // a leaf
     if (dst_leaf == node) return topo_.host_up(dst) + 1;
     if (dst_leaf < 0) return topo_.leaf_up(node - host_count_, dst - first_spine);  // to a spine
-    if (pk.tree >= 0) return topo_.leaf_up(node - host_count_, pk.tree);  // static path
+    if (pk.tree >= 0) return topo_.leaf_up(node - host_count_, pk.tree);            // static path
     return up_port(node, pk, dst % spines_);
   }
   return topo_.leaf_up(dst_leaf - host_count_, node - first_spine) + 1;  // spine: down
@@ -282,7 +281,8 @@ InnetResult Engine::run() {
   double sum = 0;
   const auto& links = topo_.links();
   for (std::size_t l = 0; l < links.size(); ++l) {
-    const double u = static_cast<double>(ports_[l].bytes_sent) / (links[l].bandwidth_bytes_per_s * span);
+    const double u =
+        static_cast<double>(ports_[l].bytes_sent) / (links[l].bandwidth_bytes_per_s * span);
     sum += u;
     if (config_.link_stats)
       result_.links.push_back(LinkUse{static_cast<int>(l), ports_[l].bytes_sent, u});

@@ -37,7 +37,9 @@ struct Event {
 struct EventKey {
   double time;
   std::uint64_t seq;
-  bool operator<(const EventKey& o) const { return time < o.time || (time == o.time && seq < o.seq); }
+  bool operator<(const EventKey& o) const {
+    return time < o.time || (time == o.time && seq < o.seq);
+  }
 };
 struct HeapItem {
   EventKey time;  // EventHeap compares `.time`
@@ -78,7 +80,7 @@ struct RingStep {
 };
 struct RingHost {
   int next_recv = 0;
-  std::map<int, RingStep> recv;  // step -> chunk being received
+  std::map<int, RingStep> recv;                                 // step -> chunk being received
   std::deque<std::pair<int, std::vector<std::int32_t>>> sends;  // (step, chunk) ready to send
   int send_packet = 0;
   int verified = 0;
@@ -86,10 +88,10 @@ struct RingHost {
 };
 
 struct Tenant {
-  std::vector<int> hosts;  // sorted
-  std::vector<std::int32_t> expected;  // blocks x elements
-  std::vector<LeaderBlock> leader;     // per block (canary)
-  std::vector<int> tree_spine;         // static trees
+  std::vector<int> hosts;                       // sorted
+  std::vector<std::int32_t> expected;           // blocks x elements
+  std::vector<LeaderBlock> leader;              // per block (canary)
+  std::vector<int> tree_spine;                  // static trees
   std::vector<std::vector<int>> hosts_by_leaf;  // static trees: per leaf
   int done_hosts = 0;
   double finish = 0;
@@ -213,5 +215,7 @@ class Engine {
 // Checks the request (UnsupportedRequest on bad values), draws the allocation of hosts to
 // tenants and congestion from the seed, and runs.
 InnetResult run_innet(const topo::Topology& topology, const InnetConfig& config);
+// The checks alone (the CLI validates every request before long runs start).
+const topo::FatTreeTopology& check_innet(const topo::Topology& topology, const InnetConfig& config);
 
 }  // namespace topocoll::sim::packet

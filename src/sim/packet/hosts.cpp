@@ -16,7 +16,8 @@ void Engine::fill_data(int tenant, int rank, int block, std::vector<std::int32_t
   const int host = tenants_[tenant].hosts[rank];
   const auto e = static_cast<std::uint64_t>(config_.elements_per_packet);
   out.resize(e);
-  for (std::uint64_t i = 0; i < e; ++i) out[i] = value(host, static_cast<std::uint64_t>(block) * e + i);
+  for (std::uint64_t i = 0; i < e; ++i)
+    out[i] = value(host, static_cast<std::uint64_t>(block) * e + i);
 }
 
 void Engine::setup_tenants(const std::vector<int>& participants) {
@@ -40,7 +41,8 @@ void Engine::setup_tenants(const std::vector<int>& participants) {
     ten.expected.assign(static_cast<std::size_t>(blocks_) * e, 0);
     for (int h : ten.hosts)
       for (std::size_t i = 0; i < ten.expected.size(); ++i) ten.expected[i] += value(h, i);
-    if (config_.algorithm == Algorithm::canary) ten.leader.resize(static_cast<std::size_t>(blocks_));
+    if (config_.algorithm == Algorithm::canary)
+      ten.leader.resize(static_cast<std::size_t>(blocks_));
     if (config_.algorithm == Algorithm::static_trees) {
       // random roots, distinct while there are enough spines (canary-fgcs24 5.2)
       std::vector<int> spines(static_cast<std::size_t>(spines_));
@@ -78,7 +80,8 @@ bool Engine::next_host_packet(int host, std::uint32_t& p) {
       }
       if (hs.cursor < blocks_) {
         const int b = hs.cursor++;
-        p = config_.algorithm == Algorithm::canary ? canary_packet(host, b) : static_packet(host, b);
+        p = config_.algorithm == Algorithm::canary ? canary_packet(host, b)
+                                                   : static_packet(host, b);
         return true;
       }
     }
@@ -146,8 +149,8 @@ void Engine::block_done(int host, int block, const std::vector<std::int32_t>& da
   ++hb.timer;  // cancels the retransmission timer
   const Tenant& t = tenants_[hs.tenant];
   const auto e = static_cast<std::size_t>(config_.elements_per_packet);
-  if (data.size() != e ||
-      !std::equal(data.begin(), data.end(), t.expected.begin() + static_cast<std::ptrdiff_t>(block * e)))
+  if (data.size() != e || !std::equal(data.begin(), data.end(),
+                                      t.expected.begin() + static_cast<std::ptrdiff_t>(block * e)))
     ++result_.mismatches;
   if (++hs.done_blocks == blocks_) host_finished(host);
 }

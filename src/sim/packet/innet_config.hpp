@@ -48,9 +48,9 @@ struct LinkUse {
 };
 
 struct InnetResult {
-  bool completed = false;  // every host of every tenant has every block
-  bool exact = false;      // ... and every value is the exact integer sum
-  double time_s = 0;       // slowest tenant
+  bool completed = false;   // every host of every tenant has every block
+  bool exact = false;       // ... and every value is the exact integer sum
+  double time_s = 0;        // slowest tenant
   double goodput_gbps = 0;  // mean over tenants of size / tenant time
   std::vector<double> tenant_time_s;
   std::uint64_t events = 0;

@@ -48,7 +48,8 @@ bool Engine::ring_packet(int host, std::uint32_t& p) {
   pk.block = rh.send_packet;
   pk.data.assign(chunk.begin() + static_cast<std::ptrdiff_t>(std::min(from, to)),
                  chunk.begin() + static_cast<std::ptrdiff_t>(to));
-  pk.bytes = static_cast<std::uint32_t>(config_.header_bytes + 4 * std::max<std::size_t>(1, pk.data.size()));
+  pk.bytes = static_cast<std::uint32_t>(config_.header_bytes +
+                                        4 * std::max<std::size_t>(1, pk.data.size()));
   if (++rh.send_packet == count) {
     rh.send_packet = 0;
     rh.sends.pop_front();
@@ -62,7 +63,8 @@ void Engine::ring_receive(int host, std::uint32_t p) {
   RingHost& rh = hs.ring;
   const int size = static_cast<int>(tenants_[hs.tenant].hosts.size());
   const int s = pk.step;
-  const int chunk = s < size - 1 ? mod(hs.rank - 1 - s, size) : mod(hs.rank - (s - (size - 1)), size);
+  const int chunk =
+      s < size - 1 ? mod(hs.rank - 1 - s, size) : mod(hs.rank - (s - (size - 1)), size);
   const std::uint64_t len = chunk_begin(hs.tenant, chunk + 1) - chunk_begin(hs.tenant, chunk);
   RingStep& st = rh.recv[s];
   if (st.data.size() != len) st.data.assign(len, 0);
@@ -71,7 +73,8 @@ void Engine::ring_receive(int host, std::uint32_t p) {
   ++st.packets;
   // steps complete in order: a fast predecessor may be several steps ahead
   for (auto it = rh.recv.find(rh.next_recv);
-       it != rh.recv.end() && it->second.packets == packets_for(it->second.data.size(), config_.elements_per_packet);
+       it != rh.recv.end() &&
+       it->second.packets == packets_for(it->second.data.size(), config_.elements_per_packet);
        it = rh.recv.find(rh.next_recv)) {
     std::vector<std::int32_t> data = std::move(it->second.data);
     rh.recv.erase(it);
@@ -92,7 +95,8 @@ void Engine::ring_step_complete(int host, int step, std::vector<std::int32_t>& d
     for (std::size_t i = 0; i < data.size(); ++i) data[i] += value(host, begin + i);
   const bool final = !reduce_scatter || step == size - 2;
   if (final) {
-    if (!std::equal(data.begin(), data.end(), t.expected.begin() + static_cast<std::ptrdiff_t>(begin)))
+    if (!std::equal(data.begin(), data.end(),
+                    t.expected.begin() + static_cast<std::ptrdiff_t>(begin)))
       ++result_.mismatches;
     if (++rh.verified == size) host_finished(host);
   }

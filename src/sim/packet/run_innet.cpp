@@ -16,9 +16,9 @@ void check_config(const topo::FatTreeTopology& t, const InnetConfig& c) {
   const int hosts = t.host_count();
   check(c.tenants >= 1, "--tenants " + std::to_string(c.tenants) + " must be >= 1");
   check(c.hosts >= 2 * c.tenants && c.hosts <= hosts,
-        "--hosts " + std::to_string(c.hosts) + " out of range; accepted: " +
-            std::to_string(2 * c.tenants) + ".." + std::to_string(hosts) + " on " + t.spec() +
-            " (at least 2 per tenant)");
+        "--hosts " + std::to_string(c.hosts) +
+            " out of range; accepted: " + std::to_string(2 * c.tenants) + ".." +
+            std::to_string(hosts) + " on " + t.spec() + " (at least 2 per tenant)");
   check(c.size_bytes >= 4 && c.size_bytes <= (1ULL << 32), "size must be 4B..4GiB");
   check(c.elements_per_packet >= 1 && c.elements_per_packet <= 4096,
         "elements per packet must be 1..4096");
@@ -32,8 +32,9 @@ void check_config(const topo::FatTreeTopology& t, const InnetConfig& c) {
   check(c.trees >= 1, "static trees: N must be >= 1 (static-N)");
   check(c.max_attempts >= 1 && c.max_attempts <= 200, "--max-attempts must be 1..200");
   check(c.tenants < (1 << 15), "--tenants must be < 32768");
-  check(c.buffer_bytes >= static_cast<std::uint64_t>(4 * c.elements_per_packet + c.header_bytes + 8),
-        "--buffer must hold at least one packet");
+  check(
+      c.buffer_bytes >= static_cast<std::uint64_t>(4 * c.elements_per_packet + c.header_bytes + 8),
+      "--buffer must hold at least one packet");
   check(c.background_message_bytes >= 1, "background message size must be >= 1B");
   for (int node = t.host_count(); node < t.node_count(); ++node)
     check(t.out_links(node).size() <= 256, "switches of more than 256 ports are not supported");
@@ -41,7 +42,8 @@ void check_config(const topo::FatTreeTopology& t, const InnetConfig& c) {
 
 }  // namespace
 
-InnetResult run_innet(const topo::Topology& topology, const InnetConfig& config) {
+const topo::FatTreeTopology& check_innet(const topo::Topology& topology,
+                                         const InnetConfig& config) {
   const auto* fattree = dynamic_cast<const topo::FatTreeTopology*>(&topology);
   check(fattree != nullptr && fattree->shape().levels == 2,
         "innet runs on 2-level fat trees; accepted: fattree:canary, fattree:2:LEAVES:HOSTS:SPINES, "
@@ -53,13 +55,18 @@ InnetResult run_innet(const topo::Topology& topology, const InnetConfig& config)
                              ? config.max_time_s
                              : 20.0 * static_cast<double>(config.size_bytes) / bandwidth + 500e-6;
   for (const Fault& f : config.faults) {
-    check(f.time_s >= 0 && f.time_s <= horizon,
-          "failure time " + std::to_string(f.time_s) + " s is past the end of the run (" +
-              std::to_string(horizon) + " s)");
+    check(f.time_s >= 0 && f.time_s <= horizon, "failure time " + std::to_string(f.time_s) +
+                                                    " s is past the end of the run (" +
+                                                    std::to_string(horizon) + " s)");
     check(f.node < 0 || (f.node >= topology.host_count() && f.node < topology.node_count()),
           "failed switch out of range; accepted: 0.." + std::to_string(switches - 1));
     check(f.link < static_cast<int>(topology.links().size()), "failed link id out of range");
   }
+  return *fattree;
+}
+
+InnetResult run_innet(const topo::Topology& topology, const InnetConfig& config) {
+  const topo::FatTreeTopology& fattree = check_innet(topology, config);
   // canary-fgcs24 5.2: a random allocation of the allreduce and congestion hosts per seed
   std::mt19937_64 rng(config.seed);
   std::vector<int> order(static_cast<std::size_t>(topology.host_count()));
@@ -67,7 +74,7 @@ InnetResult run_innet(const topo::Topology& topology, const InnetConfig& config)
   for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[rng() % (i + 1)]);
   const std::vector<int> participants(order.begin(), order.begin() + config.hosts);
   const std::vector<int> congestion(order.begin() + config.hosts, order.end());
-  Engine engine(*fattree, config, participants, congestion);
+  Engine engine(fattree, config, participants, congestion);
   return engine.run();
 }
 

@@ -46,8 +46,7 @@ void Engine::static_switch(int sw, std::uint32_t p) {
   if (d.accumulator.empty()) d.accumulator.assign(pk.data.size(), 0);
   for (std::size_t i = 0; i < pk.data.size(); ++i) d.accumulator[i] += pk.data[i];
   d.counter += pk.counter;
-  const int expected =
-      leaf ? static_cast<int>(t.hosts_by_leaf[sw - host_count_].size()) : pk.hosts;
+  const int expected = leaf ? static_cast<int>(t.hosts_by_leaf[sw - host_count_].size()) : pk.hosts;
   const std::uint64_t id = pk.id;
   const int tenant = pk.tenant, block = pk.block, spine = pk.tree, hosts = pk.hosts;
   ++result_.aggregated;
