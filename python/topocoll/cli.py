@@ -244,6 +244,9 @@ def parser() -> argparse.ArgumentParser:
     from topocoll import sim_cli  # `sim` and `compare`
 
     sim_cli.add_parsers(sub)
+    from topocoll import innet_cli  # `innet`
+
+    innet_cli.add_parser(sub)
     return top
 
 
