@@ -58,7 +58,7 @@ def options_from(args: argparse.Namespace) -> dict:
         "max_attempts": args.max_attempts,
         "fail_switches": [name for name, _ in failures],
         "fail_times": [when for _, when in failures],
-        "links": bool(args.links),
+        "links": bool(args.links) or bool(getattr(args, "plot", None)),
     }
     if args.hosts is not None:
         options["hosts"] = args.hosts
@@ -132,11 +132,38 @@ def write_links(path: str, topology, results: dict[str, dict]) -> None:
                 )
 
 
+def plot_links(path: str, results: dict[str, dict]) -> None:
+    """The distribution of link utilization per algorithm (the shape of canary-fgcs24 Fig. 7b):
+    the share of links in each 10% utilization bin."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    bins = [i / 10 for i in range(11)]
+    for name, r in results.items():
+        values = [min(row["utilization"], 1.0) for row in r["links"]]
+        counts = [0] * 10
+        for v in values:
+            counts[min(int(v * 10), 9)] += 1
+        shares = [100 * c / max(1, len(values)) for c in counts]
+        ax.plot([100 * (b + 0.05) for b in bins[:-1]], shares, marker="o", label=name)
+    ax.set_xlabel("link utilization (%)")
+    ax.set_ylabel("links (%)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+
+
 def cmd_innet(args: argparse.Namespace) -> int:
     writable(args.links, "--links")
+    writable(args.plot, "--plot")
     topology, _, results = run(args)
     if args.links:
         write_output(args.links, "--links", lambda path: write_links(path, topology, results))
+    if args.plot:
+        write_output(args.plot, "--plot", lambda path: plot_links(path, results))
     if args.json:
         out = {name: {k: v for k, v in r.items() if k != "links"} for name, r in results.items()}
         print(json.dumps(out, sort_keys=True))
@@ -144,6 +171,8 @@ def cmd_innet(args: argparse.Namespace) -> int:
         print_text(args, topology, results)
         if args.links:
             print(f"per-link utilization written to {args.links}")
+        if args.plot:
+            print(f"link-utilization distribution written to {args.plot}")
     return 0
 
 
@@ -175,4 +204,5 @@ def add_parser(sub) -> None:
     p.add_argument("--jobs", "-j", type=int, default=1, help="algorithms run in parallel")
     p.add_argument("--json", action="store_true", help="one JSON object per algorithm")
     p.add_argument("--links", help="write per-link utilization to this CSV file")
+    p.add_argument("--plot", help="write the link-utilization distribution to this PNG file")
     p.set_defaults(run=cmd_innet)

@@ -81,3 +81,10 @@ def test_invalid_parameters_exit_2_with_one_line(capsys, extra):
     assert main([*SMALL, *extra]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and "\n" not in err
+
+
+def test_link_utilization_plot(capsys, tmp_path):
+    plot = tmp_path / "links.png"
+    assert main([*SMALL, "--algorithms", "canary", "--plot", str(plot)]) == 0
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main([*SMALL, "--plot", str(tmp_path / "links.txt")]) == 2
