@@ -39,6 +39,12 @@ def options_from(args: argparse.Namespace) -> dict:
         raise InputError(f"--congestion {args.congestion!r} unknown; accepted: uniform, none")
     if args.routing not in ("adaptive", "ecmp"):
         raise InputError(f"--routing {args.routing!r} unknown; accepted: adaptive, ecmp")
+    if not 0 <= args.seed < 2**64:
+        raise InputError(f"--seed {args.seed} out of range; accepted: 0..2^64-1")
+    for option in ("hosts", "tenants", "table_entries", "elements", "max_attempts"):
+        value = getattr(args, option)
+        if value is not None and not -(2**31) <= value < 2**31:
+            raise InputError(f"--{option.replace('_', '-')} {value} out of range")
     failures = [parse_failure(f) for f in args.fail_switch or []]
     options = {
         "size_bytes": parse_size(args.size),

@@ -75,6 +75,10 @@ def test_same_seed_same_bytes(capsys, tmp_path):
         ["--congestion", "heavy"],
         ["--topology", "torus:4x4"],
         ["--jobs", "0"],
+        ["--seed", "-1"],
+        ["--table-entries", "99999999999"],
+        ["--tenants", "0"],
+        ["--elements", "0"],
     ],
 )
 def test_invalid_parameters_exit_2_with_one_line(capsys, extra):
