@@ -418,6 +418,9 @@ def parser() -> argparse.ArgumentParser:
     from topocoll import tune  # `tune`
 
     tune.add_parser(sub)
+    from topocoll import innet_cli  # `innet`
+
+    innet_cli.add_parser(sub)
     return top
 
 

@@ -7,5 +7,7 @@ namespace topocoll::bindings {
 
 // Topologies, parameter presets, routers and the simulator (simulator.cpp).
 void bind_simulator(nanobind::module_& m);
+// The packet-level in-network allreduce simulator (innet.cpp).
+void bind_innet(nanobind::module_& m);
 
 }  // namespace topocoll::bindings

@@ -1,0 +1,173 @@
+"""Shapes of canary-fgcs24 Figs. 2, 7a, 8, 9, 10a and 11 from `topocoll innet` runs: goodput of
+Canary, one and four static trees and the ring, with and without congestion, against the share
+of hosts, the size, the number of tenants, host noise and the timeout. Five random allocations
+(seeds) per point, as the paper does.
+
+    .venv/bin/python bench/innet_figures.py fig7a --topology fattree:canary --out docs/img
+    .venv/bin/python bench/innet_figures.py fig8 --topology fattree:2:8:8:8 --size 256KiB
+    (figures: fig2, fig7a, fig8, fig9, fig10, fig11)
+
+Each point is the mean over the seeds; the JSON of every run is written next to the plot."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+
+from topocoll import _core
+
+ALGORITHMS = ("canary", "static-1", "static-4", "ring")
+
+
+def goodput(
+    topology, algorithm: str, hosts: int, size: int, congestion: bool, seed: int, **extra
+) -> dict:
+    options = {"hosts": hosts, "size_bytes": size, "congestion": congestion, "seed": seed}
+    r = _core.innet_run(topology, algorithm, {**options, **extra})
+    r.pop("links")
+    return r
+
+
+def fig7a(args, topology) -> tuple[dict, str]:
+    hosts = topology.hosts // 2
+    runs = {}
+    for congestion in (False, True):
+        for algorithm in ALGORITHMS[:3]:
+            key = f"{algorithm} {'congested' if congestion else 'idle'}"
+            runs[key] = [
+                goodput(topology, algorithm, hosts, args.size, congestion, seed)
+                for seed in range(1, args.seeds + 1)
+            ]
+    return runs, "Fig. 7a: goodput with and without congestion"
+
+
+def fig8(args, topology) -> tuple[dict, str]:
+    runs = {}
+    for share in (0.05, 0.25, 0.5, 0.75):
+        hosts = max(2, round(share * topology.hosts))
+        for algorithm in ALGORITHMS:
+            runs[f"{algorithm} {int(share * 100)}%"] = [
+                goodput(topology, algorithm, hosts, args.size, True, seed)
+                for seed in range(1, args.seeds + 1)
+            ]
+    return runs, "Fig. 8: goodput against the share of hosts in the allreduce (rest congest)"
+
+
+def seeds(args, topology, algorithm, hosts, size, congestion, **extra) -> list[dict]:
+    return [
+        goodput(topology, algorithm, hosts, size, congestion, seed, **extra)
+        for seed in range(1, args.seeds + 1)
+    ]
+
+
+def fig2(args, topology) -> tuple[dict, str]:
+    runs = {}
+    for share in (0.01, 0.75):
+        hosts = max(2, round(share * topology.hosts))
+        for congestion in (False, True):
+            for algorithm in ("ring", "static-1", "canary"):
+                key = f"{algorithm} {int(share * 100)}% {'congested' if congestion else 'idle'}"
+                runs[key] = seeds(args, topology, algorithm, hosts, args.size, congestion)
+    return runs, "Fig. 2: goodput on 1% and 75% of the hosts"
+
+
+def fig9(args, topology) -> tuple[dict, str]:
+    runs = {}
+    hosts = max(2, round(0.2 * topology.hosts))
+    for size in (1 << 10, 16 << 10, 256 << 10, args.size):
+        for congestion in (False, True):
+            for algorithm in ("canary", "static-4", "ring"):
+                key = f"{algorithm} {size >> 10}KiB {'congested' if congestion else 'idle'}"
+                runs[key] = seeds(args, topology, algorithm, hosts, size, congestion)
+    return runs, "Fig. 9: 20% of the hosts in the allreduce, goodput per size"
+
+
+def fig10(args, topology) -> tuple[dict, str]:
+    runs = {}
+    for tenants in (1, 2, 4, 8):
+        for algorithm in ("canary", "static-1", "static-4", "ring"):
+            runs[f"{algorithm} x{tenants}"] = seeds(
+                args,
+                topology,
+                algorithm,
+                topology.hosts,
+                args.size,
+                False,
+                tenants=tenants,
+                partition_table=True,
+            )
+    return runs, "Fig. 10a: mean goodput of concurrent allreduces (all hosts, partitioned tables)"
+
+
+def fig11(args, topology) -> tuple[dict, str]:
+    runs = {}
+    hosts = topology.hosts // 2
+    for congestion in (False, True):
+        for noise in (0.0001, 0.001, 0.01, 0.1):
+            state = "congested" if congestion else "idle"
+            for timeout in (1e-6, 2e-6, 3e-6):
+                runs[f"canary {timeout * 1e6:.0f}us noise {noise} {state}"] = seeds(
+                    args,
+                    topology,
+                    "canary",
+                    hosts,
+                    args.size,
+                    congestion,
+                    noise=noise,
+                    timeout_s=timeout,
+                )
+            runs[f"static-4 noise {noise} {state}"] = seeds(
+                args, topology, "static-4", hosts, args.size, congestion, noise=noise
+            )
+    return runs, "Fig. 11: goodput against host noise (1us delays) and the Canary timeout"
+
+
+FIGURES = {"fig2": fig2, "fig7a": fig7a, "fig8": fig8, "fig9": fig9, "fig10": fig10}
+FIGURES["fig11"] = fig11
+
+
+def plot(runs: dict, title: str, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = list(runs)
+    means = [statistics.mean(r["goodput_gbps"] for r in runs[n]) for n in names]
+    fig, ax = plt.subplots(figsize=(max(6, len(names) * 0.6), 4))
+    ax.bar(range(len(names)), means)
+    ax.set_xticks(range(len(names)), names, rotation=60, ha="right")
+    ax.set_ylabel("goodput (Gb/s)")
+    ax.set_title(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("figure", choices=sorted(FIGURES))
+    p.add_argument("--topology", default="fattree:canary")
+    p.add_argument("--size", default="4MiB")
+    p.add_argument("--seeds", type=int, default=5)
+    p.add_argument("--out", default="docs/img")
+    args = p.parse_args()
+    from topocoll.simulate import parse_size
+
+    args.size = parse_size(args.size)
+    topology = _core.make_topology(args.topology, _core.network_preset("canary"))
+    runs, title = FIGURES[args.figure](args, topology)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"innet-{args.figure}.json").write_text(json.dumps(runs, indent=1, sort_keys=True))
+    plot(runs, f"{title}\n{args.topology}", out / f"innet-{args.figure}.png")
+    for name, rs in runs.items():
+        exact = all(r["exact"] for r in rs)
+        print(
+            f"{name:<24} {statistics.mean(r['goodput_gbps'] for r in rs):8.2f} Gb/s exact={exact}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""`topocoll innet`: in-network allreduce (Canary, static reduction trees) against the host-based
+ring, simulated packet by packet on a 2-level fat tree (src/sim/packet; docs/innet.md)."""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+from concurrent.futures import ThreadPoolExecutor
+
+from topocoll import _core
+from topocoll.shapes import InputError
+from topocoll.sim_cli import writable, write_output
+from topocoll.sim_units import format_duration, parse_duration
+from topocoll.simulate import parse_size
+from topocoll.units import format_bytes
+
+DEFAULT_ALGORITHMS = "canary,static-1,static-4,ring"
+COUNTERS = ("aggregated", "to_leader", "collisions", "stragglers", "retransmissions")
+COUNTERS += ("restarts", "fallbacks", "drops")
+LINK_COLUMNS = ("algorithm", "link", "label", "bytes", "utilization")
+MAX_JOBS = 64
+
+
+def parse_failure(text: str) -> tuple[str, float]:
+    """`spine3@20us` -> ("spine3", 2e-5)."""
+    name, at, when = text.partition("@")
+    if not at or not name:
+        raise InputError(
+            f"--fail-switch {text!r} not understood; accepted: SWITCH@TIME, e.g. spine3@20us "
+            "(SWITCH: leafN, spineN or a switch index)"
+        )
+    return name, parse_duration(when)
+
+
+def options_from(args: argparse.Namespace) -> dict:
+    if args.congestion not in ("uniform", "none"):
+        raise InputError(f"--congestion {args.congestion!r} unknown; accepted: uniform, none")
+    if args.routing not in ("adaptive", "ecmp"):
+        raise InputError(f"--routing {args.routing!r} unknown; accepted: adaptive, ecmp")
+    if not 0 <= args.seed < 2**64:
+        raise InputError(f"--seed {args.seed} out of range; accepted: 0..2^64-1")
+    for option in ("hosts", "tenants", "table_entries", "elements", "max_attempts"):
+        value = getattr(args, option)
+        if value is not None and not -(2**31) <= value < 2**31:
+            raise InputError(f"--{option.replace('_', '-')} {value} out of range")
+    failures = [parse_failure(f) for f in args.fail_switch or []]
+    options = {
+        "size_bytes": parse_size(args.size),
+        "tenants": args.tenants,
+        "congestion": args.congestion == "uniform",
+        "timeout_s": parse_duration(args.timeout),
+        "rto_s": parse_duration(args.rto),
+        "table_entries": args.table_entries,
+        "partition_table": args.partition_table,
+        "drop": args.drop,
+        "noise": args.noise,
+        "seed": args.seed,
+        "lossless": not args.lossy,
+        "ecmp": args.routing == "ecmp",
+        "buffer_bytes": parse_size(args.buffer, "--buffer"),
+        "elements_per_packet": args.elements,
+        "max_attempts": args.max_attempts,
+        "fail_switches": [name for name, _ in failures],
+        "fail_times": [when for _, when in failures],
+        "links": bool(args.links) or bool(getattr(args, "plot", None)),
+    }
+    if args.hosts is not None:
+        options["hosts"] = args.hosts
+    if args.max_time:
+        options["max_time_s"] = parse_duration(args.max_time)
+    return options
+
+
+def run(args: argparse.Namespace) -> tuple[object, list[str], dict[str, dict]]:
+    if not 1 <= args.jobs <= MAX_JOBS:
+        raise InputError(f"--jobs {args.jobs} out of range; accepted: 1..{MAX_JOBS}")
+    params = _core.network_preset(args.params)
+    topology = _core.make_topology(args.topology, params)
+    options = options_from(args)
+    algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()]
+    if not algorithms:
+        raise InputError(f"--algorithms is empty; accepted: e.g. {DEFAULT_ALGORITHMS}")
+    if len(set(algorithms)) != len(algorithms):
+        raise InputError("--algorithms names an algorithm twice")
+    # validate every name and option before the (long) runs start
+    for name in algorithms:
+        _core.innet_check(topology, name, options)
+    if sys.stderr.isatty():
+        print(f"simulating {len(algorithms)} allreduces packet by packet...", file=sys.stderr)
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        runs = list(pool.map(lambda name: _core.innet_run(topology, name, options), algorithms))
+    return topology, algorithms, dict(zip(algorithms, runs, strict=True))
+
+
+def print_text(args, topology, results: dict[str, dict]) -> None:
+    options = options_from(args)
+    hosts = args.hosts if args.hosts is not None else topology.hosts // 2
+    print(
+        f"allreduce of {format_bytes(options['size_bytes'])} on {hosts} of {topology.hosts} hosts "
+        f"of {topology.spec} ({args.tenants} tenant(s)), congestion {args.congestion}, "
+        f"seed {args.seed}"
+    )
+    header = f"{'algorithm':<10} {'goodput Gb/s':>12} {'time':>12} {'exact':>6} " + " ".join(
+        f"{c:>10}" for c in ("aggregated", "to_leader", "collisions", "retx", "fallbacks")
+    )
+    print(header)
+    for name, r in results.items():
+        time = format_duration(r["time_s"]) if r["completed"] else "incomplete"
+        print(
+            f"{name:<10} {r['goodput_gbps']:>12.2f} {time:>12} {'yes' if r['exact'] else 'NO':>6} "
+            f"{r['aggregated']:>10} {r['to_leader']:>10} {r['collisions']:>10} "
+            f"{r['retransmissions']:>10} {r['fallbacks']:>10}"
+        )
+    print(
+        "mean link utilization: "
+        + ", ".join(
+            f"{name} {100 * r['mean_link_utilization']:.1f}%" for name, r in results.items()
+        )
+    )
+
+
+def write_links(path: str, topology, results: dict[str, dict]) -> None:
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=LINK_COLUMNS)
+        writer.writeheader()
+        for name, r in results.items():
+            for row in r["links"]:
+                writer.writerow(
+                    {
+                        "algorithm": name,
+                        "link": row["link"],
+                        "label": topology.link_label(row["link"]),
+                        "bytes": row["bytes"],
+                        "utilization": f"{row['utilization']:.6f}",
+                    }
+                )
+
+
+def plot_links(path: str, results: dict[str, dict]) -> None:
+    """The distribution of link utilization per algorithm (the shape of canary-fgcs24 Fig. 7b):
+    the share of links in each 10% utilization bin."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 4))
+    bins = [i / 10 for i in range(11)]
+    for name, r in results.items():
+        values = [min(row["utilization"], 1.0) for row in r["links"]]
+        counts = [0] * 10
+        for v in values:
+            counts[min(int(v * 10), 9)] += 1
+        shares = [100 * c / max(1, len(values)) for c in counts]
+        ax.plot([100 * (b + 0.05) for b in bins[:-1]], shares, marker="o", label=name)
+    ax.set_xlabel("link utilization (%)")
+    ax.set_ylabel("links (%)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path)
+
+
+def cmd_innet(args: argparse.Namespace) -> int:
+    writable(args.links, "--links")
+    writable(args.plot, "--plot")
+    topology, _, results = run(args)
+    if args.links:
+        write_output(args.links, "--links", lambda path: write_links(path, topology, results))
+    if args.plot:
+        write_output(args.plot, "--plot", lambda path: plot_links(path, results))
+    if args.json:
+        out = {name: {k: v for k, v in r.items() if k != "links"} for name, r in results.items()}
+        print(json.dumps(out, sort_keys=True))
+    else:
+        print_text(args, topology, results)
+        if args.links:
+            print(f"per-link utilization written to {args.links}")
+        if args.plot:
+            print(f"link-utilization distribution written to {args.plot}")
+    return 0
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("innet", help="in-network allreduce (Canary) simulated packet by packet")
+    p.add_argument("--topology", "-t", default="fattree:canary", help="a 2-level fat tree")
+    p.add_argument("--params", default="canary", help="parameter preset (default canary)")
+    p.add_argument("--hosts", type=int, help="hosts in the allreduce(s) (default: half)")
+    p.add_argument("--size", "-s", default="4MiB", help="bytes per allreduce (default 4MiB)")
+    p.add_argument("--algorithms", "-a", default=DEFAULT_ALGORITHMS, help="canary, static-N, ring")
+    p.add_argument("--congestion", default="uniform", help="uniform (default) or none")
+    p.add_argument("--seed", type=int, default=1, help="allocation, roots, traffic (default 1)")
+    p.add_argument("--timeout", default="1us", help="Canary switch timeout (default 1us)")
+    p.add_argument("--rto", default="200us", help="host retransmission timeout (default 200us)")
+    p.add_argument("--table-entries", type=int, default=32768, help="descriptors per switch")
+    p.add_argument("--partition-table", action="store_true", help="static share per tenant")
+    p.add_argument("--drop", type=float, default=0.0, help="per-link drop probability [0,1)")
+    p.add_argument(
+        "--noise", type=float, default=0.0, help="probability a host delays a packet 1us"
+    )
+    p.add_argument("--fail-switch", action="append", help="SWITCH@TIME, e.g. spine3@20us")
+    p.add_argument("--tenants", type=int, default=1, help="concurrent allreduces (default 1)")
+    p.add_argument("--lossy", action="store_true", help="tail drop instead of credits")
+    p.add_argument("--routing", default="adaptive", help="adaptive (default) or ecmp")
+    p.add_argument("--buffer", default="64KiB", help="bytes per port buffer (default 64KiB)")
+    p.add_argument("--elements", type=int, default=256, help="int32 elements per packet")
+    p.add_argument("--max-attempts", type=int, default=3, help="Canary tries before fallback")
+    p.add_argument("--max-time", help="simulated horizon (default 20x size/bandwidth + 500us)")
+    p.add_argument("--jobs", "-j", type=int, default=1, help="algorithms run in parallel")
+    p.add_argument("--json", action="store_true", help="one JSON object per algorithm")
+    p.add_argument("--links", help="write per-link utilization to this CSV file")
+    p.add_argument("--plot", help="write the link-utilization distribution to this PNG file")
+    p.set_defaults(run=cmd_innet)

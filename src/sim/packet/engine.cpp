@@ -1,0 +1,294 @@
+#include "sim/packet/engine.hpp"
+
+#include <algorithm>
+#include <limits>
+
+namespace topocoll::sim::packet {
+
+namespace {
+double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
+}  // namespace
+
+Engine::Engine(const topo::FatTreeTopology& topology, const InnetConfig& config,
+               const std::vector<int>& participants, const std::vector<int>& congestion)
+    : topo_(topology),
+      config_(config),
+      host_count_(topology.host_count()),
+      leaves_(topology.shape().leaves),
+      spines_(topology.shape().aggs),
+      fault_rng_(config.seed * 3 + 1),
+      background_rng_(config.seed * 5 + 2),
+      noise_rng_(config.seed * 7 + 3) {
+  const auto& links = topo_.links();
+  ports_.resize(links.size());
+  port_of_in_link_.assign(links.size(), -1);
+  // A cable's two directions are consecutive link ids (Topology::add_cable).
+  for (std::size_t l = 0; l < links.size(); ++l) {
+    const int reverse = static_cast<int>(l % 2 == 0 ? l + 1 : l - 1);
+    const auto& out = topo_.out_links(links[l].to);
+    port_of_in_link_[l] =
+        static_cast<int>(std::find(out.begin(), out.end(), reverse) - out.begin());
+    ports_[l].credits = static_cast<std::int64_t>(config_.buffer_bytes);
+  }
+  node_failed_.assign(static_cast<std::size_t>(topo_.node_count()), false);
+  const int switches = topo_.node_count() - host_count_;
+  tables_.reserve(static_cast<std::size_t>(switches));
+  for (int s = 0; s < switches; ++s)
+    tables_.emplace_back(config_.table_entries, config_.tenants, config_.partition_table);
+  static_state_.resize(static_cast<std::size_t>(switches));
+  elements_ = (config_.size_bytes + 3) / 4;
+  const auto e = static_cast<std::uint64_t>(config_.elements_per_packet);
+  blocks_ = static_cast<int>((elements_ + e - 1) / e);
+  const double bandwidth = links.front().bandwidth_bytes_per_s;
+  horizon_ = config_.max_time_s > 0
+                 ? config_.max_time_s
+                 : 20.0 * static_cast<double>(config_.size_bytes) / bandwidth + 500e-6;
+  hosts_.resize(static_cast<std::size_t>(host_count_));
+  setup_tenants(participants);
+  if (config_.congestion) {
+    background_hosts_ = congestion;
+    for (int h : congestion) hosts_[h].background = true;
+  }
+}
+
+void Engine::push(double t, Event::Type type, int a, int b, std::uint32_t pkt, std::uint64_t tag) {
+  std::uint32_t index;
+  if (free_events_.empty()) {
+    index = static_cast<std::uint32_t>(events_.size());
+    events_.emplace_back();
+  } else {
+    index = free_events_.back();
+    free_events_.pop_back();
+  }
+  events_[index] = Event{t, seq_, type, a, b, pkt, tag};
+  heap_.push(HeapItem{EventKey{t, seq_++}, index});
+}
+
+void Engine::release_credit(std::uint32_t p) {
+  Packet& pk = pool_[p];
+  if (pk.in_link < 0) return;
+  const int link = pk.in_link;
+  pk.in_link = -1;
+  if (!config_.lossless) return;
+  ports_[link].credits += pk.bytes;
+  try_send(link);
+}
+
+void Engine::drop(std::uint32_t p) {
+  ++result_.drops;
+  consume(p);
+}
+
+void Engine::enqueue(int link, std::uint32_t p) {
+  Port& port = ports_[link];
+  const Packet& pk = pool_[p];
+  if (port.failed || (!config_.lossless && port.queued + pk.bytes > config_.buffer_bytes)) {
+    drop(p);
+    return;
+  }
+  port.queue.push_back(p);
+  port.queued += pk.bytes;
+  try_send(link);
+}
+
+void Engine::try_send(int link) {
+  Port& port = ports_[link];
+  if (port.busy) return;
+  const auto& l = topo_.links()[link];
+  if (port.failed) {
+    while (!port.queue.empty()) {
+      const std::uint32_t p = port.queue.front();
+      port.queue.pop_front();
+      port.queued -= pool_[p].bytes;
+      drop(p);
+    }
+    return;
+  }
+  if (port.queue.empty() && is_host(l.from) && !all_done_) {
+    std::uint32_t p;
+    if (!next_host_packet(l.from, p)) return;
+    ++result_.packets_sent;
+    port.queue.push_back(p);
+    port.queued += pool_[p].bytes;
+  }
+  if (port.queue.empty()) return;
+  const std::uint32_t p = port.queue.front();
+  Packet& pk = pool_[p];
+  const bool to_switch = !is_host(l.to);
+  if (config_.lossless && to_switch && port.credits < static_cast<std::int64_t>(pk.bytes)) return;
+  port.queue.pop_front();
+  port.queued -= pk.bytes;
+  if (config_.lossless && to_switch) port.credits -= pk.bytes;
+  port.busy = true;
+  port.bytes_sent += pk.bytes;
+  double start = now_;
+  if (is_host(l.from) && config_.noise_probability > 0 &&
+      uniform01(noise_rng_) < config_.noise_probability)
+    start += config_.noise_delay_s;  // canary-fgcs24 5.2.5: host noise
+  const double done = start + pk.bytes / l.bandwidth_bytes_per_s;
+  push(done, Event::tx_done, link);
+  push(done + l.latency_s, Event::arrive, link, 0, p);
+  release_credit(p);  // it left this node's buffer
+}
+
+void Engine::on_arrive(int link, std::uint32_t p) {
+  const auto& l = topo_.links()[link];
+  Packet& pk = pool_[p];
+  const bool lost =
+      config_.drop_probability > 0 && uniform01(fault_rng_) < config_.drop_probability;
+  if (lost || ports_[link].failed || node_failed_[l.to]) {
+    // the far end never buffered it: give the credit back
+    if (config_.lossless && !is_host(l.to)) {
+      ports_[link].credits += pk.bytes;
+      try_send(link);
+    }
+    ++result_.drops;
+    pool_.release(p);
+    return;
+  }
+  if (is_host(l.to)) {
+    on_host_receive(l.to, p);
+    return;
+  }
+  pk.in_link = link;
+  const int sw = l.to;
+  switch (pk.kind) {
+    case Kind::reduce:
+    case Kind::broadcast:
+      if (pk.kind == Kind::reduce) {
+        canary_switch(sw, p);
+      } else {
+        canary_broadcast_at_switch(sw, p);
+      }
+      return;
+    case Kind::restore:
+      if (pk.dst == sw) {
+        canary_broadcast_at_switch(sw, p);
+        return;
+      }
+      break;
+    case Kind::static_reduce:
+    case Kind::static_bcast: static_switch(sw, p); return;
+    default: break;
+  }
+  forward(sw, p);
+}
+
+void Engine::forward(int node, std::uint32_t p) {
+  const int link = route(node, pool_[p]);
+  if (link < 0) {
+    drop(p);
+    return;
+  }
+  enqueue(link, p);
+}
+
+int Engine::up_port(int leaf, const Packet& pk, int default_spine) {
+  const int leaf_index = leaf - host_count_;
+  auto usable = [&](int s) { return !ports_[topo_.leaf_up(leaf_index, s)].failed; };
+  if (config_.ecmp) {
+    // one path per (source, destination) pair
+    const int s = static_cast<int>(
+        mix64((static_cast<std::uint64_t>(pk.src) << 32) ^ static_cast<std::uint64_t>(pk.dst)) %
+        static_cast<std::uint64_t>(spines_));
+    return usable(s) ? topo_.leaf_up(leaf_index, s) : -1;
+  }
+  // canary-fgcs24 5.2: the default up port unless its buffer is more than half full (or its
+  // link is down), then the up port with the fewest queued bytes.
+  const int def = topo_.leaf_up(leaf_index, default_spine);
+  if (usable(default_spine) && 2 * ports_[def].queued <= config_.buffer_bytes) return def;
+  int best = -1;
+  std::uint64_t least = std::numeric_limits<std::uint64_t>::max();
+  for (int s = 0; s < spines_; ++s) {
+    const int l = topo_.leaf_up(leaf_index, s);
+    if (usable(s) && ports_[l].queued < least) {
+      least = ports_[l].queued;
+      best = l;
+    }
+  }
+  return best;
+}
+
+int Engine::route(int node, const Packet& pk) {
+  const int dst = pk.dst;
+  if (is_host(node)) return topo_.host_up(node);
+  const int first_spine = host_count_ + leaves_;
+  const int dst_leaf = is_host(dst) ? leaf_node(dst) : (dst < first_spine ? dst : -1);
+  if (node < first_spine) {  // a leaf
+    if (dst_leaf == node) return topo_.host_up(dst) + 1;
+    if (dst_leaf < 0) return topo_.leaf_up(node - host_count_, dst - first_spine);  // to a spine
+    if (pk.tree >= 0) return topo_.leaf_up(node - host_count_, pk.tree);            // static path
+    return up_port(node, pk, dst % spines_);
+  }
+  return topo_.leaf_up(dst_leaf - host_count_, node - first_spine) + 1;  // spine: down
+}
+
+void Engine::apply_fault(int index) {
+  const Fault& f = config_.faults[static_cast<std::size_t>(index)];
+  std::vector<int> dead;
+  if (f.link >= 0) {
+    dead = {f.link, f.link % 2 == 0 ? f.link + 1 : f.link - 1};
+  } else {
+    node_failed_[f.node] = true;
+    dead = topo_.out_links(f.node);
+    for (int l : topo_.out_links(f.node)) dead.push_back(l % 2 == 0 ? l + 1 : l - 1);
+  }
+  for (int l : dead) ports_[l].failed = true;
+  for (int l : dead) try_send(l);  // drops what waits there
+  if (f.node >= 0) {
+    // what the switch held in its descriptors is lost with it
+    tables_[f.node - host_count_] =
+        DescriptorTable(config_.table_entries, config_.tenants, config_.partition_table);
+  }
+}
+
+InnetResult Engine::run() {
+  for (int h = 0; h < host_count_; ++h)
+    if (hosts_[h].tenant >= 0 || hosts_[h].background) try_send(topo_.host_up(h));
+  for (std::size_t f = 0; f < config_.faults.size(); ++f)
+    push(config_.faults[f].time_s, Event::fault, 0, static_cast<int>(f));
+  while (!heap_.empty()) {
+    const HeapItem item = heap_.pop();
+    const Event e = events_[item.index];
+    free_events_.push_back(item.index);
+    if (e.time > horizon_) break;
+    now_ = e.time;
+    ++result_.events;
+    switch (e.type) {
+      case Event::tx_done:
+        ports_[e.a].busy = false;
+        try_send(e.a);
+        break;
+      case Event::arrive: on_arrive(e.a, e.pkt); break;
+      case Event::switch_timer:
+        canary_timer(e.a, e.tag, e.b >> 8 & 0xffff, static_cast<int>(e.pkt), e.b & 0xff);
+        break;
+      case Event::host_timer: canary_host_timer(e.a, e.b, static_cast<std::uint32_t>(e.tag)); break;
+      case Event::fault: apply_fault(e.b); break;
+    }
+  }
+  result_.peak_packets = pool_.allocated();
+  result_.completed = tenants_done_ == static_cast<int>(tenants_.size());
+  result_.exact = result_.completed && result_.mismatches == 0;
+  double goodput = 0;
+  for (const Tenant& t : tenants_) {
+    result_.tenant_time_s.push_back(t.finish);
+    result_.time_s = std::max(result_.time_s, t.finish);
+    if (t.finish > 0) goodput += 8.0 * static_cast<double>(config_.size_bytes) / t.finish / 1e9;
+  }
+  result_.goodput_gbps = result_.completed ? goodput / static_cast<double>(tenants_.size()) : 0;
+  const double span = result_.completed ? result_.time_s : horizon_;
+  double sum = 0;
+  const auto& links = topo_.links();
+  for (std::size_t l = 0; l < links.size(); ++l) {
+    const double u =
+        static_cast<double>(ports_[l].bytes_sent) / (links[l].bandwidth_bytes_per_s * span);
+    sum += u;
+    if (config_.link_stats)
+      result_.links.push_back(LinkUse{static_cast<int>(l), ports_[l].bytes_sent, u});
+  }
+  result_.mean_link_utilization = links.empty() ? 0 : sum / static_cast<double>(links.size());
+  return result_;
+}
+
+}  // namespace topocoll::sim::packet

@@ -1,0 +1,165 @@
+// Hosts: what each sends next (control first, then its allreduce data, or congestion traffic),
+// what it does with what it receives, and the data whose sums are checked.
+#include <algorithm>
+
+#include "sim/packet/engine.hpp"
+
+namespace topocoll::sim::packet {
+
+std::int32_t Engine::value(int host, std::uint64_t index) const {
+  if (index >= elements_) return 0;  // padding of the last block
+  const std::uint64_t h = mix64(config_.seed ^ (static_cast<std::uint64_t>(host) << 40) ^ index);
+  return static_cast<std::int32_t>(h & 0xffff) - 0x8000;  // sums of 1e4 hosts fit in int32
+}
+
+void Engine::fill_data(int tenant, int rank, int block, std::vector<std::int32_t>& out) const {
+  const int host = tenants_[tenant].hosts[rank];
+  const auto e = static_cast<std::uint64_t>(config_.elements_per_packet);
+  out.resize(e);
+  for (std::uint64_t i = 0; i < e; ++i)
+    out[i] = value(host, static_cast<std::uint64_t>(block) * e + i);
+}
+
+void Engine::setup_tenants(const std::vector<int>& participants) {
+  const int k = config_.tenants;
+  const int n = static_cast<int>(participants.size());
+  std::mt19937_64 tree_rng(config_.seed * 11 + 4);
+  tenants_.resize(static_cast<std::size_t>(k));
+  const auto e = static_cast<std::uint64_t>(config_.elements_per_packet);
+  for (int t = 0; t < k; ++t) {
+    Tenant& ten = tenants_[t];
+    ten.hosts.assign(participants.begin() + static_cast<std::ptrdiff_t>(t) * n / k,
+                     participants.begin() + static_cast<std::ptrdiff_t>(t + 1) * n / k);
+    std::sort(ten.hosts.begin(), ten.hosts.end());
+    const int size = static_cast<int>(ten.hosts.size());
+    for (int r = 0; r < size; ++r) {
+      HostState& hs = hosts_[ten.hosts[r]];
+      hs.tenant = t;
+      hs.rank = r;
+      if (config_.algorithm != Algorithm::ring) hs.blocks.resize(static_cast<std::size_t>(blocks_));
+    }
+    ten.expected.assign(static_cast<std::size_t>(blocks_) * e, 0);
+    for (int h : ten.hosts)
+      for (std::size_t i = 0; i < ten.expected.size(); ++i) ten.expected[i] += value(h, i);
+    if (config_.algorithm == Algorithm::canary)
+      ten.leader.resize(static_cast<std::size_t>(blocks_));
+    if (config_.algorithm == Algorithm::static_trees) {
+      // random roots, distinct while there are enough spines (canary-fgcs24 5.2)
+      std::vector<int> spines(static_cast<std::size_t>(spines_));
+      for (int s = 0; s < spines_; ++s) spines[s] = s;
+      for (int i = spines_ - 1; i > 0; --i)
+        std::swap(spines[i], spines[tree_rng() % static_cast<std::uint64_t>(i + 1)]);
+      for (int tr = 0; tr < config_.trees; ++tr) ten.tree_spine.push_back(spines[tr % spines_]);
+      ten.hosts_by_leaf.assign(static_cast<std::size_t>(leaves_), {});
+      for (int h : ten.hosts) ten.hosts_by_leaf[topo_.leaf_of(h)].push_back(h);
+    }
+  }
+}
+
+bool Engine::next_host_packet(int host, std::uint32_t& p) {
+  HostState& hs = hosts_[host];
+  if (!hs.control.empty()) {
+    p = hs.control.front();
+    hs.control.pop_front();
+    return true;
+  }
+  if (hs.tenant >= 0) {
+    if (config_.algorithm == Algorithm::ring) {
+      if (ring_packet(host, p)) return true;
+    } else {
+      while (!hs.resend.empty()) {
+        const int b = hs.resend.front();
+        hs.resend.pop_front();
+        if (hs.blocks[b].done) continue;
+        ++result_.retransmissions;
+        p = canary_packet(host, b);
+        return true;
+      }
+      if (config_.algorithm == Algorithm::canary) {
+        while (hs.cursor < blocks_ && leader_of(hs.tenant, hs.cursor) == host) ++hs.cursor;
+      }
+      if (hs.cursor < blocks_) {
+        const int b = hs.cursor++;
+        p = config_.algorithm == Algorithm::canary ? canary_packet(host, b)
+                                                   : static_packet(host, b);
+        return true;
+      }
+    }
+  }
+  if (hs.background && background_hosts_.size() > 1) {
+    p = background_packet(host);
+    return true;
+  }
+  return false;
+}
+
+std::uint32_t Engine::background_packet(int host) {
+  HostState& hs = hosts_[host];
+  const auto payload = static_cast<std::uint64_t>(4 * config_.elements_per_packet);
+  if (hs.left == 0) {  // a new message to a new random peer (canary-fgcs24 5.2)
+    const auto n = background_hosts_.size();
+    do {
+      hs.peer = background_hosts_[background_rng_() % n];
+    } while (hs.peer == host);
+    hs.left = config_.background_message_bytes;
+  }
+  hs.left -= std::min(hs.left, payload);
+  const std::uint32_t p = pool_.make();
+  Packet& pk = pool_[p];
+  pk.kind = Kind::background;
+  pk.src = host;
+  pk.dst = hs.peer;
+  pk.bytes = mtu();
+  return p;
+}
+
+void Engine::on_host_receive(int host, std::uint32_t p) {
+  Packet& pk = pool_[p];
+  switch (pk.kind) {
+    case Kind::ring_data: ring_receive(host, p); break;
+    case Kind::static_bcast:
+    case Kind::broadcast:
+    case Kind::result: block_done(host, pk.block, pk.data); break;
+    case Kind::reduce:
+    case Kind::to_leader:
+    case Kind::retx_request:
+    case Kind::fallback_data: canary_leader(host, p); break;
+    case Kind::failure_notice: {
+      HostState& hs = hosts_[host];
+      HostBlock& hb = hs.blocks[pk.block];
+      if (!hb.done && pk.attempt > hb.attempt) {
+        hb.attempt = static_cast<std::uint8_t>(pk.attempt);
+        hb.fallback = pk.step != 0;
+        // not yet sent: the cursor sends it with the new id
+        if (hb.sent) hs.resend.push_back(pk.block);
+        try_send(topo_.host_up(host));
+      }
+      break;
+    }
+    default: break;
+  }
+  pool_.release(p);
+}
+
+void Engine::block_done(int host, int block, const std::vector<std::int32_t>& data) {
+  HostState& hs = hosts_[host];
+  HostBlock& hb = hs.blocks[block];
+  if (hb.done || hs.tenant < 0) return;
+  hb.done = true;
+  ++hb.timer;  // cancels the retransmission timer
+  const Tenant& t = tenants_[hs.tenant];
+  const auto e = static_cast<std::size_t>(config_.elements_per_packet);
+  if (data.size() != e || !std::equal(data.begin(), data.end(),
+                                      t.expected.begin() + static_cast<std::ptrdiff_t>(block * e)))
+    ++result_.mismatches;
+  if (++hs.done_blocks == blocks_) host_finished(host);
+}
+
+void Engine::host_finished(int host) {
+  Tenant& t = tenants_[hosts_[host].tenant];
+  if (++t.done_hosts < static_cast<int>(t.hosts.size())) return;
+  t.finish = now_;
+  if (++tenants_done_ == static_cast<int>(tenants_.size())) all_done_ = true;
+}
+
+}  // namespace topocoll::sim::packet

@@ -1,0 +1,72 @@
+#pragma once
+// What one in-network allreduce run is asked to do, and what it reports.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace topocoll::sim::packet {
+
+enum class Algorithm { canary, static_trees, ring };
+
+struct Fault {
+  int node = -1;  // a switch (node id) or -1
+  int link = -1;  // a link id (both directions fail) or -1
+  double time_s = 0;
+};
+
+struct InnetConfig {
+  Algorithm algorithm = Algorithm::canary;
+  int trees = 1;  // static trees
+  int hosts = 0;  // hosts running allreduces (all tenants together)
+  int tenants = 1;
+  std::uint64_t size_bytes = 4 << 20;     // per allreduce
+  int elements_per_packet = 256;          // canary-fgcs24 5.1
+  int header_bytes = 57;                  // 19 Canary + 14 Ethernet + 24 framing (5.1)
+  std::uint64_t buffer_bytes = 64 << 10;  // per output port (and credits per input port)
+  bool lossless = true;
+  bool ecmp = false;  // hash-based up-port instead of the adaptive rule of 5.2
+  bool congestion = false;
+  std::uint64_t background_message_bytes = 64 << 10;  // a congestion host changes peer after
+  double timeout_s = 1e-6;                            // Canary switch timer
+  double rto_s = 200e-6;                              // host retransmission timer
+  int max_attempts = 3;                               // then host-based fallback
+  int table_entries = 32768;                          // descriptors per switch (5.1)
+  bool partition_table = false;                       // static share per tenant (3.2.1)
+  double drop_probability = 0;
+  double noise_probability = 0;  // per packet sent by a host: delay it by noise_delay_s
+  double noise_delay_s = 1e-6;
+  double max_time_s = 0;  // simulated horizon; 0 = automatic
+  std::vector<Fault> faults;
+  std::uint64_t seed = 1;
+  bool link_stats = false;
+};
+
+struct LinkUse {
+  int link = 0;
+  std::uint64_t bytes = 0;
+  double utilization = 0;
+};
+
+struct InnetResult {
+  bool completed = false;   // every host of every tenant has every block
+  bool exact = false;       // ... and every value is the exact integer sum
+  double time_s = 0;        // slowest tenant
+  double goodput_gbps = 0;  // mean over tenants of size / tenant time
+  std::vector<double> tenant_time_s;
+  std::uint64_t events = 0;
+  std::uint64_t packets_sent = 0;  // by hosts
+  std::uint64_t aggregated = 0;    // packets absorbed by switch aggregation
+  std::uint64_t to_leader = 0;     // packets received by leaders
+  std::uint64_t collisions = 0;
+  std::uint64_t stragglers = 0;
+  std::uint64_t retransmissions = 0;  // requests and re-sent blocks
+  std::uint64_t restarts = 0;
+  std::uint64_t fallbacks = 0;  // blocks reduced host-based
+  std::uint64_t drops = 0;
+  std::uint64_t mismatches = 0;
+  std::uint64_t peak_packets = 0;
+  double mean_link_utilization = 0;
+  std::vector<LinkUse> links;
+};
+
+}  // namespace topocoll::sim::packet

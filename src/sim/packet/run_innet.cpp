@@ -1,0 +1,81 @@
+// Request checks and host allocation for one in-network allreduce run.
+#include <string>
+
+#include "core/registry.hpp"
+#include "sim/packet/engine.hpp"
+
+namespace topocoll::sim::packet {
+
+namespace {
+
+void check(bool ok, const std::string& message) {
+  if (!ok) throw UnsupportedRequest(message);
+}
+
+void check_config(const topo::FatTreeTopology& t, const InnetConfig& c) {
+  const int hosts = t.host_count();
+  check(c.tenants >= 1, "--tenants " + std::to_string(c.tenants) + " must be >= 1");
+  check(c.hosts >= 2 * c.tenants && c.hosts <= hosts,
+        "--hosts " + std::to_string(c.hosts) +
+            " out of range; accepted: " + std::to_string(2 * c.tenants) + ".." +
+            std::to_string(hosts) + " on " + t.spec() + " (at least 2 per tenant)");
+  check(c.size_bytes >= 4 && c.size_bytes <= (1ULL << 32), "size must be 4B..4GiB");
+  check(c.elements_per_packet >= 1 && c.elements_per_packet <= 4096,
+        "elements per packet must be 1..4096");
+  check(c.timeout_s > 0, "--timeout must be > 0, e.g. 1us");
+  check(c.rto_s > 0, "--rto must be > 0, e.g. 200us");
+  check(c.table_entries >= 1, "--table-entries must be >= 1");
+  check(!c.partition_table || c.table_entries >= c.tenants,
+        "a partitioned table needs --table-entries >= --tenants");
+  check(c.drop_probability >= 0 && c.drop_probability < 1, "--drop must be in [0, 1)");
+  check(c.noise_probability >= 0 && c.noise_probability <= 1, "--noise must be in [0, 1]");
+  check(c.trees >= 1, "static trees: N must be >= 1 (static-N)");
+  check(c.max_attempts >= 1 && c.max_attempts <= 200, "--max-attempts must be 1..200");
+  check(c.tenants < (1 << 15), "--tenants must be < 32768");
+  check(
+      c.buffer_bytes >= static_cast<std::uint64_t>(4 * c.elements_per_packet + c.header_bytes + 8),
+      "--buffer must hold at least one packet");
+  check(c.background_message_bytes >= 1, "background message size must be >= 1B");
+  for (int node = t.host_count(); node < t.node_count(); ++node)
+    check(t.out_links(node).size() <= 256, "switches of more than 256 ports are not supported");
+}
+
+}  // namespace
+
+const topo::FatTreeTopology& check_innet(const topo::Topology& topology,
+                                         const InnetConfig& config) {
+  const auto* fattree = dynamic_cast<const topo::FatTreeTopology*>(&topology);
+  check(fattree != nullptr && fattree->shape().levels == 2,
+        "innet runs on 2-level fat trees; accepted: fattree:canary, fattree:2:LEAVES:HOSTS:SPINES, "
+        "fattree:radix=K");
+  check_config(*fattree, config);
+  const int switches = topology.node_count() - topology.host_count();
+  const double bandwidth = topology.links().front().bandwidth_bytes_per_s;
+  const double horizon = config.max_time_s > 0
+                             ? config.max_time_s
+                             : 20.0 * static_cast<double>(config.size_bytes) / bandwidth + 500e-6;
+  for (const Fault& f : config.faults) {
+    check(f.time_s >= 0 && f.time_s <= horizon, "failure time " + std::to_string(f.time_s) +
+                                                    " s is past the end of the run (" +
+                                                    std::to_string(horizon) + " s)");
+    check(f.node < 0 || (f.node >= topology.host_count() && f.node < topology.node_count()),
+          "failed switch out of range; accepted: 0.." + std::to_string(switches - 1));
+    check(f.link < static_cast<int>(topology.links().size()), "failed link id out of range");
+  }
+  return *fattree;
+}
+
+InnetResult run_innet(const topo::Topology& topology, const InnetConfig& config) {
+  const topo::FatTreeTopology& fattree = check_innet(topology, config);
+  // canary-fgcs24 5.2: a random allocation of the allreduce and congestion hosts per seed
+  std::mt19937_64 rng(config.seed);
+  std::vector<int> order(static_cast<std::size_t>(topology.host_count()));
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  for (std::size_t i = order.size() - 1; i > 0; --i) std::swap(order[i], order[rng() % (i + 1)]);
+  const std::vector<int> participants(order.begin(), order.begin() + config.hosts);
+  const std::vector<int> congestion(order.begin() + config.hosts, order.end());
+  Engine engine(fattree, config, participants, congestion);
+  return engine.run();
+}
+
+}  // namespace topocoll::sim::packet

@@ -1,0 +1,94 @@
+"""`topocoll innet`: exact results, counters, determinism and the exit-code contract, on a small
+fat tree (fattree:2:4:4:4, 16 hosts) so each run takes well under a second."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from topocoll.cli import main
+
+SMALL = ["innet", "--topology", "fattree:2:4:4:4", "--hosts", "10", "--size", "32KiB"]
+SMALL += ["--rto", "30us"]
+
+
+def run_json(capsys, *extra: str) -> dict:
+    assert main([*SMALL, "--json", *extra]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_all_algorithms_exact_under_congestion(capsys):
+    out = run_json(capsys, "--seed", "3")
+    assert list(out) == ["canary", "ring", "static-1", "static-4"]  # sorted keys
+    for r in out.values():
+        assert r["exact"] and r["completed"] and r["goodput_gbps"] > 0
+    assert out["canary"]["aggregated"] > 0
+    assert out["ring"]["aggregated"] == 0
+
+
+def test_drops_collisions_failure_tenants_stay_exact(capsys):
+    out = run_json(
+        capsys,
+        "--algorithms",
+        "canary",
+        "--drop",
+        "0.01",
+        "--table-entries",
+        "3",
+        "--tenants",
+        "2",
+        "--fail-switch",
+        "spine1@3us",
+    )
+    r = out["canary"]
+    assert r["exact"]
+    assert r["collisions"] > 0 and r["drops"] > 0 and r["retransmissions"] > 0
+    assert len(r["tenant_time_s"]) == 2
+
+
+def test_same_seed_same_bytes(capsys, tmp_path):
+    outputs = []
+    for i in range(2):
+        links = tmp_path / f"links{i}.csv"
+        assert main([*SMALL, "--drop", "0.005", "--jobs", "2", "--links", str(links)]) == 0
+        outputs.append((capsys.readouterr().out.replace(str(links), "X"), links.read_bytes()))
+    assert outputs[0] == outputs[1]
+    rows = list(csv.DictReader(outputs[0][1].decode().splitlines()))
+    assert {r["algorithm"] for r in rows} == {"canary", "static-1", "static-4", "ring"}
+    assert any(float(r["utilization"]) > 0 for r in rows)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--timeout", "0us"],
+        ["--table-entries", "0"],
+        ["--hosts", "17"],
+        ["--drop", "1"],
+        ["--drop", "-0.5"],
+        ["--fail-switch", "spine1@1s"],
+        ["--fail-switch", "spine9@1us"],
+        ["--fail-switch", "nonsense"],
+        ["--algorithms", "static-0"],
+        ["--algorithms", "swing"],
+        ["--congestion", "heavy"],
+        ["--topology", "torus:4x4"],
+        ["--jobs", "0"],
+        ["--seed", "-1"],
+        ["--table-entries", "99999999999"],
+        ["--tenants", "0"],
+        ["--elements", "0"],
+    ],
+)
+def test_invalid_parameters_exit_2_with_one_line(capsys, extra):
+    assert main([*SMALL, *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and "\n" not in err
+
+
+def test_link_utilization_plot(capsys, tmp_path):
+    plot = tmp_path / "links.png"
+    assert main([*SMALL, "--algorithms", "canary", "--plot", str(plot)]) == 0
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert main([*SMALL, "--plot", str(tmp_path / "links.txt")]) == 2
