@@ -12,9 +12,8 @@ from concurrent.futures import ThreadPoolExecutor
 from topocoll import _core
 from topocoll.shapes import InputError
 from topocoll.sim_cli import writable, write_output
-from topocoll.sim_units import format_duration, parse_duration
 from topocoll.simulate import parse_size
-from topocoll.units import format_bytes
+from topocoll.units import format_bytes, format_duration, parse_duration
 
 DEFAULT_ALGORITHMS = "canary,static-1,static-4,ring"
 COUNTERS = ("aggregated", "to_leader", "collisions", "stragglers", "retransmissions")
