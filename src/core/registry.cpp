@@ -192,10 +192,11 @@ std::optional<std::string> side_rule_violation(const AlgorithmInfo& algo,
       return algo.name + " needs power-of-two torus sides (got " + shape_text(dims) +
              "); accepted: sides 1, 2, 4, 8, ..., or a ring of any size";
     case SideRule::hamiltonian_pair:
-      if (dims.size() == 2 && algorithms::hamiltonian_rows_dimension(dims) >= 0) return std::nullopt;
+      if (dims.size() == 2 && algorithms::hamiltonian_rows_dimension(dims) >= 0)
+        return std::nullopt;
       return algo.name + " cannot build two edge-disjoint Hamiltonian cycles on a " +
              shape_text(dims) +
-             " torus: it needs R = k*C and gcd(R, C-1) = 1 for one orientation R x C "
+             " torus: it needs r = k*c and gcd(r, c-1) = 1 for one orientation r x c "
              "(swing-nsdi24.txt section 2.3.1); accepted: e.g. square tori, 8x4, 9x3, 15x5";
   }
   return std::nullopt;

@@ -33,9 +33,9 @@ enum class DimsRule { ring_only, any_torus, two_dimensional };
 // What every side of the shape must be; a ring of P ranks is one side of P.
 enum class SideRule {
   any,
-  even,         // every side even or 1 (the Bine torus variants)
-  binary_cube,  // a ring, or every side 2 (2x2x...x2): the hypercube algorithms
-  power_of_two,  // a ring of any size (the rank rule applies), or power-of-two torus sides
+  even,              // every side even or 1 (the Bine torus variants)
+  binary_cube,       // a ring, or every side 2 (2x2x...x2): the hypercube algorithms
+  power_of_two,      // a ring of any size (the rank rule applies), or power-of-two torus sides
   hamiltonian_pair,  // 2D R x C with R = k*C, gcd(R, C-1) = 1 either way round (hamiltonian-rings)
 };
 // Which collectives read the request's root: only the rooted ones (bcast, reduce, gather,

@@ -139,7 +139,12 @@ void check_algorithm(const std::string& name, const AlgorithmInfo* algo,
         for (const OpCase* op : op_cases) {
           std::string expected = name;
           if (name == "auto") expected.clear();
-          if (op && !op->commutative && algo && algo->requirements.commutative_op) expected = "mpi";
+          if (op && !op->commutative && algo) {
+            // The registry says whether the algorithm keeps operand order on this shape.
+            ScheduleRequest ordered = request;
+            ordered.commutative = false;
+            if (Registry::rejection(*algo, ordered)) expected = "mpi";
+          }
           for (std::uint64_t count : counts_for(coll, p))
             for (bool in_place : {false, true})
               for (int root : roots) {
