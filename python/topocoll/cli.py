@@ -141,6 +141,7 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
         "even": "even sides",
         "binary-cube": "2x..x2",
         "power-of-two": "2^k sides",
+        "hamiltonian-pair": "2D RxC, R=kC",
     }
     for a in algos:
         req = a["requirements"]

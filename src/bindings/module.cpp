@@ -48,7 +48,7 @@ nb::dict algorithm_dict(const AlgorithmInfo& a) {
   nb::dict req;
   req["min_ranks"] = r.min_ranks;
   req["ranks"] = std::string(rank_rule_name(r.ranks));
-  req["torus"] = r.dims == DimsRule::any_torus;
+  req["torus"] = r.dims != DimsRule::ring_only;
   // null: any number of dimensions.
   req["min_dimensions"] = r.dims == DimsRule::two_dimensional ? 2 : 1;
   req["max_dimensions"] = r.dims == DimsRule::ring_only         ? nb::object(nb::int_(1))
