@@ -30,18 +30,6 @@ void check_mapping(const Schedule& schedule, const topo::Topology& topology,
   }
 }
 
-std::uint64_t element_count(const SimConfig& config) {
-  if (config.element_bytes < 1)
-    throw UnsupportedRequest("the element size must be at least 1 byte, got " +
-                             std::to_string(config.element_bytes));
-  const auto e = static_cast<std::uint64_t>(config.element_bytes);
-  if (config.vector_bytes % e != 0)
-    throw UnsupportedRequest("the vector size " + std::to_string(config.vector_bytes) +
-                             " B is not a multiple of the element size " + std::to_string(e) +
-                             " B");
-  return config.vector_bytes / e;
-}
-
 }  // namespace
 
 Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const topo::Router& router,
@@ -50,8 +38,7 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
       topology_(topology),
       config_(config),
       params_(topology.params()),
-      partition_(schedule.info(), element_count(config)),
-      element_bytes_(config.element_bytes),
+      message_bytes_(schedule.info(), config),
       routes_(topology, router),
       count_routes_(topology, router) {
   check_mapping(schedule, topology, mapping);
@@ -63,10 +50,6 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
   for (int r = 0; r < schedule.ranks(); ++r)
     host_of_[static_cast<std::size_t>(r)] =
         mapping.host_of[static_cast<std::size_t>(schedule.info().node_of(r))];
-  std::uint64_t largest = 0;
-  for (int b = 0; b < partition_.blocks(); ++b)
-    largest = std::max(largest, partition_.size(static_cast<BlockIndex>(b)));
-  scratch_slot_bytes_ = static_cast<double>(largest) * element_bytes_;
   if (config.model == Model::flow) {
     network_ = std::make_unique<FlowNetwork>(topology);
   } else {
@@ -82,28 +65,11 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
 Engine::~Engine() = default;
 
 double Engine::range_bytes(BlockIndex begin, BlockIndex end) const {
-  const auto blocks = static_cast<BlockIndex>(partition_.blocks());
-  double bytes = 0;
-  auto user = [&](BlockIndex b, BlockIndex e) {
-    if (b < e)
-      bytes += static_cast<double>(partition_.offset(e) - partition_.offset(b)) * element_bytes_;
-  };
-  user(std::min(begin, blocks), std::min(end, blocks));
-  BlockIndex scratch_from = blocks;
-  if (schedule_.info().collective == Collective::alltoall) {  // receive buffer mirrors the send
-    const BlockIndex b = std::max(begin, blocks), e = std::min(end, 2 * blocks);
-    if (b < e) user(b - blocks, e - blocks);
-    scratch_from = 2 * blocks;
-  }
-  if (end > scratch_from)
-    bytes += static_cast<double>(end - std::max(begin, scratch_from)) * scratch_slot_bytes_;
-  return bytes;
+  return static_cast<double>(message_bytes_.range(begin, end));
 }
 
 double Engine::set_bytes(const BlockSet& set) const {
-  double bytes = 0;
-  for (const auto& r : set.ranges()) bytes += range_bytes(r.begin, r.end);
-  return bytes;
+  return static_cast<double>(message_bytes_.set(set));
 }
 
 std::uint64_t Engine::channel_key(int sender, int receiver, int port) const {

@@ -34,6 +34,7 @@
 #include "core/partition.hpp"
 #include "sim/event_heap.hpp"
 #include "sim/flat_map.hpp"
+#include "sim/message_bytes.hpp"
 #include "sim/network.hpp"
 #include "sim/route_cache.hpp"
 #include "sim/simulate.hpp"
@@ -102,9 +103,7 @@ class Engine {
   const topo::Topology& topology_;
   const SimConfig& config_;
   const topo::NetworkParams& params_;
-  BlockPartition partition_;
-  double element_bytes_ = 1;
-  double scratch_slot_bytes_ = 0;
+  MessageBytes message_bytes_;
   RouteCache routes_;
   RouteCache count_routes_;  // the analytic pre-pass routes with its own cache
   std::unique_ptr<Network> network_;
