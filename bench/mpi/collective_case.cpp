@@ -9,21 +9,19 @@
 namespace topocoll::bench {
 namespace {
 
+// The vector of these is P blocks of count / P elements (MPI_Reduce_scatter takes any counts).
+bool chunked(Call c) {
+  return c == Call::reduce_scatter_block || c == Call::allgather || c == Call::gather ||
+         c == Call::scatter || c == Call::alltoall;
+}
+
 const std::vector<CollectiveSpec>& specs() {
-  using C = Collective;
-  static const std::vector<CollectiveSpec> all{
-      {"allreduce", Call::allreduce, C::allreduce, true, false, false, "allreduce"},
-      {"reduce_scatter_block", Call::reduce_scatter_block, C::reduce_scatter, true, false, true,
-       "reduce_scatter_block"},
-      {"reduce_scatter", Call::reduce_scatter, C::reduce_scatter, true, false, false,
-       "reduce_scatter"},
-      {"allgather", Call::allgather, C::allgather, false, false, true, "allgather"},
-      {"bcast", Call::bcast, C::bcast, false, true, false, "bcast"},
-      {"reduce", Call::reduce, C::reduce, true, true, false, "reduce"},
-      {"gather", Call::gather, C::gather, false, true, true, "gather"},
-      {"scatter", Call::scatter, C::scatter, false, true, true, "scatter"},
-      {"alltoall", Call::alltoall, C::alltoall, false, false, true, "alltoall"},
-  };
+  static const std::vector<CollectiveSpec> all = [] {
+    std::vector<CollectiveSpec> out;
+    for (const auto& c : mpi::kMpiCollectives)  // Open MPI's tuned names are MPI's names
+      out.push_back({c.name, c.id, c.core, c.reduction, c.rooted, chunked(c.id), c.name});
+    return out;
+  }();
   return all;
 }
 

@@ -10,20 +10,11 @@
 
 #include "core/collective.hpp"
 #include "pattern.hpp"
+#include "runtime/mpi_collective.hpp"
 
 namespace topocoll::bench {
 
-enum class Call {
-  allreduce,
-  reduce_scatter_block,
-  reduce_scatter,
-  allgather,
-  bcast,
-  reduce,
-  gather,
-  scatter,
-  alltoall
-};
+using Call = mpi::MpiCollective;
 
 struct CollectiveSpec {
   std::string name;  // as -C takes it (MPI's name, lower case)

@@ -94,6 +94,41 @@ TEST(SimDeficiency, SinglePortRecursiveDoublingMatchesItsCongestion) {
   }
 }
 
+// Multi-port recursive doubling as trivance.txt section 2.4 ("Bidirectional Design") and
+// section 6 build it: per dimension a plain lane and its mirror (x -> -x), 1/(2D) of the data
+// each. In recursive doubling the lower rank of a pair sends +2^k and the upper -2^k, so one
+// lane already uses both directions of every link at half its peak on average; the mirror's
+// load on a link direction is the plain lane's shifted by one link, and the busiest direction
+// carries 2^k + (2^k - 1) messages, not the 2^k of trivance.txt Appendix (Table 2), which
+// assumes the two lanes never share a link direction. The last step of a dimension (distance
+// side/2) is split over both directions: side/4 per lane, 2^k in all.
+double recdoub_mirrored_lanes_deficiency(int side, int dims) {
+  const double p = std::pow(side, dims);
+  const int last = static_cast<int>(std::lround(std::log2(side))) - 1;
+  return step_sum(p, dims, 2,
+                  [last](int k) { return k < last ? std::pow(2, k + 1) - 1 : std::pow(2, k); }) /
+         ((p - 1) / p);
+}
+
+// trivance.txt Table 2's idealized form: congestion 2^k per lane, (2^D - 1) / (2^D - 2) in
+// the limit.
+double recdoub_table2_deficiency(int side, int dims) {
+  const double p = std::pow(side, dims);
+  return step_sum(p, dims, 2, [](int k) { return std::pow(2, k); }) / ((p - 1) / p);
+}
+
+TEST(SimDeficiency, MultiPortRecursiveDoublingMatchesTheCongestionOfItsMirroredLanes) {
+  for (auto [side, dims] : {std::pair{32, 2}, {16, 3}, {8, 4}}) {
+    const double expected = recdoub_mirrored_lanes_deficiency(side, dims);
+    const double simulated = simulated_deficiency("recdoub-bw", side, dims, 2 * dims);
+    EXPECT_NEAR(simulated, expected, expected * 0.001) << side << "^" << dims;
+    // Above the idealized Table 2 form, by the lanes' shared link directions.
+    EXPECT_GT(simulated, recdoub_table2_deficiency(side, dims) * 1.03) << side << "^" << dims;
+  }
+  EXPECT_NEAR(recdoub_table2_deficiency(1 << 12, 2), 1.5, 0.01);  // (2^2 - 1) / (2^2 - 2)
+  EXPECT_NEAR(recdoub_table2_deficiency(1 << 8, 4), 15.0 / 14, 0.01);
+}
+
 TEST(SimDeficiency, BucketHasNone) {
   for (auto [side, dims] : {std::pair{16, 2}, {8, 3}, {4, 4}})
     EXPECT_NEAR(simulated_deficiency("bucket", side, dims), 1.0, 0.03) << side << "^" << dims;

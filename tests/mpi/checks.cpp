@@ -201,24 +201,6 @@ class Checker {
 
 }  // namespace
 
-const char* coll_name(Coll c) {
-  static const char* names[] = {"allreduce",      "reduce_scatter_block",
-                                "reduce_scatter", "allgather",
-                                "bcast",          "reduce",
-                                "gather",         "scatter",
-                                "alltoall"};
-  return names[static_cast<int>(c)];
-}
-
-bool is_reduction(Coll c) {
-  return c == Coll::allreduce || c == Coll::reduce_scatter_block || c == Coll::reduce_scatter ||
-         c == Coll::reduce;
-}
-
-bool is_rooted(Coll c) {
-  return c == Coll::bcast || c == Coll::reduce || c == Coll::gather || c == Coll::scatter;
-}
-
 std::string describe(const CheckCase& c) {
   std::string s = c.algorithm + " " + coll_name(c.coll) + " type=" + c.type->name;
   if (c.op) s += " op=" + c.op->name;

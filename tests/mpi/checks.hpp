@@ -6,25 +6,16 @@
 #include <optional>
 #include <string>
 
+#include "runtime/mpi_collective.hpp"
 #include "test_types.hpp"
 
 namespace topocoll::mpitest {
 
-enum class Coll {
-  allreduce,
-  reduce_scatter_block,
-  reduce_scatter,
-  allgather,
-  bcast,
-  reduce,
-  gather,
-  scatter,
-  alltoall
-};
+using Coll = mpi::MpiCollective;
 
-const char* coll_name(Coll c);
-bool is_reduction(Coll c);
-bool is_rooted(Coll c);
+inline const char* coll_name(Coll c) { return mpi::info(c).name; }
+inline bool is_reduction(Coll c) { return mpi::info(c).reduction; }
+inline bool is_rooted(Coll c) { return mpi::info(c).rooted; }
 
 struct CheckCase {
   Coll coll = Coll::allreduce;

@@ -27,17 +27,10 @@ using namespace topocoll::mpitest;
 namespace {
 
 std::vector<Coll> mpi_collectives(Collective c) {
-  switch (c) {
-    case Collective::allreduce: return {Coll::allreduce};
-    case Collective::reduce_scatter: return {Coll::reduce_scatter_block, Coll::reduce_scatter};
-    case Collective::allgather: return {Coll::allgather};
-    case Collective::bcast: return {Coll::bcast};
-    case Collective::reduce: return {Coll::reduce};
-    case Collective::gather: return {Coll::gather};
-    case Collective::scatter: return {Coll::scatter};
-    case Collective::alltoall: return {Coll::alltoall};
-  }
-  return {};
+  std::vector<Coll> out;
+  for (const auto& m : topocoll::mpi::kMpiCollectives)
+    if (m.core == c) out.push_back(m.id);
+  return out;
 }
 
 std::vector<std::uint64_t> counts_for(Coll c, int p) {

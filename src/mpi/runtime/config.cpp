@@ -31,36 +31,6 @@ std::string env(const std::string& name) {
 
 }  // namespace
 
-const char* mpi_collective_name(MpiCollective c) {
-  switch (c) {
-    case MpiCollective::allreduce: return "allreduce";
-    case MpiCollective::reduce_scatter_block: return "reduce_scatter_block";
-    case MpiCollective::reduce_scatter: return "reduce_scatter";
-    case MpiCollective::allgather: return "allgather";
-    case MpiCollective::bcast: return "bcast";
-    case MpiCollective::reduce: return "reduce";
-    case MpiCollective::gather: return "gather";
-    case MpiCollective::scatter: return "scatter";
-    case MpiCollective::alltoall: return "alltoall";
-  }
-  return "";
-}
-
-Collective core_collective(MpiCollective c) {
-  switch (c) {
-    case MpiCollective::allreduce: return Collective::allreduce;
-    case MpiCollective::reduce_scatter_block:
-    case MpiCollective::reduce_scatter: return Collective::reduce_scatter;
-    case MpiCollective::allgather: return Collective::allgather;
-    case MpiCollective::bcast: return Collective::bcast;
-    case MpiCollective::reduce: return Collective::reduce;
-    case MpiCollective::gather: return Collective::gather;
-    case MpiCollective::scatter: return Collective::scatter;
-    case MpiCollective::alltoall: return Collective::alltoall;
-  }
-  return Collective::allreduce;
-}
-
 std::optional<std::uint64_t> parse_bytes(const std::string& text) {
   const std::size_t digits = text.find_first_not_of("0123456789");
   if (digits == 0 || text.empty() || (digits == std::string::npos && text.size() > 15) ||

@@ -7,24 +7,9 @@
 #include <vector>
 
 #include "core/collective.hpp"
+#include "mpi_collective.hpp"
 
 namespace topocoll::mpi {
-
-// The nine MPI collectives the runtime serves; two of them map to the core's reduce-scatter.
-enum class MpiCollective {
-  allreduce,
-  reduce_scatter_block,
-  reduce_scatter,
-  allgather,
-  bcast,
-  reduce,
-  gather,
-  scatter,
-  alltoall
-};
-
-[[nodiscard]] const char* mpi_collective_name(MpiCollective c);  // "reduce_scatter_block"
-[[nodiscard]] Collective core_collective(MpiCollective c);
 
 enum class FallbackPolicy { error, warn, silent };
 
