@@ -156,8 +156,8 @@ def summarize(
     for i in range(len(sizes)):
         runs = [results[(i, a)] for a in algorithms]
         best = _best(runs)
-        paper = _best(r for r in runs if not is_baseline(r.family))
-        base = _best(r for r in runs if is_baseline(r.family))
+        paper = _best(r for r in runs if not is_baseline(r.algorithm))
+        base = _best(r for r in runs if is_baseline(r.algorithm))
         for r in runs:
             entries.append(
                 CompareRow(
@@ -165,7 +165,7 @@ def summarize(
                     algorithm=r.algorithm,
                     family=r.family,
                     kind="algorithm",
-                    paper=not is_baseline(r.family),
+                    paper=not is_baseline(r.algorithm),
                     time_s=r.time_s,
                     goodput_gbps=r.goodput_gbps,
                     peak_percent=r.peak_percent,
@@ -183,7 +183,7 @@ def summarize(
                     algorithm=_family_label(family, members),
                     family=family,
                     kind="best-of",
-                    paper=not is_baseline(family),
+                    paper=not all(is_baseline(a) for a in members),
                     time_s=winner.time_s,
                     goodput_gbps=winner.goodput_gbps,
                     peak_percent=winner.peak_percent,

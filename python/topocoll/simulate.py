@@ -17,6 +17,7 @@ switched networks), the bound is f(P) x size / H, and the peak goodput H x 8 / f
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
@@ -29,24 +30,17 @@ MAX_SIM_BYTES = 1 << 40  # 1 TiB: beyond, byte counts of a whole run overflow th
 # exactness for per-block sizes and no paper goes near it.
 CHUNKED = frozenset({"reduce-scatter", "allgather", "gather", "scatter", "alltoall"})
 ROOTED = frozenset({"bcast", "reduce", "gather", "scatter"})
-# The state-of-the-art algorithms the papers compare against, by registry family. Every other
-# family (swing, bine, bine-tree, trivance, hypercube: the papers' algorithms) counts as a paper
-# algorithm in `compare`'s gain. One place on purpose: add a baseline family here.
-BASELINE_FAMILIES = frozenset(
-    {
-        "ring",
-        "recursive-doubling",
-        "bruck",
-        "bucket",
-        "binomial-tree",
-        "binomial",
-        "linear",  # hamiltonian-rings belongs to family "ring"
-    }
-)
 
 
-def is_baseline(family: str) -> bool:
-    return family in BASELINE_FAMILIES
+def is_baseline(algorithm: str) -> bool:
+    """Whether the registry marks `algorithm` as a state-of-the-art baseline that the papers
+    compare their algorithms against (compare's gain)."""
+    return algorithm in _baselines()
+
+
+@functools.cache
+def _baselines() -> frozenset[str]:
+    return frozenset(name for name, info in algorithm_infos().items() if info["baseline"])
 
 
 def bandwidth_factor(collective: str, ranks: int) -> float:

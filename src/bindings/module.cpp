@@ -35,6 +35,7 @@ nb::dict algorithm_dict(const AlgorithmInfo& a) {
   nb::dict d;
   d["name"] = a.name;
   d["family"] = a.family;
+  d["baseline"] = a.baseline;
   d["variant"] = a.variant;
   d["paper"] = a.paper;
   d["summary"] = a.summary;

@@ -79,6 +79,9 @@ struct AlgorithmInfo {
   std::string variant;  // e.g. "bandwidth-optimal"
   std::string paper;    // e.g. "swing-nsdi24.txt sections 3.1.1, 4"
   std::string summary;  // one line for `topocoll algorithms`
+  // A state-of-the-art algorithm a paper compares its own against (compare's gain is the best
+  // paper algorithm over the best baseline).
+  bool baseline = false;
   std::vector<Collective> collectives;
   Requirements requirements;
   // Builds the schedule for a request that passed the data requirements. Only limits of size

@@ -10,7 +10,7 @@ import json
 import pytest
 import topocoll
 from topocoll.compare import size_range
-from topocoll.simulate import BASELINE_FAMILIES
+from topocoll.simulate import is_baseline
 
 SIM = ("sim", "-t", "torus:4x4", "-c", "allreduce")
 
@@ -293,7 +293,9 @@ def test_size_range_and_baselines_are_data():
     assert size_range("32B:512MiB")[0] == 32 and size_range("32B:512MiB")[-1] == 512 << 20
     assert len(size_range("32B:512MiB")) == 25
     assert size_range("33:128") == [64, 128]
-    assert "ring" in BASELINE_FAMILIES and "swing" not in BASELINE_FAMILIES
+    assert is_baseline("ring") and is_baseline("bruck-bw") and is_baseline("reduce-and-spread")
+    assert not is_baseline("swing-bw") and not is_baseline("trivance-lat")
+    assert not is_baseline("hamiltonian-d-cycles") and is_baseline("spanning-trees")
 
 
 def test_compare_under_mpirun_merges_like_one_process(run_cli, tmp_path):

@@ -94,6 +94,7 @@ void register_bucket(Registry& registry) {
       "bucket", {"bucket", "bandwidth-optimal", "swing-nsdi24.txt sections 2.3.1, 2.3.4, 5.2",
                  "ring reduce-scatter/allgather along each torus dimension in turn; 2D concurrent "
                  "collectives switching dimension together"});
+  info.baseline = true;
   info.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
   info.requirements.dims = DimsRule::any_torus;
   info.requirements.ports.two = true;

@@ -170,6 +170,7 @@ void register_hamiltonian_rings(Registry& registry) {
   AlgorithmInfo info;
   info.name = "hamiltonian-rings";
   info.family = "ring";
+  info.baseline = true;
   info.variant = "bandwidth-optimal, 2D torus";
   info.paper = "swing-nsdi24.txt section 2.3.1";
   info.summary =

@@ -278,6 +278,7 @@ void register_recursive_doubling(Registry& registry) {
   AlgorithmInfo lat;
   lat.name = "recdoub-lat";
   lat.family = "recursive-doubling";
+  lat.baseline = true;
   lat.variant = "latency-optimal";
   lat.paper = "swing-nsdi24.txt section 2.3.2 (Fig. 2); trivance.txt section 6";
   lat.summary =
@@ -293,6 +294,7 @@ void register_recursive_doubling(Registry& registry) {
   AlgorithmInfo bw;
   bw.name = "recdoub-bw";
   bw.family = "recursive-doubling";
+  bw.baseline = true;
   bw.variant = "bandwidth-optimal";
   bw.paper = "swing-nsdi24.txt sections 2.3.2, 2.3.3; trivance.txt section 6";
   bw.summary =

@@ -83,6 +83,7 @@ void register_ring(Registry& registry) {
                "reduce-scatter + allgather around a ring, P-1 steps each; ports=2 runs both "
                "directions"});
   info.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
+  info.baseline = true;
   info.requirements.ports.two = true;
   // Each block's partial sum starts after its owner and wraps around the ring.
   info.requirements.commutative_op = true;

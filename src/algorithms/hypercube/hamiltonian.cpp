@@ -195,6 +195,9 @@ void register_hamiltonian(Registry& registry) {
     for (const Entry& e : entries) {
       AlgorithmInfo info =
           entry({e.name + suffix, e.method, labels}, e.variant, e.section, e.summary);
+      // Reduce-and-spread (the butterfly) is what section 6 (Tables 13-15) compares the cycles
+      // against.
+      info.baseline = e.method == Method::reduce_and_spread;
       if (e.two_ports) {
         info.requirements.ports.two = true;
       } else {

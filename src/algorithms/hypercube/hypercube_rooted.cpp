@@ -109,6 +109,8 @@ struct Entry {
 
 AlgorithmInfo info_of(const Entry& e) {
   AlgorithmInfo info = described("hypercube", e.text);
+  // Section 5's alternatives to the Hamiltonian cycles: what the paper compares against.
+  info.baseline = true;
   info.collectives = e.collectives;
   info.requirements.ranks = RankRule::power_of_two;
   info.requirements.dims = DimsRule::any_torus;

@@ -30,6 +30,7 @@ void register_personalized(Registry& registry) {
                       "gather/scatter on MPICH's binomial tree, ceil(log2 P) steps, any P and "
                       "root"},
                      {Collective::gather, Collective::scatter});
+  binomial.baseline = true;
   binomial.build = [](const ScheduleRequest& r) {
     return build_tree_transfer(GatherTree::binomial, r);
   };
@@ -54,6 +55,7 @@ void register_personalized(Registry& registry) {
                       "bine-trees-sc25.txt section 5.1.2 (linear alltoall baseline)",
                       "alltoall in P-1 steps: rank r sends to r+k and receives from r-k"},
                      {Collective::alltoall});
+  pairwise.baseline = true;
   pairwise.build = [](const ScheduleRequest& r) { return make_pairwise_alltoall(r.ranks); };
   registry.add(std::move(pairwise));
 
@@ -63,6 +65,7 @@ void register_personalized(Registry& registry) {
        "bine-trees-sc25.txt section 4.4 and 5.1.1 (Bruck's alltoall baseline)",
        "alltoall in ceil(log2 P) exchanges at distance 2^k plus two local rotations, any P"},
       {Collective::alltoall});
+  bruck.baseline = true;
   bruck.build = [](const ScheduleRequest& r) { return make_bruck_alltoall(r.ranks); };
   registry.add(std::move(bruck));
 }

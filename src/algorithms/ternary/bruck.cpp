@@ -12,6 +12,7 @@ void register_bruck(Registry& registry) {
   register_ternary_family(
       registry,
       {.family = "bruck",
+       .baseline = true,
        .bandwidth = {"trivance.txt section 2.4",
                      "reduce-scatter + allgather, peers r + 3^k and r + 2*3^k, 2 ceil(log3 n) "
                      "steps; any n, D-dim tori"},

@@ -21,6 +21,7 @@ AlgorithmInfo variant_info(const std::string& family, const char* suffix, const 
 
 void register_ternary_family(Registry& registry, const TernaryFamily& family) {
   AlgorithmInfo bw = variant_info(family.family, "-bw", "bandwidth-optimal", family.bandwidth);
+  bw.baseline = family.baseline;
   bw.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
   bw.build = [name = bw.name, pattern = family.pattern](const ScheduleRequest& request) {
     return torus_bandwidth_schedule(request, name, pattern);
@@ -28,6 +29,7 @@ void register_ternary_family(Registry& registry, const TernaryFamily& family) {
   registry.add(std::move(bw));
 
   AlgorithmInfo lat = variant_info(family.family, "-lat", "latency-optimal", family.latency);
+  lat.baseline = family.baseline;
   lat.collectives = {Collective::allreduce};
   lat.build = [name = lat.name, ring = family.latency_ring](const ScheduleRequest& request) {
     return torus_latency_schedule(request, name, ring);

@@ -13,6 +13,7 @@ struct TernaryVariant {
 
 struct TernaryFamily {
   const char* family;  // registers <family>-bw and <family>-lat
+  bool baseline;       // AlgorithmInfo::baseline of both
   TernaryVariant bandwidth;
   RingPatternFactory pattern;
   TernaryVariant latency;

@@ -11,6 +11,7 @@ void register_trivance(Registry& registry) {
   register_ternary_family(
       registry,
       {.family = "trivance",
+       .baseline = false,
        .bandwidth = {"trivance.txt sections 4.1, 4.3, 4.4, 5",
                      "reduce-scatter + allgather, peers r +- 3^k, m/3^(k+1) per side in step k; "
                      "any n, D-dim tori with one collective per dimension"},

@@ -21,14 +21,20 @@ void register_binomial_trees(Registry& registry) {
        TreeKind::binomial_doubling,
        true},
   };
-  for (const TreeVariant& v : trees) registry.add(tree_variant_info("binomial-tree", v));
-  registry.add(large_variant_info(
+  for (const TreeVariant& v : trees) {
+    AlgorithmInfo info = tree_variant_info("binomial-tree", v);
+    info.baseline = true;
+    registry.add(std::move(info));
+  }
+  AlgorithmInfo large = large_variant_info(
       "binomial-tree",
       {{"binomial-large", "large-vector", "bine-trees-sc25.txt sections 4.5, 5.1.1",
         "bcast = binomial scatter (distance halving) + recursive-doubling allgather; reduce = "
         "recursive-halving reduce-scatter + binomial gather (MPICH); P not a power of two folds "
         "onto the largest power of two"},
-       LargeFamily::binomial}));
+       LargeFamily::binomial});
+  large.baseline = true;
+  registry.add(std::move(large));
 }
 
 }  // namespace topocoll::algorithms
