@@ -85,6 +85,7 @@ def main() -> int:
         print(json.dumps(measure(algorithm, collective, shape_of(shape))))
         return 0
     known = {a["name"] for a in topocoll.algorithms()}
+    load_at_start = os.getloadavg()[0]
     rows = []
     failed = False
     for algorithm in args.algorithms.split(","):
@@ -114,7 +115,8 @@ def main() -> int:
             "",
             f"Machine: {platform.machine()}, {os.cpu_count()} cores, "
             f"Python {platform.python_version()};"
-            f" collective: {args.collective}; at most {args.timeout:.0f} s per measurement.",
+            f" collective: {args.collective}; at most {args.timeout:.0f} s per measurement;"
+            f" load average {load_at_start:.1f} when it started (seconds are wall time).",
             "",
             "| algorithm | shape | steps | block transfers | passes | seconds | result |",
             "| --- | --- | --- | --- | --- | --- | --- |",
