@@ -154,7 +154,7 @@ def test_sim_links_csv_and_trace(run_cli, tmp_path):
         (("-s", "2TiB"), ("out of range", "1B to 1TiB")),
         (("--bandwidth", "400Gbq"), ("400Gbq", "Gbps")),
         (("--latency", "5parsec"), ("5parsec", "ns")),
-        (("--model", "packet"), ("packet", "analytic, flow, simgrid")),
+        (("--model", "pakket"), ("pakket", "analytic, flow, packet, simgrid")),
         (("--routing", "spiral"), ("spiral", "accepted")),
         (("--params", "nope"), ("nope", "swing")),
         (("-a", "hamiltonian-cycle"), ("binary cube", "accepted")),
