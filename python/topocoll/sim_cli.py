@@ -43,9 +43,7 @@ def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     p.add_argument("--root", type=int, default=0, help="root of rooted collectives")
     p.add_argument("--mtu", help="packet model: payload bytes per packet (default 4KiB)")
     p.add_argument("--header", help="packet model: header bytes per packet (default 0B)")
-    p.add_argument(
-        "--buffer", help="packet model: bytes per port and hop class (default 64KiB)"
-    )
+    p.add_argument("--buffer", help="packet model: bytes per port and hop class (default 64KiB)")
 
 
 def network_options(args: argparse.Namespace) -> dict:

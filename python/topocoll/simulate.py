@@ -132,9 +132,7 @@ def packet_params(
     given = {"mtu": mtu, "header": header, "buffer": buffer}
     named = [name for name, value in given.items() if value is not None]
     if named and model != "packet":
-        raise InputError(
-            f"--{named[0]} applies to the packet model only; accepted: --model packet"
-        )
+        raise InputError(f"--{named[0]} applies to the packet model only; accepted: --model packet")
     values = {}
     for name, value in given.items():
         if value is None:
@@ -438,6 +436,7 @@ def simulate(
     """Simulates `algorithm` for `collective` on `topology` (a spec such as `torus:8x8`) with a
     vector of `size` bytes (`"1MiB"` or an int). Options: model, routing, mapping, params
     (preset), bandwidth, latency, hop_latency, alpha, reduce_cost, nic_ports, ranks, dims,
-    ports, root, and for model="packet" mtu, header, buffer (see `make_setup`). Raises ValueError naming the accepted values."""
+    ports, root, and for model="packet" mtu, header, buffer (see `make_setup`). Raises
+    ValueError naming the accepted values."""
     network = Network(make_setup(topology, collective, **options))
     return network.run(algorithm, parse_size(size), links=links, trace=trace)

@@ -32,9 +32,18 @@ def test_ring_on_a_ring_is_the_closed_form_plus_headers(run_cli):
     assert sim(run_cli, *ring)["time_s"] == pytest.approx(flow["time_s"], rel=1e-9)
 
 
-@pytest.mark.parametrize("topology", ["torus:4x4", "fattree:2:4:4:4"])
-@pytest.mark.parametrize("algorithm", ["swing-bw", "recdoub-bw", "ring"])
+@pytest.mark.parametrize(
+    "topology, algorithm",
+    [
+        ("torus:4x4", "swing-bw"),
+        ("torus:4x4", "bucket"),
+        ("torus:4x4", "recdoub-bw"),
+        ("fattree:2:4:4:4", "recdoub-bw"),
+        ("fattree:2:4:4:4", "ring"),
+    ],
+)
 def test_packet_and_flow_agree_on_large_vectors(topology, algorithm):
+    # Where they do not (swing-bw and bucket on fat trees), docs/simulator-packet.md says why.
     flow = topocoll.simulate(topology, "allreduce", algorithm, "16MiB", model="flow")
     packet = topocoll.simulate(topology, "allreduce", algorithm, "16MiB", model="packet")
     assert packet.time_s == pytest.approx(flow.time_s, rel=0.03)
