@@ -246,7 +246,7 @@ def test_compare_table_and_plot(run_cli, tmp_path):
         (("--sizes", "0:1KiB"), ("out of range",)),
         (("--algorithms", "hamiltonian-cycle"), ("binary cube",)),
         (("--format", "xml"), ("table, csv, json",)),
-        (("--model", "packet"), ("analytic, flow, simgrid",)),
+        (("--model", "pakket"), ("analytic, flow, packet, simgrid",)),
         (("--jobs", "0"), ("--jobs", "1..256")),
         (("--plot", "out.xyz"), (".png",)),
         (("--plot", "/no/such/dir/out.png"), ("no such directory",)),
