@@ -119,6 +119,9 @@ def algorithm_infos() -> dict[str, dict]:
 PACKET_DEFAULTS = {"mtu": 4096, "header": 0, "buffer": 64 << 10}
 PACKET_RANGES = {"mtu": (16, 1 << 20, "16B to 1MiB"), "header": (0, 4096, "0B to 4KiB")}
 MAX_BUFFER = 1 << 30
+# The packet model moves about ranks x size / mtu packets (twice that for allreduce) at some
+# millions per second: beyond 2^30 a run would take hours, so it is refused (exit 2).
+MAX_PACKETS = 1 << 30
 
 
 def packet_params(
@@ -275,6 +278,14 @@ class Network:
     ) -> SimResult:
         schedule = self.schedule(algorithm)
         engine_bytes, whole = self.vector_bytes(size)
+        if self.setup.model == "packet":
+            mtu = self.setup.packet[0]
+            packets = schedule.info["ranks"] * -(-whole // mtu)
+            if packets > MAX_PACKETS:
+                raise InputError(
+                    f"the packet model would move about {packets} packets (ranks x size / mtu);"
+                    f" accepted: up to {MAX_PACKETS} (a larger --mtu or a smaller --size)"
+                )
         raw = _core.simulate(
             schedule,
             self.topology,

@@ -110,10 +110,13 @@ def test_links_count_wire_bytes(run_cli, tmp_path):
         (("--header", "8KiB"), ("--header", "0B to 4KiB")),
         (("--buffer", "1KiB"), ("--buffer", "one packet", "4096")),
         (("--buffer", "2GiB"), ("--buffer", "1GiB")),
+        (("-s", "1TiB", "--mtu", "16B"), ("packets", "accepted", "--mtu")),
     ],
 )
 def test_bad_packet_options_are_exit_2(run_cli, extra, words):
-    argv = ("sim", "-t", "torus:4x4", "-c", "allreduce", "-a", "ring", "-s", "1MiB")
+    argv = ["sim", "-t", "torus:4x4", "-c", "allreduce", "-a", "ring", "-s", "1MiB"]
+    if "-s" in extra:
+        argv = argv[:-2]
     code, out, err = run_cli(*argv, "--model", "packet", *extra)
     assert code == 2, out
     assert len(err.strip().splitlines()) == 1
