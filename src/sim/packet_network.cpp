@@ -156,7 +156,8 @@ void PacketNetwork::acquire_credit(int link, int hop_class) {
   Fifo& next = fifo(tr.links[static_cast<std::size_t>(p.hop) + 1], hop_class + 1);
   if (next.waiting.empty() && fits(next, p.wire)) {
     next.reserved += p.wire;
-    here.head_ready = true;
+    // Looked up again: a path that comes back to this port has just grown its classes.
+    fifo(link, hop_class).head_ready = true;
   } else {
     next.waiting.push_back(link);
   }

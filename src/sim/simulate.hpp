@@ -37,8 +37,8 @@ struct SimConfig {
 
 struct LinkUsage {
   int link = 0;
-  double bytes = 0;
-  double busy_s = 0;  // time with at least one flow on the link
+  double bytes = 0;   // the packet model counts wire bytes (payload and headers)
+  double busy_s = 0;  // time with at least one flow on the link (packet model: serializing)
 };
 
 struct SimResult {
