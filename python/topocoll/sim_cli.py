@@ -27,7 +27,7 @@ def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     coll = DEFAULT_COLLECTIVE if defaults else None
     p.add_argument("--topology", "-t", default=topo, help="e.g. torus:8x8, ring:16, hypercube:6")
     p.add_argument("--collective", "-c", default=coll, help="allreduce, reduce-scatter, ...")
-    p.add_argument("--model", default="flow", help="analytic, flow (default) or simgrid")
+    p.add_argument("--model", default="flow", help="analytic, flow (default), packet or simgrid")
     p.add_argument("--routing", default="minimal", help="minimal (default), dor, ecmp, valiant")
     p.add_argument("--mapping", default="linear", help="linear (default), random:SEED, FILE")
     p.add_argument("--params", help="parameter preset: swing (default), trivance, canary")
@@ -41,6 +41,9 @@ def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     p.add_argument("--dims", help="torus shape given to torus algorithms (default: the grid's)")
     p.add_argument("--ports", type=int, default=0, help="algorithm ports (default: its own)")
     p.add_argument("--root", type=int, default=0, help="root of rooted collectives")
+    p.add_argument("--mtu", help="packet model: payload bytes per packet (default 4KiB)")
+    p.add_argument("--header", help="packet model: header bytes per packet (default 0B)")
+    p.add_argument("--buffer", help="packet model: bytes per port and hop class (default 64KiB)")
 
 
 def network_options(args: argparse.Namespace) -> dict:
@@ -54,6 +57,7 @@ def network_options(args: argparse.Namespace) -> dict:
         raise InputError(f"--ranks {args.ranks} must be >= 2")
     names = ("model", "routing", "mapping", "params", "bandwidth", "latency", "hop_latency")
     names += ("alpha", "reduce_cost", "nic_ports", "ranks", "dims", "ports", "root")
+    names += ("mtu", "header", "buffer")
     return {name: getattr(args, name) for name in names}
 
 

@@ -25,7 +25,7 @@ from topocoll import _core
 from topocoll.shapes import InputError, format_dims, parse_dims, product
 from topocoll.units import parse_bytes, parse_duration, parse_rate
 
-MODELS = ("analytic", "flow", "simgrid")
+MODELS = ("analytic", "flow", "packet", "simgrid")
 MAX_SIM_BYTES = 1 << 40  # 1 TiB: beyond, byte counts of a whole run overflow the engines' doubles'
 # exactness for per-block sizes and no paper goes near it.
 CHUNKED = frozenset({"reduce-scatter", "allgather", "gather", "scatter", "alltoall"})
@@ -108,6 +108,47 @@ def algorithm_infos() -> dict[str, dict]:
     return {a["name"]: a for a in _core.algorithms()}
 
 
+# The packet model's parameters (docs/simulator-packet.md): name -> (default, lowest, highest).
+# The buffer's lowest is one packet (mtu + header); the C++ core checks the same ranges.
+PACKET_DEFAULTS = {"mtu": 4096, "header": 0, "buffer": 64 << 10}
+PACKET_RANGES = {"mtu": (16, 1 << 20, "16B to 1MiB"), "header": (0, 4096, "0B to 4KiB")}
+MAX_BUFFER = 1 << 30
+# The packet model moves about ranks x size / mtu packets (twice that for allreduce) at some
+# millions per second: beyond 2^30 a run would take hours, so it is refused (exit 2).
+MAX_PACKETS = 1 << 30
+
+
+def packet_params(
+    model: str,
+    mtu: int | str | None = None,
+    header: int | str | None = None,
+    buffer: int | str | None = None,
+) -> tuple[int, int, int]:
+    """(mtu, header, buffer) in bytes for the packet model, defaults where None; InputError
+    for a value out of range or given to another model."""
+    given = {"mtu": mtu, "header": header, "buffer": buffer}
+    named = [name for name, value in given.items() if value is not None]
+    if named and model != "packet":
+        raise InputError(f"--{named[0]} applies to the packet model only; accepted: --model packet")
+    values = {}
+    for name, value in given.items():
+        if value is None:
+            values[name] = PACKET_DEFAULTS[name]
+            continue
+        values[name] = parse_bytes(value) if isinstance(value, str) else int(value)
+        if name in PACKET_RANGES:
+            low, high, text = PACKET_RANGES[name]
+            if not low <= values[name] <= high:
+                raise InputError(f"--{name} {value} is out of range; accepted: {text}")
+    packet = values["mtu"] + values["header"]
+    if not packet <= values["buffer"] <= MAX_BUFFER:
+        raise InputError(
+            f"--buffer {buffer if buffer is not None else values['buffer']} is out of range; "
+            f"accepted: one packet (mtu + header = {packet} B) to 1GiB"
+        )
+    return values["mtu"], values["header"], values["buffer"]
+
+
 def _check_collective(collective: str) -> None:
     if collective not in _core.collectives():
         raise InputError(
@@ -135,6 +176,11 @@ class Setup:
     dims: tuple[int, ...] = ()  # () : the topology's grid shape for torus algorithms
     ports: int = 0
     root: int = 0
+    packet: tuple[int, int, int] = (  # mtu, header, buffer bytes: the packet model's
+        PACKET_DEFAULTS["mtu"],
+        PACKET_DEFAULTS["header"],
+        PACKET_DEFAULTS["buffer"],
+    )
 
     def network_params(self) -> _core.NetworkParams:
         p = _core.NetworkParams()
@@ -226,6 +272,14 @@ class Network:
     ) -> SimResult:
         schedule = self.schedule(algorithm)
         engine_bytes, whole = self.vector_bytes(size)
+        if self.setup.model == "packet":
+            mtu = self.setup.packet[0]
+            packets = schedule.info["ranks"] * -(-whole // mtu)
+            if packets > MAX_PACKETS:
+                raise InputError(
+                    f"the packet model would move about {packets} packets (ranks x size / mtu);"
+                    f" accepted: up to {MAX_PACKETS} (a larger --mtu or a smaller --size)"
+                )
         raw = _core.simulate(
             schedule,
             self.topology,
@@ -235,6 +289,9 @@ class Network:
             vector_bytes=engine_bytes,
             record_links=links,
             trace_path=trace or "",
+            mtu=self.setup.packet[0],
+            header=self.setup.packet[1],
+            buffer=self.setup.packet[2],
         )
         info = schedule.info
         goodput = whole * 8 / raw["time_s"] / 1e9 if raw["time_s"] > 0 else 0.0
@@ -336,9 +393,13 @@ def make_setup(
     dims: Sequence[int] | str | None = None,
     ports: int = 0,
     root: int = 0,
+    mtu: int | str | None = None,
+    header: int | str | None = None,
+    buffer: int | str | None = None,
 ) -> Setup:
     _check_collective(collective)
     _check_model(model)
+    packet = packet_params(model, mtu, header, buffer)
     if isinstance(dims, str):
         dims = parse_dims(dims)
     if ports < 0:
@@ -363,6 +424,7 @@ def make_setup(
         dims=tuple(dims or ()),
         ports=ports,
         root=root,
+        packet=packet,
     )
 
 
@@ -379,6 +441,7 @@ def simulate(
     """Simulates `algorithm` for `collective` on `topology` (a spec such as `torus:8x8`) with a
     vector of `size` bytes (`"1MiB"` or an int). Options: model, routing, mapping, params
     (preset), bandwidth, latency, hop_latency, alpha, reduce_cost, nic_ports, ranks, dims,
-    ports, root (see `make_setup`). Raises ValueError naming the accepted values."""
+    ports, root, and for model="packet" mtu, header, buffer (see `make_setup`). Raises
+    ValueError naming the accepted values."""
     network = Network(make_setup(topology, collective, **options))
     return network.run(algorithm, parse_size(size), links=links, trace=trace)

@@ -12,6 +12,7 @@
 
 #include "bindings/bindings.hpp"
 #include "core/registry.hpp"
+#include "sim/packet_network.hpp"
 #include "sim/simulate.hpp"
 #include "topology/mapping.hpp"
 #include "topology/params.hpp"
@@ -27,8 +28,10 @@ namespace {
 sim::Model model_from(const std::string& name) {
   if (name == "analytic") return sim::Model::analytic;
   if (name == "flow") return sim::Model::flow;
+  if (name == "packet") return sim::Model::packet;
   if (name == "simgrid") return sim::Model::simgrid;
-  throw UnsupportedRequest("unknown model '" + name + "'; accepted: analytic, flow, simgrid");
+  throw UnsupportedRequest("unknown model '" + name +
+                           "'; accepted: analytic, flow, packet, simgrid");
 }
 
 nb::dict params_dict(const topo::NetworkParams& p) {
@@ -95,9 +98,12 @@ nb::dict result_dict(const sim::SimResult& r, const topo::Topology& t, bool with
 nb::dict run_simulation(const Schedule& schedule, const topo::Topology& topology,
                         const topo::Router& router, const std::string& mapping,
                         const std::string& model, std::uint64_t vector_bytes, int element_bytes,
-                        bool record_links, const std::string& trace_path) {
+                        bool record_links, const std::string& trace_path, std::uint64_t mtu,
+                        std::uint64_t header, std::uint64_t buffer) {
   sim::SimConfig config;
   config.model = model_from(model);
+  config.packet = {mtu, header, buffer};
+  if (config.model == sim::Model::packet) sim::check_packet_params(config.packet);
   config.vector_bytes = vector_bytes;
   config.element_bytes = element_bytes;
   config.record_links = record_links;
@@ -175,7 +181,9 @@ void bind_simulator(nb::module_& m) {
   bind_topology(m);
   m.def("simulate", &run_simulation, "schedule"_a, "topology"_a, "router"_a, "mapping"_a = "linear",
         "model"_a = "flow", "vector_bytes"_a, "element_bytes"_a = 1, "record_links"_a = false,
-        "trace_path"_a = "");
+        "trace_path"_a = "", "mtu"_a = sim::PacketParams{}.mtu_bytes,
+        "header"_a = sim::PacketParams{}.header_bytes,
+        "buffer"_a = sim::PacketParams{}.buffer_bytes);
 }
 
 }  // namespace topocoll::bindings

@@ -7,6 +7,7 @@
 #include "core/registry.hpp"
 #include "sim/analytic_network.hpp"
 #include "sim/flow_network.hpp"
+#include "sim/packet_network.hpp"
 
 namespace topocoll::sim {
 namespace {
@@ -52,6 +53,8 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
         mapping.host_of[static_cast<std::size_t>(schedule.info().node_of(r))];
   if (config.model == Model::flow) {
     network_ = std::make_unique<FlowNetwork>(topology);
+  } else if (config.model == Model::packet) {
+    network_ = std::make_unique<PacketNetwork>(topology, config.packet);
   } else {
     network_ = std::make_unique<AnalyticNetwork>(
         topology, [this](int step, std::vector<std::uint32_t>& c) { count_step_links(step, c); });

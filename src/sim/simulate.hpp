@@ -12,7 +12,18 @@
 
 namespace topocoll::sim {
 
-enum class Model { analytic, flow, simgrid };
+enum class Model { analytic, flow, packet, simgrid };
+
+// The packet model's parameters (docs/simulator-packet.md). The defaults: 4 KiB of payload per
+// packet (the InfiniBand MTU, also the page size most NICs DMA), no header so that the
+// packet and flow models differ only in their dynamics (--header 57B gives Canary's framing),
+// and 64 KiB per buffer: more than a link's bandwidth-delay product of the papers' presets
+// (50 GB/s x 400 ns = 20 KB plus two packets), so credits never throttle a lone stream.
+struct PacketParams {
+  std::uint64_t mtu_bytes = 4096;         // payload bytes per packet
+  std::uint64_t header_bytes = 0;         // added to every packet on the wire
+  std::uint64_t buffer_bytes = 64 << 10;  // per output port and hop class (virtual channel)
+};
 
 struct SimConfig {
   Model model = Model::flow;
@@ -21,12 +32,13 @@ struct SimConfig {
   int element_bytes = 1;           // bytes per element, for the block partition
   bool record_links = false;       // fill SimResult::links
   std::string trace_path;          // Chrome trace-event JSON, empty for none
+  PacketParams packet;             // Model::packet only
 };
 
 struct LinkUsage {
   int link = 0;
-  double bytes = 0;
-  double busy_s = 0;  // time with at least one flow on the link
+  double bytes = 0;   // the packet model counts wire bytes (payload and headers)
+  double busy_s = 0;  // time with at least one flow on the link (packet model: serializing)
 };
 
 struct SimResult {
