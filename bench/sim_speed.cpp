@@ -369,6 +369,21 @@ int main(int argc, char** argv) {
   }
   const int limit_s = 600;
   const bool all = mode == "all";
+  if (mode == "one" && argc >= 5) {  // one ALGORITHM AxB SIZE_BYTES [ROUTING]: a single run
+    std::vector<int> dims;
+    for (const char* p = argv[3]; *p != 0;) {
+      dims.push_back(std::atoi(p));
+      while (*p != 0 && *p != 'x') ++p;
+      if (*p == 'x') ++p;
+    }
+    bool one_d = false;
+    const auto r = simulate_on(argv[2], dims, std::strtoull(argv[4], nullptr, 10),
+                               topo::preset_params("swing"), argc > 5 ? argv[5] : "minimal", one_d);
+    std::printf("time_s %.17g messages %llu transfers %llu\n", r.time_s,
+                static_cast<unsigned long long>(r.messages),
+                static_cast<unsigned long long>(r.transfers));
+    return 0;
+  }
   if (all || mode == "speed") {
     std::printf("\n### Transfers per second (flow model, 64 MiB allreduce, swing parameters)\n\n");
     speed_table({"swing-bw", "recdoub-bw", "ring", "bucket"}, {{16, 16}, {32, 32}, {64, 64}},

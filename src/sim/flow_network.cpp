@@ -34,22 +34,48 @@ void FlowNetwork::push(double time, int flow, std::uint32_t version, Kind kind) 
   events_.push(time, e);
 }
 
+// The group started at `now` on this very path that is still waiting out its latency, or -1.
+int FlowNetwork::forming_group(double now, const PathView& path) {
+  const int* g = forming_.find(reinterpret_cast<std::uintptr_t>(path.links));
+  if (g == nullptr) return -1;
+  const Flow& flow = flows_[static_cast<std::size_t>(*g)];
+  if (!flow.live || flow.in_links || flow.start != now || flow.path != path.links ||
+      static_cast<int>(flow.hops.size()) != path.hops)
+    return -1;
+  for (int h = 0; h < path.hops; ++h)
+    if (flow.hops[static_cast<std::size_t>(h)].link != path.links[h]) return -1;
+  return *g;
+}
+
 void FlowNetwork::start(double now, const PathView& path, double bytes, int /*step*/,
                         std::uint32_t tag) {
+  // The path latency comes first (DESIGN.md "Simulator"); a zero-byte message pays only it.
+  const bool moves = bytes > 0 && path.hops > 0;
+  if (moves) {
+    const int g = forming_group(now, path);
+    if (g >= 0) {
+      flows_[static_cast<std::size_t>(g)].parts.push_back({bytes, tag});
+      return;
+    }
+  }
   const int f = new_flow();
   Flow& flow = flows_[static_cast<std::size_t>(f)];
   flow.hops.clear();
   for (int h = 0; h < path.hops; ++h) flow.hops.push_back({path.links[h], 0});
-  flow.remaining = bytes;
+  flow.parts.clear();
+  flow.parts.push_back({bytes, tag});
+  flow.next = 0;
+  flow.path = path.links;
+  flow.start = now;
+  flow.sent = 0;
   flow.rate = 0;
   flow.last = now;
-  flow.tag = tag;
   flow.in_links = false;
   flow.live = true;
   flow.version = (flow.version + 1) & 0x7fffffffu;
-  // The path latency comes first (DESIGN.md "Simulator"); a zero-byte message pays only it.
-  const Kind kind = (bytes > 0 && path.hops > 0) ? Kind::activate : Kind::complete;
-  push(now + path.latency_s, f, flow.version, kind);
+  ++groups_started_;
+  if (moves) forming_[reinterpret_cast<std::uintptr_t>(path.links)] = f;
+  push(now + path.latency_s, f, flow.version, moves ? Kind::activate : Kind::complete);
 }
 
 double FlowNetwork::next_time() const { return events_.empty() ? kNever : events_.next_time(); }
@@ -58,37 +84,89 @@ void FlowNetwork::mark_dirty(int link) { dirty_.push_back(link); }
 
 void FlowNetwork::activate(int f, double now) {
   Flow& flow = flows_[static_cast<std::size_t>(f)];
+  const auto key = reinterpret_cast<std::uintptr_t>(flow.path);
+  if (const int* g = forming_.find(key); g != nullptr && *g == f) forming_.erase(key);
+  // Smallest first: every part moves at the group's rate, so they end in this order.
+  std::stable_sort(flow.parts.begin(), flow.parts.end(),
+                   [](const Part& a, const Part& b) { return a.bytes < b.bytes; });
+  double total = 0;
+  for (const Part& p : flow.parts) total += p.bytes;
+  const int weight = flow.weight();
   flow.in_links = true;
   flow.last = now;
+  added_.push_back(f);
   for (int h = 0; h < static_cast<int>(flow.hops.size()); ++h) {
     Hop& hop = flow.hops[static_cast<std::size_t>(h)];
     LinkState& link = links_[static_cast<std::size_t>(hop.link)];
     if (link.flows.empty()) link.busy_since = now;
     hop.slot = static_cast<int>(link.flows.size());
     link.flows.push_back({f, h});
-    link.bytes += flow.remaining;
+    link.weight += weight;
+    link.bytes += total;
     mark_dirty(hop.link);
   }
 }
 
-void FlowNetwork::finish(int f, double now, std::vector<std::uint32_t>& completed) {
+void FlowNetwork::push_completion(int f, double now) {
   Flow& flow = flows_[static_cast<std::size_t>(f)];
-  if (flow.in_links) {
-    for (const Hop& hop : flow.hops) {
-      LinkState& link = links_[static_cast<std::size_t>(hop.link)];
-      const Member moved = link.flows.back();
-      link.flows[static_cast<std::size_t>(hop.slot)] = moved;
-      flows_[static_cast<std::size_t>(moved.flow)].hops[static_cast<std::size_t>(moved.hop)].slot =
-          hop.slot;
-      link.flows.pop_back();
-      if (link.flows.empty()) link.busy += now - link.busy_since;
-      mark_dirty(hop.link);
-    }
+  flow.version = (flow.version + 1) & 0x7fffffffu;
+  if (flow.rate > 0) {
+    const double left = std::max(0.0, flow.parts[flow.next].bytes - flow.sent);
+    push(now + left / flow.rate, f, flow.version, Kind::complete);
   }
-  flow.live = false;
-  flow.in_links = false;
-  completed.push_back(flow.tag);
-  free_flows_.push_back(f);
+}
+
+// The completion event of the group's next part fired at `now`: that part and every other
+// part predicted to end within this instant complete.
+void FlowNetwork::complete_parts(int f, double now, double end,
+                                 std::vector<std::uint32_t>& completed) {
+  Flow& flow = flows_[static_cast<std::size_t>(f)];
+  if (!flow.in_links) {  // a zero-byte message or a path without links
+    for (const Part& p : flow.parts) completed.push_back(p.tag);
+    flow.live = false;
+    free_flows_.push_back(f);
+    return;
+  }
+  removed_rate_ = std::min(removed_rate_, flow.rate);
+  const double sent_before = flow.sent, last_before = flow.last;
+  const std::size_t first = flow.next;
+  std::size_t done = first + 1;
+  while (done < flow.parts.size() &&
+         last_before + (flow.parts[done].bytes - sent_before) / flow.rate <= end)
+    ++done;
+  for (std::size_t i = first; i < done; ++i) completed.push_back(flow.parts[i].tag);
+  if (done == flow.parts.size()) {
+    leave_links(f, now);
+    flow.live = false;
+    flow.in_links = false;
+    free_flows_.push_back(f);
+    return;
+  }
+  const int ended = static_cast<int>(done - first);
+  for (const Hop& hop : flow.hops) {
+    links_[static_cast<std::size_t>(hop.link)].weight -= ended;
+    mark_dirty(hop.link);
+  }
+  flow.next = static_cast<std::uint32_t>(done);
+  flow.sent = sent_before + flow.rate * (now - last_before);
+  flow.last = now;
+  push_completion(f, now);  // superseded if the recomputation changes the rate
+}
+
+void FlowNetwork::leave_links(int f, double now) {
+  Flow& flow = flows_[static_cast<std::size_t>(f)];
+  const int weight = flow.weight();
+  for (const Hop& hop : flow.hops) {
+    LinkState& link = links_[static_cast<std::size_t>(hop.link)];
+    const Member moved = link.flows.back();
+    link.flows[static_cast<std::size_t>(hop.slot)] = moved;
+    flows_[static_cast<std::size_t>(moved.flow)].hops[static_cast<std::size_t>(moved.hop)].slot =
+        hop.slot;
+    link.flows.pop_back();
+    link.weight -= weight;
+    if (link.flows.empty()) link.busy += now - link.busy_since;
+    mark_dirty(hop.link);
+  }
 }
 
 void FlowNetwork::advance(double now, std::vector<std::uint32_t>& completed) {
@@ -101,56 +179,92 @@ void FlowNetwork::advance(double now, std::vector<std::uint32_t>& completed) {
     if (e.activates)
       activate(e.flow, now);
     else
-      finish(e.flow, now, completed);
+      complete_parts(e.flow, now, end, completed);
   }
   recompute(now);
 }
 
+// Flows whose rate is below this level cannot change at this instant (divergence_level), so
+// the recomputation treats them as fixed load on their links and leaves them alone.
 void FlowNetwork::recompute(double now) {
-  for (int seed : dirty_) {
-    if (link_epoch_[static_cast<std::size_t>(seed)] == epoch_ + 1) continue;  // done this round
-    collect_component(seed);
-    if (!comp_flows_.empty()) fill_component(now);
+  if (!dirty_.empty()) {
+    const double fixed_below = divergence_level() * (1 - 1e-9);
+    for (int seed : dirty_) {
+      if (link_epoch_[static_cast<std::size_t>(seed)] == epoch_ + 1) continue;  // done
+      collect_component(seed, fixed_below);
+      if (!comp_flows_.empty()) fill_component(now);
+    }
   }
   dirty_.clear();
+  added_.clear();
+  removed_rate_ = kNever;
   ++epoch_;
 }
 
-// Every flow reachable from `seed_link` through shared links: the flows whose max-min
-// rates can change when the flows of that link change.
-void FlowNetwork::collect_component(int seed_link) {
+// A level below which no max-min rate changes at this instant: no more than the old rate of
+// every transfer that ended, and no more than min over its links of capacity / transfers on
+// the link for every group that started (a lower bound of its new rate). Progressive filling
+// freezes every flow below that level on a link that neither kind of change touches with the
+// same flows as before, so the old rates below it are the new ones: a link with a new group
+// on it cannot have been saturated by flows slower than capacity / transfers, and an ended
+// transfer was not on a link saturated below its own rate.
+double FlowNetwork::divergence_level() const {
+  double level = removed_rate_;
+  for (int f : added_) {
+    const Flow& flow = flows_[static_cast<std::size_t>(f)];
+    if (!flow.live || !flow.in_links) continue;
+    for (const Hop& hop : flow.hops) {
+      const LinkState& link = links_[static_cast<std::size_t>(hop.link)];
+      level = std::min(level, link.capacity / link.weight);
+    }
+  }
+  return level;
+}
+
+// The flows reachable from `seed_link` through shared links and flows not fixed (rate below
+// `fixed_below`): the flows whose max-min rates can change. Fixed flows on the links reached
+// count as load: each link's capacity left and its transfers to fill are set here.
+void FlowNetwork::collect_component(int seed_link, double fixed_below) {
   const std::uint32_t mark = epoch_ + 1;
   comp_links_.clear();
   comp_flows_.clear();
   link_epoch_[static_cast<std::size_t>(seed_link)] = mark;
   comp_links_.push_back(seed_link);
   for (std::size_t i = 0; i < comp_links_.size(); ++i) {
-    for (const Member& m : links_[static_cast<std::size_t>(comp_links_[i])].flows) {
+    const auto ul = static_cast<std::size_t>(comp_links_[i]);
+    double fixed_load = 0;
+    int fixed_weight = 0;
+    for (const Member& m : links_[ul].flows) {
+      const Flow& flow = flows_[static_cast<std::size_t>(m.flow)];
+      if (flow.rate > 0 && flow.rate < fixed_below) {
+        fixed_load += flow.rate * flow.weight();
+        fixed_weight += flow.weight();
+        continue;
+      }
       if (flow_epoch_[static_cast<std::size_t>(m.flow)] == mark) continue;
       flow_epoch_[static_cast<std::size_t>(m.flow)] = mark;
       comp_flows_.push_back(m.flow);
-      for (const Hop& hop : flows_[static_cast<std::size_t>(m.flow)].hops) {
+      for (const Hop& hop : flow.hops) {
         if (link_epoch_[static_cast<std::size_t>(hop.link)] == mark) continue;
         link_epoch_[static_cast<std::size_t>(hop.link)] = mark;
         comp_links_.push_back(hop.link);
       }
     }
+    cap_left_[ul] = links_[ul].capacity - fixed_load;
+    unfrozen_[ul] = links_[ul].weight - fixed_weight;
   }
 }
 
 // Progressive filling, one level per round: raise all rates together to the smallest fair
-// share of any link (capacity left / flows not yet frozen); every link at that level (within
-// 1e-12 relative) saturates and freezes its flows at it; repeat on what is left. The rounds
-// are the distinct bottleneck levels, usually few even in large components, and a round is a
-// linear pass over the links still open, with no heap.
+// share of any link (capacity left / transfers not yet frozen); every link at that level
+// (within 1e-12 relative) saturates and freezes its flows at it; repeat on what is left. The
+// rounds are the distinct bottleneck levels, usually few even in large components, and a
+// round is a linear pass over the links still open, with no heap.
 void FlowNetwork::fill_levels() {
+  const std::uint32_t mark = epoch_ + 1;
   open_.clear();
-  for (int l : comp_links_) {
-    const auto u = static_cast<std::size_t>(l);
-    cap_left_[u] = links_[u].capacity;
-    unfrozen_[u] = static_cast<int>(links_[u].flows.size());
-    if (unfrozen_[u] > 0) open_.push_back(l);
-  }
+  for (int l : comp_links_)
+    if (unfrozen_[static_cast<std::size_t>(l)] > 0) open_.push_back(l);
   for (int f : comp_flows_) new_rate_[static_cast<std::size_t>(f)] = -1;
   while (!open_.empty()) {
     double level = kNever;
@@ -166,13 +280,17 @@ void FlowNetwork::fill_levels() {
       const auto ul = static_cast<std::size_t>(l);
       if (unfrozen_[ul] > 0 && cap_left_[ul] / unfrozen_[ul] <= at_level) {
         for (const Member& m : links_[ul].flows) {
+          if (flow_epoch_[static_cast<std::size_t>(m.flow)] != mark) continue;  // fixed
           double& r = new_rate_[static_cast<std::size_t>(m.flow)];
           if (r >= 0) continue;
           r = rate;
-          for (const Hop& hop : flows_[static_cast<std::size_t>(m.flow)].hops) {
+          const Flow& flow = flows_[static_cast<std::size_t>(m.flow)];
+          const int weight = flow.weight();
+          const double used = weight == 1 ? rate : rate * weight;
+          for (const Hop& hop : flow.hops) {
             const auto u = static_cast<std::size_t>(hop.link);
-            cap_left_[u] -= rate;
-            --unfrozen_[u];
+            cap_left_[u] -= used;
+            unfrozen_[u] -= weight;
           }
         }
       }
@@ -188,11 +306,14 @@ void FlowNetwork::fill_levels() {
 
 void FlowNetwork::fill_component(double now) {
   if (comp_flows_.size() == 1) {
+    // Alone among the flows to fill: the tightest link's capacity left, shared by its parts.
     const Flow& flow = flows_[static_cast<std::size_t>(comp_flows_[0])];
     double rate = kNever;
-    for (const Hop& hop : flow.hops)
-      rate = std::min(rate, links_[static_cast<std::size_t>(hop.link)].capacity);
-    new_rate_[static_cast<std::size_t>(comp_flows_[0])] = rate;
+    for (const Hop& hop : flow.hops) {
+      const auto u = static_cast<std::size_t>(hop.link);
+      rate = std::min(rate, cap_left_[u] / unfrozen_[u]);
+    }
+    new_rate_[static_cast<std::size_t>(comp_flows_[0])] = std::max(rate, 0.0);
   } else {
     fill_levels();
   }
@@ -200,11 +321,10 @@ void FlowNetwork::fill_component(double now) {
     Flow& flow = flows_[static_cast<std::size_t>(f)];
     const double rate = new_rate_[static_cast<std::size_t>(f)];
     if (rate == flow.rate) continue;  // its completion event stays right
-    flow.remaining = std::max(0.0, flow.remaining - flow.rate * (now - flow.last));
+    flow.sent += flow.rate * (now - flow.last);
     flow.last = now;
     flow.rate = rate;
-    flow.version = (flow.version + 1) & 0x7fffffffu;
-    if (rate > 0) push(now + flow.remaining / rate, f, flow.version, Kind::complete);
+    push_completion(f, now);
   }
 }
 
@@ -219,8 +339,11 @@ void FlowNetwork::link_usage(double end, std::vector<LinkUsage>& out) const {
 }
 
 double FlowNetwork::rate_of(std::uint32_t tag) const {
-  for (const Flow& f : flows_)
-    if (f.live && f.tag == tag) return f.rate;
+  for (const Flow& f : flows_) {
+    if (!f.live) continue;
+    for (std::size_t i = f.next; i < f.parts.size(); ++i)
+      if (f.parts[i].tag == tag) return f.rate;
+  }
   throw std::invalid_argument("no active flow with tag " + std::to_string(tag));
 }
 
