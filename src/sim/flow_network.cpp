@@ -34,13 +34,19 @@ void FlowNetwork::push(double time, int flow, std::uint32_t version, Kind kind) 
   events_.push(time, e);
 }
 
+// The key of a forming group: its path's address, odd for a group of zero-byte transfers (a
+// path's address is even), which never enter the links and end together after the latency.
+std::uint64_t FlowNetwork::forming_key(const int* path, bool moves) {
+  return reinterpret_cast<std::uintptr_t>(path) | (moves ? 0u : 1u);
+}
+
 // The group started at `now` on this very path that is still waiting out its latency, or -1.
-int FlowNetwork::forming_group(double now, const PathView& path) {
-  const int* g = forming_.find(reinterpret_cast<std::uintptr_t>(path.links));
+int FlowNetwork::forming_group(double now, const PathView& path, bool moves) {
+  const int* g = forming_.find(forming_key(path.links, moves));
   if (g == nullptr) return -1;
   const Flow& flow = flows_[static_cast<std::size_t>(*g)];
   if (!flow.live || flow.in_links || flow.start != now || flow.path != path.links ||
-      static_cast<int>(flow.hops.size()) != path.hops)
+      flow.moves != moves || static_cast<int>(flow.hops.size()) != path.hops)
     return -1;
   for (int h = 0; h < path.hops; ++h)
     if (flow.hops[static_cast<std::size_t>(h)].link != path.links[h]) return -1;
@@ -51,12 +57,10 @@ void FlowNetwork::start(double now, const PathView& path, double bytes, int /*st
                         std::uint32_t tag) {
   // The path latency comes first (DESIGN.md "Simulator"); a zero-byte message pays only it.
   const bool moves = bytes > 0 && path.hops > 0;
-  if (moves) {
-    const int g = forming_group(now, path);
-    if (g >= 0) {
-      flows_[static_cast<std::size_t>(g)].parts.push_back({bytes, tag});
-      return;
-    }
+  const int g = forming_group(now, path, moves);
+  if (g >= 0) {
+    flows_[static_cast<std::size_t>(g)].parts.push_back({bytes, tag});
+    return;
   }
   const int f = new_flow();
   Flow& flow = flows_[static_cast<std::size_t>(f)];
@@ -66,6 +70,7 @@ void FlowNetwork::start(double now, const PathView& path, double bytes, int /*st
   flow.parts.push_back({bytes, tag});
   flow.next = 0;
   flow.path = path.links;
+  flow.moves = moves;
   flow.start = now;
   flow.sent = 0;
   flow.rate = 0;
@@ -74,7 +79,7 @@ void FlowNetwork::start(double now, const PathView& path, double bytes, int /*st
   flow.live = true;
   flow.version = (flow.version + 1) & 0x7fffffffu;
   ++groups_started_;
-  if (moves) forming_[reinterpret_cast<std::uintptr_t>(path.links)] = f;
+  forming_[forming_key(path.links, moves)] = f;
   push(now + path.latency_s, f, flow.version, moves ? Kind::activate : Kind::complete);
 }
 
@@ -82,10 +87,15 @@ double FlowNetwork::next_time() const { return events_.empty() ? kNever : events
 
 void FlowNetwork::mark_dirty(int link) { dirty_.push_back(link); }
 
+void FlowNetwork::forget_forming(int f) {
+  const Flow& flow = flows_[static_cast<std::size_t>(f)];
+  const std::uint64_t key = forming_key(flow.path, flow.moves);
+  if (const int* g = forming_.find(key); g != nullptr && *g == f) forming_.erase(key);
+}
+
 void FlowNetwork::activate(int f, double now) {
   Flow& flow = flows_[static_cast<std::size_t>(f)];
-  const auto key = reinterpret_cast<std::uintptr_t>(flow.path);
-  if (const int* g = forming_.find(key); g != nullptr && *g == f) forming_.erase(key);
+  forget_forming(f);
   // Smallest first: every part moves at the group's rate, so they end in this order.
   std::stable_sort(flow.parts.begin(), flow.parts.end(),
                    [](const Part& a, const Part& b) { return a.bytes < b.bytes; });
@@ -121,7 +131,8 @@ void FlowNetwork::push_completion(int f, double now) {
 void FlowNetwork::complete_parts(int f, double now, double end,
                                  std::vector<std::uint32_t>& completed) {
   Flow& flow = flows_[static_cast<std::size_t>(f)];
-  if (!flow.in_links) {  // a zero-byte message or a path without links
+  if (!flow.in_links) {  // zero-byte messages or a path without links
+    forget_forming(f);
     for (const Part& p : flow.parts) completed.push_back(p.tag);
     flow.live = false;
     free_flows_.push_back(f);

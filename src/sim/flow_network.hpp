@@ -10,7 +10,7 @@
 // instance) are kept as one group: they cross the same links from the same instant on, so
 // max-min fairness gives each of them the same rate, and the group is filled once with its
 // transfer count as weight. Each transfer still ends at its own instant, when its own bytes
-// have been sent.
+// have been sent. Zero-byte transfers started together on one path end together too.
 #include <cstdint>
 #include <vector>
 
@@ -56,6 +56,7 @@ class FlowNetwork final : public Network {
     std::uint32_t version = 0;  // invalidates stale completion events (31 bits used)
     bool in_links = false;
     bool live = false;
+    bool moves = false;  // bytes to send over links (else: latency only)
     [[nodiscard]] int weight() const { return static_cast<int>(parts.size() - next); }
   };
   struct Member {
@@ -78,7 +79,9 @@ class FlowNetwork final : public Network {
   };
 
   int new_flow();
-  int forming_group(double now, const PathView& path);
+  static std::uint64_t forming_key(const int* path, bool moves);
+  int forming_group(double now, const PathView& path, bool moves);
+  void forget_forming(int f);
   void push(double time, int flow, std::uint32_t version, Kind kind);
   void push_completion(int f, double now);
   void activate(int f, double now);
