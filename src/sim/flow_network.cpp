@@ -110,7 +110,7 @@ void FlowNetwork::activate(int f, double now) {
     LinkState& link = links_[static_cast<std::size_t>(hop.link)];
     if (link.flows.empty()) link.busy_since = now;
     hop.slot = static_cast<int>(link.flows.size());
-    link.flows.push_back({f, h});
+    link.flows.push_back({f, h, weight, 0.0});
     link.weight += weight;
     link.bytes += total;
     mark_dirty(hop.link);
@@ -155,7 +155,9 @@ void FlowNetwork::complete_parts(int f, double now, double end,
   }
   const int ended = static_cast<int>(done - first);
   for (const Hop& hop : flow.hops) {
-    links_[static_cast<std::size_t>(hop.link)].weight -= ended;
+    LinkState& link = links_[static_cast<std::size_t>(hop.link)];
+    link.weight -= ended;
+    link.flows[static_cast<std::size_t>(hop.slot)].weight -= ended;
     mark_dirty(hop.link);
   }
   flow.next = static_cast<std::uint32_t>(done);
@@ -246,16 +248,15 @@ void FlowNetwork::collect_component(int seed_link, double fixed_below) {
     double fixed_load = 0;
     int fixed_weight = 0;
     for (const Member& m : links_[ul].flows) {
-      const Flow& flow = flows_[static_cast<std::size_t>(m.flow)];
-      if (flow.rate > 0 && flow.rate < fixed_below) {
-        fixed_load += flow.rate * flow.weight();
-        fixed_weight += flow.weight();
+      if (m.rate > 0 && m.rate < fixed_below) {
+        fixed_load += m.rate * m.weight;
+        fixed_weight += m.weight;
         continue;
       }
       if (flow_epoch_[static_cast<std::size_t>(m.flow)] == mark) continue;
       flow_epoch_[static_cast<std::size_t>(m.flow)] = mark;
       comp_flows_.push_back(m.flow);
-      for (const Hop& hop : flow.hops) {
+      for (const Hop& hop : flows_[static_cast<std::size_t>(m.flow)].hops) {
         if (link_epoch_[static_cast<std::size_t>(hop.link)] == mark) continue;
         link_epoch_[static_cast<std::size_t>(hop.link)] = mark;
         comp_links_.push_back(hop.link);
@@ -277,12 +278,12 @@ void FlowNetwork::fill_levels() {
   for (int l : comp_links_)
     if (unfrozen_[static_cast<std::size_t>(l)] > 0) open_.push_back(l);
   for (int f : comp_flows_) new_rate_[static_cast<std::size_t>(f)] = -1;
+  double level = kNever;
+  for (int l : open_) {
+    const auto u = static_cast<std::size_t>(l);
+    level = std::min(level, cap_left_[u] / unfrozen_[u]);
+  }
   while (!open_.empty()) {
-    double level = kNever;
-    for (int l : open_) {
-      const auto u = static_cast<std::size_t>(l);
-      level = std::min(level, cap_left_[u] / unfrozen_[u]);
-    }
     const double rate = std::max(level, 0.0);
     const double at_level = level * (1 + 1e-12);
     std::size_t kept = 0;
@@ -296,7 +297,7 @@ void FlowNetwork::fill_levels() {
           if (r >= 0) continue;
           r = rate;
           const Flow& flow = flows_[static_cast<std::size_t>(m.flow)];
-          const int weight = flow.weight();
+          const int weight = m.weight;
           const double used = weight == 1 ? rate : rate * weight;
           for (const Hop& hop : flow.hops) {
             const auto u = static_cast<std::size_t>(hop.link);
@@ -307,10 +308,16 @@ void FlowNetwork::fill_levels() {
       }
       if (unfrozen_[ul] > 0) open_[kept++] = l;
     }
-    // Links behind the cursor may have lost all their flows to later links of this round.
+    // Links behind the cursor may have lost all their flows to later links of this round;
+    // the shares are final now, so this pass also finds the next level.
     std::size_t still = 0;
-    for (std::size_t i = 0; i < kept; ++i)
-      if (unfrozen_[static_cast<std::size_t>(open_[i])] > 0) open_[still++] = open_[i];
+    level = kNever;
+    for (std::size_t i = 0; i < kept; ++i) {
+      const auto u = static_cast<std::size_t>(open_[i]);
+      if (unfrozen_[u] <= 0) continue;
+      level = std::min(level, cap_left_[u] / unfrozen_[u]);
+      open_[still++] = open_[i];
+    }
     open_.resize(still);
   }
 }
@@ -335,6 +342,9 @@ void FlowNetwork::fill_component(double now) {
     flow.sent += flow.rate * (now - flow.last);
     flow.last = now;
     flow.rate = rate;
+    for (const Hop& hop : flow.hops)
+      links_[static_cast<std::size_t>(hop.link)].flows[static_cast<std::size_t>(hop.slot)].rate =
+          rate;
     push_completion(f, now);
   }
 }

@@ -59,9 +59,11 @@ class FlowNetwork final : public Network {
     bool moves = false;  // bytes to send over links (else: latency only)
     [[nodiscard]] int weight() const { return static_cast<int>(parts.size() - next); }
   };
-  struct Member {
+  struct Member {  // a flow on a link, with copies of its weight and rate for the scans
     int flow = 0;
     int hop = 0;
+    int weight = 0;
+    double rate = 0;
   };
   struct LinkState {
     std::vector<Member> flows;
