@@ -269,10 +269,24 @@ void simgrid_table(const std::vector<std::string>& algorithms,
   if (csv != nullptr) std::fclose(csv);
 }
 
-std::vector<std::string> logarithmic_allreduce() {
+// What `topocoll compare --algorithms all` runs on the torus `dims`: an algorithm whose
+// requirements take a torus gets the shape, any other a ring of the ranks; one that refuses
+// its request is skipped. The O(P)-step rings (ring, hamiltonian-*) are left out.
+std::vector<std::string> logarithmic_allreduce(const std::vector<int>& dims) {
+  int ranks = 1;
+  for (int d : dims) ranks *= d;
   std::vector<std::string> names;
   for (const auto* a : registry().for_collective(Collective::allreduce)) {
     if (a->name == "ring" || a->name.rfind("hamiltonian", 0) == 0) continue;  // O(P) steps
+    ScheduleRequest request;
+    request.collective = Collective::allreduce;
+    request.ranks = ranks;
+    if (a->requirements.dims != DimsRule::ring_only) request.dims = dims;
+    try {
+      (void)registry().build(a->name, request);
+    } catch (const UnsupportedRequest&) {
+      continue;
+    }
     names.push_back(a->name);
   }
   return names;
@@ -283,7 +297,7 @@ std::vector<std::string> logarithmic_allreduce() {
 void compare_sweep(int jobs, int case_limit_s) {
   const auto params = topo::preset_params("swing");
   const std::vector<int> dims{64, 64};
-  const auto algorithms = logarithmic_allreduce();
+  const auto algorithms = logarithmic_allreduce(dims);
   std::vector<std::pair<std::string, std::uint64_t>> cases;
   for (const auto& a : algorithms)
     for (int k = 5; k <= 29; ++k) cases.emplace_back(a, std::uint64_t{1} << k);

@@ -34,23 +34,22 @@ void FlowNetwork::push(double time, int flow, std::uint32_t version, Kind kind) 
   events_.push(time, e);
 }
 
-// The key of a forming group: its path's address, odd for a group of zero-byte transfers (a
-// path's address is even), which never enter the links and end together after the latency.
-std::uint64_t FlowNetwork::forming_key(const int* path, bool moves) {
-  return reinterpret_cast<std::uintptr_t>(path) | (moves ? 0u : 1u);
-}
-
-// The group started at `now` on this very path that is still waiting out its latency, or -1.
-int FlowNetwork::forming_group(double now, const PathView& path, bool moves) {
-  const int* g = forming_.find(forming_key(path.links, moves));
-  if (g == nullptr) return -1;
-  const Flow& flow = flows_[static_cast<std::size_t>(*g)];
-  if (!flow.live || flow.in_links || flow.start != now || flow.path != path.links ||
-      flow.moves != moves || static_cast<int>(flow.hops.size()) != path.hops)
-    return -1;
-  for (int h = 0; h < path.hops; ++h)
-    if (flow.hops[static_cast<std::size_t>(h)].link != path.links[h]) return -1;
-  return *g;
+// The group started at `now` on this very path that still waits out its latency, or -1. Only
+// the groups started last are looked at: the ranges of one send are started one after the
+// other (per path), and a group missed here is only a smaller group, never a different result.
+int FlowNetwork::forming_group(double now, const PathView& path, bool moves) const {
+  for (const int g : recent_) {
+    if (g < 0) continue;
+    const Flow& flow = flows_[static_cast<std::size_t>(g)];
+    if (flow.path != path.links || flow.moves != moves || !flow.live || flow.in_links ||
+        flow.start != now || static_cast<int>(flow.hops.size()) != path.hops)
+      continue;
+    bool same = true;
+    for (int h = 0; h < path.hops && same; ++h)
+      same = flow.hops[static_cast<std::size_t>(h)].link == path.links[h];
+    if (same) return g;
+  }
+  return -1;
 }
 
 void FlowNetwork::start(double now, const PathView& path, double bytes, int /*step*/,
@@ -79,7 +78,8 @@ void FlowNetwork::start(double now, const PathView& path, double bytes, int /*st
   flow.live = true;
   flow.version = (flow.version + 1) & 0x7fffffffu;
   ++groups_started_;
-  forming_[forming_key(path.links, moves)] = f;
+  recent_[recent_next_] = f;
+  recent_next_ = (recent_next_ + 1) % recent_.size();
   push(now + path.latency_s, f, flow.version, moves ? Kind::activate : Kind::complete);
 }
 
@@ -87,15 +87,8 @@ double FlowNetwork::next_time() const { return events_.empty() ? kNever : events
 
 void FlowNetwork::mark_dirty(int link) { dirty_.push_back(link); }
 
-void FlowNetwork::forget_forming(int f) {
-  const Flow& flow = flows_[static_cast<std::size_t>(f)];
-  const std::uint64_t key = forming_key(flow.path, flow.moves);
-  if (const int* g = forming_.find(key); g != nullptr && *g == f) forming_.erase(key);
-}
-
 void FlowNetwork::activate(int f, double now) {
   Flow& flow = flows_[static_cast<std::size_t>(f)];
-  forget_forming(f);
   // Smallest first: every part moves at the group's rate, so they end in this order.
   std::stable_sort(flow.parts.begin(), flow.parts.end(),
                    [](const Part& a, const Part& b) { return a.bytes < b.bytes; });
@@ -132,7 +125,6 @@ void FlowNetwork::complete_parts(int f, double now, double end,
                                  std::vector<std::uint32_t>& completed) {
   Flow& flow = flows_[static_cast<std::size_t>(f)];
   if (!flow.in_links) {  // zero-byte messages or a path without links
-    forget_forming(f);
     for (const Part& p : flow.parts) completed.push_back(p.tag);
     flow.live = false;
     free_flows_.push_back(f);

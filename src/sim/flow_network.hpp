@@ -11,10 +11,10 @@
 // max-min fairness gives each of them the same rate, and the group is filled once with its
 // transfer count as weight. Each transfer still ends at its own instant, when its own bytes
 // have been sent. Zero-byte transfers started together on one path end together too.
+#include <array>
 #include <cstdint>
 #include <vector>
 
-#include "sim/flat_map.hpp"
 #include "sim/network.hpp"
 #include "sim/time_buckets.hpp"
 #include "topology/topology.hpp"
@@ -81,9 +81,7 @@ class FlowNetwork final : public Network {
   };
 
   int new_flow();
-  static std::uint64_t forming_key(const int* path, bool moves);
-  int forming_group(double now, const PathView& path, bool moves);
-  void forget_forming(int f);
+  [[nodiscard]] int forming_group(double now, const PathView& path, bool moves) const;
   void push(double time, int flow, std::uint32_t version, Kind kind);
   void push_completion(int f, double now);
   void activate(int f, double now);
@@ -101,7 +99,8 @@ class FlowNetwork final : public Network {
   std::vector<int> free_flows_;
   TimeBuckets<Event> events_;
   std::vector<Event> batch_;
-  FlatMap<int> forming_;  // path links address -> group waiting out its latency
+  std::array<int, 8> recent_{-1, -1, -1, -1, -1, -1, -1, -1};  // groups started last
+  std::size_t recent_next_ = 0;
   std::uint64_t groups_started_ = 0;
 
   // Scratch of the incremental max-min recomputation.
