@@ -3,7 +3,7 @@
 // large-vector deficiencies of the torus algorithms against the papers' closed forms.
 // Every measurement runs in a child process, so its peak RSS is its own.
 //
-//   build/cpp/topocoll_sim_bench speed|scaling|simgrid|compare|deficiency|all [--jobs N]
+//   build/cpp/topocoll_sim_bench speed|scaling|rings|simgrid|compare|deficiency|all [--jobs N]
 //                                [--case-limit CPU_SECONDS]   (compare: per size and algorithm)
 //                                [--simgrid-limit CPU_SECONDS] [--csv FILE]   (simgrid)
 //   build/cpp/topocoll_sim_bench one ALGORITHM AxB BYTES [ROUTING]   (one flow run, for profiling)
@@ -312,6 +312,7 @@ void compare_sweep(int jobs, int case_limit_s) {
            MAP_SHARED | MAP_ANONYMOUS, -1, 0));
   new (next) std::atomic<std::size_t>(0);
   std::vector<std::pair<pid_t, int>> children;
+  std::fflush(stdout);  // the workers must not print this process's buffer again
   for (int j = 0; j < jobs; ++j) {
     int fds[2];
     if (pipe(fds) != 0) return;
@@ -511,6 +512,10 @@ int main(int argc, char** argv) {
     speed_table({"swing-bw", "bucket"}, {{8, 8}, {16, 16}, {32, 32}, {64, 64}, {128, 128}},
                 limit_s);
   }
+  if (all || mode == "rings") {
+    std::printf("\n### The O(P)-step rings at 64x64 (flow model, 64 MiB)\n\n");
+    speed_table({"ring", "hamiltonian-rings"}, {{64, 64}}, limit_s);
+  }
   if (all || mode == "simgrid") {
     std::printf("\n### Flow model versus SimGrid (64 MiB allreduce, swing parameters)\n\n");
     simgrid_table({"swing-bw", "recdoub-bw", "ring", "bucket"}, {{16, 16}, {32, 32}, {64, 64}},
@@ -525,10 +530,11 @@ int main(int argc, char** argv) {
     deficiency_table(limit_s);
   }
   if (!all && mode != "speed" && mode != "scaling" && mode != "compare" && mode != "deficiency" &&
-      mode != "simgrid") {
+      mode != "simgrid" && mode != "rings") {
     std::fprintf(
         stderr,
-        "unknown mode '%s'; accepted: speed, scaling, simgrid, compare, deficiency, one, all\n",
+        "unknown mode '%s'; accepted: speed, scaling, rings, simgrid, compare, deficiency, one, "
+        "all\n",
         mode.c_str());
     return 2;
   }
