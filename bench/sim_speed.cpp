@@ -5,6 +5,7 @@
 //
 //   build/cpp/topocoll_sim_bench speed|scaling|rings|simgrid|compare|deficiency|all [--jobs N]
 //                                [--case-limit CPU_SECONDS]   (compare: per size and algorithm)
+//                                [--skip A,B]   (compare: leave these algorithms out)
 //                                [--simgrid-limit CPU_SECONDS] [--csv FILE]   (simgrid)
 //   build/cpp/topocoll_sim_bench one ALGORITHM AxB BYTES [ROUTING]   (one flow run, for profiling)
 //
@@ -294,10 +295,12 @@ std::vector<std::string> logarithmic_allreduce(const std::vector<int>& dims) {
 
 // A 64x64 `compare`: every logarithmic allreduce algorithm and bucket at 25 sizes (32 B to
 // 512 MiB), spread over `jobs` child processes.
-void compare_sweep(int jobs, int case_limit_s) {
+void compare_sweep(int jobs, int case_limit_s, const std::string& skip) {
   const auto params = topo::preset_params("swing");
   const std::vector<int> dims{64, 64};
-  const auto algorithms = logarithmic_allreduce(dims);
+  std::vector<std::string> algorithms;
+  for (const auto& a : logarithmic_allreduce(dims))
+    if (("," + skip + ",").find("," + a + ",") == std::string::npos) algorithms.push_back(a);
   std::vector<std::pair<std::string, std::uint64_t>> cases;
   for (const auto& a : algorithms)
     for (int k = 5; k <= 29; ++k) cases.emplace_back(a, std::uint64_t{1} << k);
@@ -476,8 +479,9 @@ void deficiency_table(int limit_s) {
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "all";
   int jobs = 2, case_limit_s = 60, simgrid_limit_s = 600;
-  std::string csv_path;
+  std::string csv_path, skip;
   for (int i = 2; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--skip") == 0) skip = argv[i + 1];
     if (std::strcmp(argv[i], "--simgrid-limit") == 0)
       simgrid_limit_s = std::max(1, std::atoi(argv[i + 1]));
     if (std::strcmp(argv[i], "--csv") == 0) csv_path = argv[i + 1];
@@ -523,7 +527,7 @@ int main(int argc, char** argv) {
   }
   if (all || mode == "compare") {
     std::printf("\n### A 64x64 compare sweep (flow model)\n\n");
-    compare_sweep(jobs, case_limit_s);
+    compare_sweep(jobs, case_limit_s, skip);
   }
   if (all || mode == "deficiency") {
     std::printf("\n### Large-vector deficiencies (flow model, 1 GiB, no latency)\n\n");
