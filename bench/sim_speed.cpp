@@ -3,8 +3,11 @@
 // large-vector deficiencies of the torus algorithms against the papers' closed forms.
 // Every measurement runs in a child process, so its peak RSS is its own.
 //
-//   build/cpp/topocoll_sim_bench speed|scaling|compare|deficiency|all [--jobs N]
+//   build/cpp/topocoll_sim_bench speed|scaling|rings|simgrid|compare|deficiency|all [--jobs N]
 //                                [--case-limit CPU_SECONDS]   (compare: per size and algorithm)
+//                                [--skip A,B]   (compare: leave these algorithms out)
+//                                [--simgrid-limit CPU_SECONDS] [--csv FILE]   (simgrid)
+//   build/cpp/topocoll_sim_bench one ALGORITHM AxB BYTES [ROUTING]   (one flow run, for profiling)
 //
 // Prints Markdown tables (docs/simulator-benchmark.md records them).
 #include <sys/mman.h>
@@ -72,19 +75,21 @@ SchedulePtr build(const std::string& algorithm, const std::vector<int>& dims, bo
 
 sim::SimResult simulate_on(const std::string& algorithm, const std::vector<int>& dims,
                            std::uint64_t bytes, const topo::NetworkParams& params,
-                           const std::string& routing, bool& one_d, int ports = 0) {
+                           const std::string& routing, bool& one_d, int ports = 0,
+                           sim::Model model = sim::Model::flow) {
   const auto schedule = build(algorithm, dims, one_d, ports);
   const auto topology = topo::make_topology("torus:" + shape_name(dims), params);
   const auto router = topo::make_router(*topology, routing);
   const auto mapping = topo::make_mapping("linear", schedule->ranks(), *topology);
   sim::SimConfig config;
-  config.model = sim::Model::flow;
+  config.model = model;
   config.vector_bytes = bytes;
   return sim::simulate(*schedule, *topology, *router, mapping, config);
 }
 
 // Runs `work` in a child (at most `limit_s` seconds) and measures it.
 Run measure(const std::function<Run()>& work, int limit_s) {
+  std::fflush(stdout);  // a child that exits through exit() must not print our buffer again
   int fds[2];
   if (pipe(fds) != 0) return {false, "pipe failed"};
   const pid_t pid = fork();
@@ -136,9 +141,10 @@ Run measure(const std::function<Run()>& work, int limit_s) {
 }
 
 Run flow_run(const std::string& algorithm, const std::vector<int>& dims, std::uint64_t bytes,
-             const topo::NetworkParams& params, int ports = 0) {
+             const topo::NetworkParams& params, int ports = 0, sim::Model model = sim::Model::flow,
+             const std::string& routing = "minimal") {
   bool one_d = false;
-  const auto result = simulate_on(algorithm, dims, bytes, params, "minimal", one_d, ports);
+  const auto result = simulate_on(algorithm, dims, bytes, params, routing, one_d, ports, model);
   Run r;
   r.sim_time_s = result.time_s;
   r.messages = static_cast<double>(result.messages);
@@ -170,10 +176,118 @@ void speed_table(const std::vector<std::string>& algorithms,
   }
 }
 
-std::vector<std::string> logarithmic_allreduce() {
+// The flow model against SimGrid on the same workloads (issue 7, "Done when": at least 10x as
+// many transfers per second, aim for 100x). SimGrid routes single-path, so the like-for-like
+// rows run both models with `dor` routing; the flow model's `minimal` rows are shown too. Each
+// run is a child under a CPU-time limit (SimGrid's own forked child counts in it); a run that
+// hits the limit is reported as "> limit", never extrapolated. Rows also go to `csv_path`.
+void simgrid_table(const std::vector<std::string>& algorithms,
+                   const std::vector<std::vector<int>>& shapes, int limit_s,
+                   const std::string& csv_path) {
+  const auto params = topo::preset_params("swing");
+  FILE* csv = csv_path.empty() ? nullptr : std::fopen(csv_path.c_str(), "w");
+  if (csv != nullptr)
+    std::fprintf(csv,
+                 "algorithm,torus,model,routing,transfers,cpu_s,wall_s,peak_mib,sim_time_s,"
+                 "limited,limit_s\n");
+  std::printf(
+      "| algorithm | torus | transfers (dor) | flow minimal: CPU s | flow minimal: transfers/CPU "
+      "s | flow dor: CPU s | flow dor: transfers/CPU s | SimGrid dor: CPU s | SimGrid dor: "
+      "transfers/CPU s | flow dor / SimGrid | simulated time flow dor vs SimGrid |\n");
+  std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+  struct Variant {
+    const char* model_name;
+    sim::Model model;
+    const char* routing;
+  };
+  const Variant variants[] = {{"flow", sim::Model::flow, "minimal"},
+                              {"flow", sim::Model::flow, "dor"},
+                              {"simgrid", sim::Model::simgrid, "dor"}};
+  for (const auto& dims : shapes) {
+    for (const auto& a : algorithms) {
+      Run runs[3];
+      for (int v = 0; v < 3; ++v) {
+        runs[v] = measure(
+            [&] {
+              return flow_run(a, dims, 64ull << 20, params, 0, variants[v].model,
+                              variants[v].routing);
+            },
+            limit_s);
+        const bool limited = !runs[v].ok && runs[v].cpu_s >= 0.95 * limit_s;
+        if (csv != nullptr) {
+          std::fprintf(csv, "%s,%s,%s,%s,%.0f,%.3f,%.3f,%.1f,%.12g,%d,%d\n", a.c_str(),
+                       shape_name(dims).c_str(), variants[v].model_name, variants[v].routing,
+                       runs[v].transfers, runs[v].cpu_s, runs[v].wall_s, runs[v].peak_mib,
+                       runs[v].sim_time_s, limited ? 1 : 0, limit_s);
+          std::fflush(csv);
+        }
+        if (!runs[v].ok && !limited)
+          std::fprintf(stderr, "%s %s %s %s: %s\n", a.c_str(), shape_name(dims).c_str(),
+                       variants[v].model_name, variants[v].routing, runs[v].note.c_str());
+      }
+      auto cpu = [&](const Run& r) {
+        char buf[64];
+        if (r.ok)
+          std::snprintf(buf, sizeof buf, "%.2f", r.cpu_s);
+        else if (r.cpu_s >= 0.95 * limit_s)
+          std::snprintf(buf, sizeof buf, "> %d", limit_s);
+        else
+          std::snprintf(buf, sizeof buf, "failed");
+        return std::string(buf);
+      };
+      const double transfers = runs[1].ok ? runs[1].transfers : runs[2].transfers;
+      auto rate = [&](const Run& r, double n) {
+        char buf[64];
+        if (r.ok)
+          std::snprintf(buf, sizeof buf, "%.3gM", n / std::max(r.cpu_s, 1e-3) / 1e6);
+        else if (r.cpu_s >= 0.95 * limit_s && n > 0)
+          std::snprintf(buf, sizeof buf, "< %.3gM", n / limit_s / 1e6);
+        else
+          std::snprintf(buf, sizeof buf, "-");
+        return std::string(buf);
+      };
+      std::string ratio = "-", agree = "-";
+      if (runs[1].ok && runs[2].ok) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.0fx", runs[2].cpu_s / std::max(runs[1].cpu_s, 1e-3));
+        ratio = buf;
+        std::snprintf(buf, sizeof buf, "%+.3f%%",
+                      (runs[1].sim_time_s / runs[2].sim_time_s - 1) * 100);
+        agree = buf;
+      } else if (runs[1].ok && runs[2].cpu_s >= 0.95 * limit_s) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "> %.0fx", limit_s / std::max(runs[1].cpu_s, 1e-3));
+        ratio = buf;
+      }
+      std::printf("| %s | %s | %.0f | %s | %s | %s | %s | %s | %s | %s | %s |\n", a.c_str(),
+                  shape_name(dims).c_str(), transfers, cpu(runs[0]).c_str(),
+                  rate(runs[0], runs[0].transfers).c_str(), cpu(runs[1]).c_str(),
+                  rate(runs[1], runs[1].transfers).c_str(), cpu(runs[2]).c_str(),
+                  rate(runs[2], transfers).c_str(), ratio.c_str(), agree.c_str());
+      std::fflush(stdout);
+    }
+  }
+  if (csv != nullptr) std::fclose(csv);
+}
+
+// What `topocoll compare --algorithms all` runs on the torus `dims`: an algorithm whose
+// requirements take a torus gets the shape, any other a ring of the ranks; one that refuses
+// its request is skipped. The O(P)-step rings (ring, hamiltonian-*) are left out.
+std::vector<std::string> logarithmic_allreduce(const std::vector<int>& dims) {
+  int ranks = 1;
+  for (int d : dims) ranks *= d;
   std::vector<std::string> names;
   for (const auto* a : registry().for_collective(Collective::allreduce)) {
     if (a->name == "ring" || a->name.rfind("hamiltonian", 0) == 0) continue;  // O(P) steps
+    ScheduleRequest request;
+    request.collective = Collective::allreduce;
+    request.ranks = ranks;
+    if (a->requirements.dims != DimsRule::ring_only) request.dims = dims;
+    try {
+      (void)registry().build(a->name, request);
+    } catch (const UnsupportedRequest&) {
+      continue;
+    }
     names.push_back(a->name);
   }
   return names;
@@ -181,10 +295,12 @@ std::vector<std::string> logarithmic_allreduce() {
 
 // A 64x64 `compare`: every logarithmic allreduce algorithm and bucket at 25 sizes (32 B to
 // 512 MiB), spread over `jobs` child processes.
-void compare_sweep(int jobs, int case_limit_s) {
+void compare_sweep(int jobs, int case_limit_s, const std::string& skip) {
   const auto params = topo::preset_params("swing");
   const std::vector<int> dims{64, 64};
-  const auto algorithms = logarithmic_allreduce();
+  std::vector<std::string> algorithms;
+  for (const auto& a : logarithmic_allreduce(dims))
+    if (("," + skip + ",").find("," + a + ",") == std::string::npos) algorithms.push_back(a);
   std::vector<std::pair<std::string, std::uint64_t>> cases;
   for (const auto& a : algorithms)
     for (int k = 5; k <= 29; ++k) cases.emplace_back(a, std::uint64_t{1} << k);
@@ -199,6 +315,7 @@ void compare_sweep(int jobs, int case_limit_s) {
            MAP_SHARED | MAP_ANONYMOUS, -1, 0));
   new (next) std::atomic<std::size_t>(0);
   std::vector<std::pair<pid_t, int>> children;
+  std::fflush(stdout);  // the workers must not print this process's buffer again
   for (int j = 0; j < jobs; ++j) {
     int fds[2];
     if (pipe(fds) != 0) return;
@@ -381,14 +498,34 @@ void deficiency_table(int limit_s) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "all";
-  int jobs = 2, case_limit_s = 60;
+  int jobs = 2, case_limit_s = 60, simgrid_limit_s = 600;
+  std::string csv_path, skip;
   for (int i = 2; i + 1 < argc; ++i) {
+    if (std::strcmp(argv[i], "--skip") == 0) skip = argv[i + 1];
+    if (std::strcmp(argv[i], "--simgrid-limit") == 0)
+      simgrid_limit_s = std::max(1, std::atoi(argv[i + 1]));
+    if (std::strcmp(argv[i], "--csv") == 0) csv_path = argv[i + 1];
     if (std::strcmp(argv[i], "--jobs") == 0) jobs = std::max(1, std::atoi(argv[i + 1]));
     if (std::strcmp(argv[i], "--case-limit") == 0)
       case_limit_s = std::max(1, std::atoi(argv[i + 1]));
   }
   const int limit_s = 600;
   const bool all = mode == "all";
+  if (mode == "one" && argc >= 5) {  // one ALGORITHM AxB SIZE_BYTES [ROUTING]: a single run
+    std::vector<int> dims;
+    for (const char* p = argv[3]; *p != 0;) {
+      dims.push_back(std::atoi(p));
+      while (*p != 0 && *p != 'x') ++p;
+      if (*p == 'x') ++p;
+    }
+    bool one_d = false;
+    const auto r = simulate_on(argv[2], dims, std::strtoull(argv[4], nullptr, 10),
+                               topo::preset_params("swing"), argc > 5 ? argv[5] : "minimal", one_d);
+    std::printf("time_s %.17g messages %llu transfers %llu\n", r.time_s,
+                static_cast<unsigned long long>(r.messages),
+                static_cast<unsigned long long>(r.transfers));
+    return 0;
+  }
   if (all || mode == "speed") {
     std::printf("\n### Transfers per second (flow model, 64 MiB allreduce, swing parameters)\n\n");
     speed_table({"swing-bw", "recdoub-bw", "ring", "bucket"}, {{16, 16}, {32, 32}, {64, 64}},
@@ -399,17 +536,30 @@ int main(int argc, char** argv) {
     speed_table({"swing-bw", "bucket"}, {{8, 8}, {16, 16}, {32, 32}, {64, 64}, {128, 128}},
                 limit_s);
   }
+  if (all || mode == "rings") {
+    std::printf("\n### The O(P)-step rings at 64x64 (flow model, 64 MiB)\n\n");
+    speed_table({"ring", "hamiltonian-rings"}, {{64, 64}}, limit_s);
+  }
+  if (all || mode == "simgrid") {
+    std::printf("\n### Flow model versus SimGrid (64 MiB allreduce, swing parameters)\n\n");
+    simgrid_table({"swing-bw", "recdoub-bw", "ring", "bucket"}, {{16, 16}, {32, 32}, {64, 64}},
+                  simgrid_limit_s, csv_path);
+  }
   if (all || mode == "compare") {
     std::printf("\n### A 64x64 compare sweep (flow model)\n\n");
-    compare_sweep(jobs, case_limit_s);
+    compare_sweep(jobs, case_limit_s, skip);
   }
   if (all || mode == "deficiency") {
     std::printf("\n### Large-vector deficiencies (flow model, 1 GiB, no latency)\n\n");
     deficiency_table(limit_s);
   }
-  if (!all && mode != "speed" && mode != "scaling" && mode != "compare" && mode != "deficiency") {
-    std::fprintf(stderr, "unknown mode '%s'; accepted: speed, scaling, compare, deficiency, all\n",
-                 mode.c_str());
+  if (!all && mode != "speed" && mode != "scaling" && mode != "compare" && mode != "deficiency" &&
+      mode != "simgrid" && mode != "rings") {
+    std::fprintf(
+        stderr,
+        "unknown mode '%s'; accepted: speed, scaling, rings, simgrid, compare, deficiency, one, "
+        "all\n",
+        mode.c_str());
     return 2;
   }
   return 0;

@@ -34,22 +34,53 @@ void FlowNetwork::push(double time, int flow, std::uint32_t version, Kind kind) 
   events_.push(time, e);
 }
 
+// The group started at `now` on this very path that still waits out its latency, or -1. Only
+// the groups started last are looked at: the ranges of one send are started one after the
+// other (per path), and a group missed here is only a smaller group, never a different result.
+int FlowNetwork::forming_group(double now, const PathView& path, bool moves) const {
+  for (const int g : recent_) {
+    if (g < 0) continue;
+    const Flow& flow = flows_[static_cast<std::size_t>(g)];
+    if (flow.path != path.links || flow.moves != moves || !flow.live || flow.in_links ||
+        flow.start != now || static_cast<int>(flow.hops.size()) != path.hops)
+      continue;
+    bool same = true;
+    for (int h = 0; h < path.hops && same; ++h)
+      same = flow.hops[static_cast<std::size_t>(h)].link == path.links[h];
+    if (same) return g;
+  }
+  return -1;
+}
+
 void FlowNetwork::start(double now, const PathView& path, double bytes, int /*step*/,
                         std::uint32_t tag) {
+  // The path latency comes first (DESIGN.md "Simulator"); a zero-byte message pays only it.
+  const bool moves = bytes > 0 && path.hops > 0;
+  const int g = forming_group(now, path, moves);
+  if (g >= 0) {
+    flows_[static_cast<std::size_t>(g)].parts.push_back({bytes, tag});
+    return;
+  }
   const int f = new_flow();
   Flow& flow = flows_[static_cast<std::size_t>(f)];
   flow.hops.clear();
   for (int h = 0; h < path.hops; ++h) flow.hops.push_back({path.links[h], 0});
-  flow.remaining = bytes;
+  flow.parts.clear();
+  flow.parts.push_back({bytes, tag});
+  flow.next = 0;
+  flow.path = path.links;
+  flow.moves = moves;
+  flow.start = now;
+  flow.sent = 0;
   flow.rate = 0;
   flow.last = now;
-  flow.tag = tag;
   flow.in_links = false;
   flow.live = true;
   flow.version = (flow.version + 1) & 0x7fffffffu;
-  // The path latency comes first (DESIGN.md "Simulator"); a zero-byte message pays only it.
-  const Kind kind = (bytes > 0 && path.hops > 0) ? Kind::activate : Kind::complete;
-  push(now + path.latency_s, f, flow.version, kind);
+  ++groups_started_;
+  recent_[recent_next_] = f;
+  recent_next_ = (recent_next_ + 1) % recent_.size();
+  push(now + path.latency_s, f, flow.version, moves ? Kind::activate : Kind::complete);
 }
 
 double FlowNetwork::next_time() const { return events_.empty() ? kNever : events_.next_time(); }
@@ -58,37 +89,89 @@ void FlowNetwork::mark_dirty(int link) { dirty_.push_back(link); }
 
 void FlowNetwork::activate(int f, double now) {
   Flow& flow = flows_[static_cast<std::size_t>(f)];
+  // Smallest first: every part moves at the group's rate, so they end in this order.
+  std::stable_sort(flow.parts.begin(), flow.parts.end(),
+                   [](const Part& a, const Part& b) { return a.bytes < b.bytes; });
+  double total = 0;
+  for (const Part& p : flow.parts) total += p.bytes;
+  const int weight = flow.weight();
   flow.in_links = true;
   flow.last = now;
+  added_.push_back(f);
   for (int h = 0; h < static_cast<int>(flow.hops.size()); ++h) {
     Hop& hop = flow.hops[static_cast<std::size_t>(h)];
     LinkState& link = links_[static_cast<std::size_t>(hop.link)];
     if (link.flows.empty()) link.busy_since = now;
     hop.slot = static_cast<int>(link.flows.size());
-    link.flows.push_back({f, h});
-    link.bytes += flow.remaining;
+    link.flows.push_back({f, h, weight, 0.0});
+    link.weight += weight;
+    link.bytes += total;
     mark_dirty(hop.link);
   }
 }
 
-void FlowNetwork::finish(int f, double now, std::vector<std::uint32_t>& completed) {
+void FlowNetwork::push_completion(int f, double now) {
   Flow& flow = flows_[static_cast<std::size_t>(f)];
-  if (flow.in_links) {
-    for (const Hop& hop : flow.hops) {
-      LinkState& link = links_[static_cast<std::size_t>(hop.link)];
-      const Member moved = link.flows.back();
-      link.flows[static_cast<std::size_t>(hop.slot)] = moved;
-      flows_[static_cast<std::size_t>(moved.flow)].hops[static_cast<std::size_t>(moved.hop)].slot =
-          hop.slot;
-      link.flows.pop_back();
-      if (link.flows.empty()) link.busy += now - link.busy_since;
-      mark_dirty(hop.link);
-    }
+  flow.version = (flow.version + 1) & 0x7fffffffu;
+  if (flow.rate > 0) {
+    const double left = std::max(0.0, flow.parts[flow.next].bytes - flow.sent);
+    push(now + left / flow.rate, f, flow.version, Kind::complete);
   }
-  flow.live = false;
-  flow.in_links = false;
-  completed.push_back(flow.tag);
-  free_flows_.push_back(f);
+}
+
+// The completion event of the group's next part fired at `now`: that part and every other
+// part predicted to end within this instant complete.
+void FlowNetwork::complete_parts(int f, double now, double end,
+                                 std::vector<std::uint32_t>& completed) {
+  Flow& flow = flows_[static_cast<std::size_t>(f)];
+  if (!flow.in_links) {  // zero-byte messages or a path without links
+    for (const Part& p : flow.parts) completed.push_back(p.tag);
+    flow.live = false;
+    free_flows_.push_back(f);
+    return;
+  }
+  removed_rate_ = std::min(removed_rate_, flow.rate);
+  const double sent_before = flow.sent, last_before = flow.last;
+  const std::size_t first = flow.next;
+  std::size_t done = first + 1;
+  while (done < flow.parts.size() &&
+         last_before + (flow.parts[done].bytes - sent_before) / flow.rate <= end)
+    ++done;
+  for (std::size_t i = first; i < done; ++i) completed.push_back(flow.parts[i].tag);
+  if (done == flow.parts.size()) {
+    leave_links(f, now);
+    flow.live = false;
+    flow.in_links = false;
+    free_flows_.push_back(f);
+    return;
+  }
+  const int ended = static_cast<int>(done - first);
+  for (const Hop& hop : flow.hops) {
+    LinkState& link = links_[static_cast<std::size_t>(hop.link)];
+    link.weight -= ended;
+    link.flows[static_cast<std::size_t>(hop.slot)].weight -= ended;
+    mark_dirty(hop.link);
+  }
+  flow.next = static_cast<std::uint32_t>(done);
+  flow.sent = sent_before + flow.rate * (now - last_before);
+  flow.last = now;
+  push_completion(f, now);  // superseded if the recomputation changes the rate
+}
+
+void FlowNetwork::leave_links(int f, double now) {
+  Flow& flow = flows_[static_cast<std::size_t>(f)];
+  const int weight = flow.weight();
+  for (const Hop& hop : flow.hops) {
+    LinkState& link = links_[static_cast<std::size_t>(hop.link)];
+    const Member moved = link.flows.back();
+    link.flows[static_cast<std::size_t>(hop.slot)] = moved;
+    flows_[static_cast<std::size_t>(moved.flow)].hops[static_cast<std::size_t>(moved.hop)].slot =
+        hop.slot;
+    link.flows.pop_back();
+    link.weight -= weight;
+    if (link.flows.empty()) link.busy += now - link.busy_since;
+    mark_dirty(hop.link);
+  }
 }
 
 void FlowNetwork::advance(double now, std::vector<std::uint32_t>& completed) {
@@ -101,31 +184,67 @@ void FlowNetwork::advance(double now, std::vector<std::uint32_t>& completed) {
     if (e.activates)
       activate(e.flow, now);
     else
-      finish(e.flow, now, completed);
+      complete_parts(e.flow, now, end, completed);
   }
   recompute(now);
 }
 
+// Flows whose rate is below this level cannot change at this instant (divergence_level), so
+// the recomputation treats them as fixed load on their links and leaves them alone.
 void FlowNetwork::recompute(double now) {
-  for (int seed : dirty_) {
-    if (link_epoch_[static_cast<std::size_t>(seed)] == epoch_ + 1) continue;  // done this round
-    collect_component(seed);
-    if (!comp_flows_.empty()) fill_component(now);
+  if (!dirty_.empty()) {
+    const double fixed_below = divergence_level() * (1 - 1e-9);
+    for (int seed : dirty_) {
+      if (link_epoch_[static_cast<std::size_t>(seed)] == epoch_ + 1) continue;  // done
+      collect_component(seed, fixed_below);
+      if (!comp_flows_.empty()) fill_component(now);
+    }
   }
   dirty_.clear();
+  added_.clear();
+  removed_rate_ = kNever;
   ++epoch_;
 }
 
-// Every flow reachable from `seed_link` through shared links: the flows whose max-min
-// rates can change when the flows of that link change.
-void FlowNetwork::collect_component(int seed_link) {
+// A level below which no max-min rate changes at this instant: no more than the old rate of
+// every transfer that ended, and no more than min over its links of capacity / transfers on
+// the link for every group that started (a lower bound of its new rate). Progressive filling
+// freezes every flow below that level on a link that neither kind of change touches with the
+// same flows as before, so the old rates below it are the new ones: a link with a new group
+// on it cannot have been saturated by flows slower than capacity / transfers, and an ended
+// transfer was not on a link saturated below its own rate.
+double FlowNetwork::divergence_level() const {
+  double level = removed_rate_;
+  for (int f : added_) {
+    const Flow& flow = flows_[static_cast<std::size_t>(f)];
+    if (!flow.live || !flow.in_links) continue;
+    for (const Hop& hop : flow.hops) {
+      const LinkState& link = links_[static_cast<std::size_t>(hop.link)];
+      level = std::min(level, link.capacity / link.weight);
+    }
+  }
+  return level;
+}
+
+// The flows reachable from `seed_link` through shared links and flows not fixed (rate below
+// `fixed_below`): the flows whose max-min rates can change. Fixed flows on the links reached
+// count as load: each link's capacity left and its transfers to fill are set here.
+void FlowNetwork::collect_component(int seed_link, double fixed_below) {
   const std::uint32_t mark = epoch_ + 1;
   comp_links_.clear();
   comp_flows_.clear();
   link_epoch_[static_cast<std::size_t>(seed_link)] = mark;
   comp_links_.push_back(seed_link);
   for (std::size_t i = 0; i < comp_links_.size(); ++i) {
-    for (const Member& m : links_[static_cast<std::size_t>(comp_links_[i])].flows) {
+    const auto ul = static_cast<std::size_t>(comp_links_[i]);
+    double fixed_load = 0;
+    int fixed_weight = 0;
+    for (const Member& m : links_[ul].flows) {
+      if (m.rate > 0 && m.rate < fixed_below) {
+        fixed_load += m.rate * m.weight;
+        fixed_weight += m.weight;
+        continue;
+      }
       if (flow_epoch_[static_cast<std::size_t>(m.flow)] == mark) continue;
       flow_epoch_[static_cast<std::size_t>(m.flow)] = mark;
       comp_flows_.push_back(m.flow);
@@ -135,29 +254,28 @@ void FlowNetwork::collect_component(int seed_link) {
         comp_links_.push_back(hop.link);
       }
     }
+    cap_left_[ul] = links_[ul].capacity - fixed_load;
+    unfrozen_[ul] = links_[ul].weight - fixed_weight;
   }
 }
 
 // Progressive filling, one level per round: raise all rates together to the smallest fair
-// share of any link (capacity left / flows not yet frozen); every link at that level (within
-// 1e-12 relative) saturates and freezes its flows at it; repeat on what is left. The rounds
-// are the distinct bottleneck levels, usually few even in large components, and a round is a
-// linear pass over the links still open, with no heap.
+// share of any link (capacity left / transfers not yet frozen); every link at that level
+// (within 1e-12 relative) saturates and freezes its flows at it; repeat on what is left. The
+// rounds are the distinct bottleneck levels, usually few even in large components, and a
+// round is a linear pass over the links still open, with no heap.
 void FlowNetwork::fill_levels() {
+  const std::uint32_t mark = epoch_ + 1;
   open_.clear();
-  for (int l : comp_links_) {
-    const auto u = static_cast<std::size_t>(l);
-    cap_left_[u] = links_[u].capacity;
-    unfrozen_[u] = static_cast<int>(links_[u].flows.size());
-    if (unfrozen_[u] > 0) open_.push_back(l);
-  }
+  for (int l : comp_links_)
+    if (unfrozen_[static_cast<std::size_t>(l)] > 0) open_.push_back(l);
   for (int f : comp_flows_) new_rate_[static_cast<std::size_t>(f)] = -1;
+  double level = kNever;
+  for (int l : open_) {
+    const auto u = static_cast<std::size_t>(l);
+    level = std::min(level, cap_left_[u] / unfrozen_[u]);
+  }
   while (!open_.empty()) {
-    double level = kNever;
-    for (int l : open_) {
-      const auto u = static_cast<std::size_t>(l);
-      level = std::min(level, cap_left_[u] / unfrozen_[u]);
-    }
     const double rate = std::max(level, 0.0);
     const double at_level = level * (1 + 1e-12);
     std::size_t kept = 0;
@@ -166,33 +284,46 @@ void FlowNetwork::fill_levels() {
       const auto ul = static_cast<std::size_t>(l);
       if (unfrozen_[ul] > 0 && cap_left_[ul] / unfrozen_[ul] <= at_level) {
         for (const Member& m : links_[ul].flows) {
+          if (flow_epoch_[static_cast<std::size_t>(m.flow)] != mark) continue;  // fixed
           double& r = new_rate_[static_cast<std::size_t>(m.flow)];
           if (r >= 0) continue;
           r = rate;
-          for (const Hop& hop : flows_[static_cast<std::size_t>(m.flow)].hops) {
+          const Flow& flow = flows_[static_cast<std::size_t>(m.flow)];
+          const int weight = m.weight;
+          const double used = weight == 1 ? rate : rate * weight;
+          for (const Hop& hop : flow.hops) {
             const auto u = static_cast<std::size_t>(hop.link);
-            cap_left_[u] -= rate;
-            --unfrozen_[u];
+            cap_left_[u] -= used;
+            unfrozen_[u] -= weight;
           }
         }
       }
       if (unfrozen_[ul] > 0) open_[kept++] = l;
     }
-    // Links behind the cursor may have lost all their flows to later links of this round.
+    // Links behind the cursor may have lost all their flows to later links of this round;
+    // the shares are final now, so this pass also finds the next level.
     std::size_t still = 0;
-    for (std::size_t i = 0; i < kept; ++i)
-      if (unfrozen_[static_cast<std::size_t>(open_[i])] > 0) open_[still++] = open_[i];
+    level = kNever;
+    for (std::size_t i = 0; i < kept; ++i) {
+      const auto u = static_cast<std::size_t>(open_[i]);
+      if (unfrozen_[u] <= 0) continue;
+      level = std::min(level, cap_left_[u] / unfrozen_[u]);
+      open_[still++] = open_[i];
+    }
     open_.resize(still);
   }
 }
 
 void FlowNetwork::fill_component(double now) {
   if (comp_flows_.size() == 1) {
+    // Alone among the flows to fill: the tightest link's capacity left, shared by its parts.
     const Flow& flow = flows_[static_cast<std::size_t>(comp_flows_[0])];
     double rate = kNever;
-    for (const Hop& hop : flow.hops)
-      rate = std::min(rate, links_[static_cast<std::size_t>(hop.link)].capacity);
-    new_rate_[static_cast<std::size_t>(comp_flows_[0])] = rate;
+    for (const Hop& hop : flow.hops) {
+      const auto u = static_cast<std::size_t>(hop.link);
+      rate = std::min(rate, cap_left_[u] / unfrozen_[u]);
+    }
+    new_rate_[static_cast<std::size_t>(comp_flows_[0])] = std::max(rate, 0.0);
   } else {
     fill_levels();
   }
@@ -200,11 +331,13 @@ void FlowNetwork::fill_component(double now) {
     Flow& flow = flows_[static_cast<std::size_t>(f)];
     const double rate = new_rate_[static_cast<std::size_t>(f)];
     if (rate == flow.rate) continue;  // its completion event stays right
-    flow.remaining = std::max(0.0, flow.remaining - flow.rate * (now - flow.last));
+    flow.sent += flow.rate * (now - flow.last);
     flow.last = now;
     flow.rate = rate;
-    flow.version = (flow.version + 1) & 0x7fffffffu;
-    if (rate > 0) push(now + flow.remaining / rate, f, flow.version, Kind::complete);
+    for (const Hop& hop : flow.hops)
+      links_[static_cast<std::size_t>(hop.link)].flows[static_cast<std::size_t>(hop.slot)].rate =
+          rate;
+    push_completion(f, now);
   }
 }
 
@@ -219,8 +352,11 @@ void FlowNetwork::link_usage(double end, std::vector<LinkUsage>& out) const {
 }
 
 double FlowNetwork::rate_of(std::uint32_t tag) const {
-  for (const Flow& f : flows_)
-    if (f.live && f.tag == tag) return f.rate;
+  for (const Flow& f : flows_) {
+    if (!f.live) continue;
+    for (std::size_t i = f.next; i < f.parts.size(); ++i)
+      if (f.parts[i].tag == tag) return f.rate;
+  }
   throw std::invalid_argument("no active flow with tag " + std::to_string(tag));
 }
 

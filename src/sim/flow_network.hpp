@@ -5,6 +5,13 @@
 // changed at an instant, and all events of one instant are processed together. The host's
 // outgoing and incoming links are its NIC ports (on a torus each neighbour link is one), so
 // injection and ejection are limited per port. Memory: the active flows and the links.
+//
+// Transfers that start at one instant on one path (the ranges of a non-contiguous send, for
+// instance) are kept as one group: they cross the same links from the same instant on, so
+// max-min fairness gives each of them the same rate, and the group is filled once with its
+// transfer count as weight. Each transfer still ends at its own instant, when its own bytes
+// have been sent. Zero-byte transfers started together on one path end together too.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -23,30 +30,44 @@ class FlowNetwork final : public Network {
   void advance(double now, std::vector<std::uint32_t>& completed) override;
   void link_usage(double end, std::vector<LinkUsage>& out) const override;
 
-  // Current rate of every active flow, by tag (tests of the sharing).
+  // Current rate of every active transfer, by tag (tests of the sharing).
   [[nodiscard]] double rate_of(std::uint32_t tag) const;
+  // Groups of transfers simulated so far (tests of the grouping).
+  [[nodiscard]] std::uint64_t groups_started() const { return groups_started_; }
 
  private:
   struct Hop {
     int link = 0;
     int slot = 0;  // position of this flow in the link's list
   };
-  struct Flow {
-    std::vector<Hop> hops;  // capacity kept when the slot is reused
-    double remaining = 0;   // bytes, as of `last`
-    double rate = 0;        // bytes per second
-    double last = 0;
+  struct Part {  // one transfer of a group
+    double bytes = 0;
     std::uint32_t tag = 0;
+  };
+  struct Flow {                 // a group of transfers sharing a path and a start; one rate for all
+    std::vector<Hop> hops;      // capacity kept when the slot is reused
+    std::vector<Part> parts;    // by bytes once active; parts [next, end) still move
+    const int* path = nullptr;  // the route's links, to recognize a group while it forms
+    double start = 0;
+    double sent = 0;  // bytes each moving part has sent, as of `last`
+    double rate = 0;  // bytes per second, per part
+    double last = 0;
+    std::uint32_t next = 0;
     std::uint32_t version = 0;  // invalidates stale completion events (31 bits used)
     bool in_links = false;
     bool live = false;
+    bool moves = false;  // bytes to send over links (else: latency only)
+    [[nodiscard]] int weight() const { return static_cast<int>(parts.size() - next); }
   };
-  struct Member {
+  struct Member {  // a flow on a link, with copies of its weight and rate for the scans
     int flow = 0;
     int hop = 0;
+    int weight = 0;
+    double rate = 0;
   };
   struct LinkState {
     std::vector<Member> flows;
+    int weight = 0;  // moving transfers on the link: the flows' weights
     double capacity = 0;
     double bytes = 0;
     double busy = 0;
@@ -60,12 +81,16 @@ class FlowNetwork final : public Network {
   };
 
   int new_flow();
+  [[nodiscard]] int forming_group(double now, const PathView& path, bool moves) const;
   void push(double time, int flow, std::uint32_t version, Kind kind);
+  void push_completion(int f, double now);
   void activate(int f, double now);
-  void finish(int f, double now, std::vector<std::uint32_t>& completed);
+  void complete_parts(int f, double now, double end, std::vector<std::uint32_t>& completed);
+  void leave_links(int f, double now);
   void mark_dirty(int link);
   void recompute(double now);
-  void collect_component(int seed_link);
+  [[nodiscard]] double divergence_level() const;
+  void collect_component(int seed_link, double fixed_below);
   void fill_component(double now);
   void fill_levels();
 
@@ -74,9 +99,14 @@ class FlowNetwork final : public Network {
   std::vector<int> free_flows_;
   TimeBuckets<Event> events_;
   std::vector<Event> batch_;
+  std::array<int, 8> recent_{-1, -1, -1, -1, -1, -1, -1, -1};  // groups started last
+  std::size_t recent_next_ = 0;
+  std::uint64_t groups_started_ = 0;
 
   // Scratch of the incremental max-min recomputation.
   std::vector<int> dirty_;
+  std::vector<int> added_;        // groups that entered their links at this instant
+  double removed_rate_ = kNever;  // smallest rate of a transfer that ended at this instant
   std::vector<std::uint32_t> link_epoch_, flow_epoch_;
   std::uint32_t epoch_ = 0;
   std::vector<int> comp_links_, comp_flows_;

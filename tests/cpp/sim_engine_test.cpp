@@ -79,6 +79,57 @@ TEST(SimFlowNetwork, AFlowBottleneckedElsewhereLeavesTheRestToTheOther) {
   EXPECT_DOUBLE_EQ(flows.rate_of(8), 3 * kBw / 4);
 }
 
+// Three transfers started together on one path form one group; each still ends when its own
+// bytes are through, and the fourth flow on the link sees four, three, two sharers, then none.
+TEST(SimFlowNetwork, AGroupOfTransfersEndsPartByPart) {
+  Converging c(10 * kBw);
+  FlowNetwork flows(c.net);
+  const int a[] = {c.l1}, b[] = {c.l1};
+  const PathView group{a, 1, 1.0, 0, kBw};
+  flows.start(0, group, 3e6, 0, 1);
+  flows.start(0, group, 1e6, 0, 2);
+  flows.start(0, group, 2e6, 0, 3);
+  flows.start(0, PathView{b, 1, 1.0, 0, kBw}, 4e6, 0, 9);
+  EXPECT_EQ(flows.groups_started(), 2u);
+  std::vector<std::uint32_t> done;
+  flows.advance(0, done);
+  EXPECT_DOUBLE_EQ(flows.rate_of(2), kBw / 4);
+  EXPECT_DOUBLE_EQ(flows.rate_of(9), kBw / 4);
+  std::vector<std::pair<std::uint32_t, double>> ends;
+  while (flows.next_time() < FlowNetwork::kNever) {
+    const double t = flows.next_time();
+    done.clear();
+    flows.advance(t, done);
+    for (auto tag : done) ends.emplace_back(tag, t);
+  }
+  ASSERT_EQ(ends.size(), 4u);
+  const std::pair<std::uint32_t, double> expected[] = {
+      {2, 4e6 / kBw}, {3, 7e6 / kBw}, {1, 9e6 / kBw}, {9, 10e6 / kBw}};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(ends[i].first, expected[i].first);
+    EXPECT_NEAR(ends[i].second, expected[i].second, 1e-15);
+  }
+}
+
+// Flows slower than every change of an instant keep their rates; the faster ones are refilled.
+TEST(SimFlowNetwork, AnEndingFastFlowLeavesItsCapacityToTheOthersOnly) {
+  Converging c(kBw / 4);
+  FlowNetwork flows(c.net);
+  const int a[] = {c.l0, c.l1}, b[] = {c.l1}, d[] = {c.l1};
+  flows.start(0, PathView{a, 2, 1.0, 0, kBw / 4}, 1e9, 0, 7);  // held to kBw / 4 by L0
+  flows.start(0, PathView{b, 1, 1.0, 0, kBw}, 1e5, 0, 8);
+  flows.start(0, PathView{d, 1, 1.0, 0, kBw}, 1e9, 0, 9);
+  std::vector<std::uint32_t> done;
+  flows.advance(0, done);
+  EXPECT_DOUBLE_EQ(flows.rate_of(7), kBw / 4);
+  EXPECT_DOUBLE_EQ(flows.rate_of(8), 3 * kBw / 8);
+  flows.advance(flows.next_time(), done);
+  ASSERT_EQ(done.size(), 1u);
+  EXPECT_EQ(done[0], 8u);
+  EXPECT_DOUBLE_EQ(flows.rate_of(7), kBw / 4);
+  EXPECT_DOUBLE_EQ(flows.rate_of(9), 3 * kBw / 4);
+}
+
 TEST(SimFlowModel, SharedLinkHalvesBothFlows) {
   Converging c(10 * kBw);
   const auto s = Converging::schedule();
