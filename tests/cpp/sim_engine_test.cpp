@@ -20,16 +20,10 @@ using testing::hand_schedule;
 using testing::HandNetwork;
 using testing::HandRouter;
 using testing::linear;
+using testing::quiet;
 using testing::step;
 
 constexpr double kBw = 1e9;  // bytes per second
-
-topo::NetworkParams quiet() {
-  topo::NetworkParams p;
-  p.link_latency_s = 0;
-  p.hop_latency_s = 0;
-  return p;
-}
 
 // Ranks 0 and 1 both send S bytes to rank 2; rank 0's path is {L0, L1}, rank 1's is {L1}.
 struct Converging {

@@ -26,16 +26,10 @@ using testing::hand_schedule;
 using testing::HandNetwork;
 using testing::HandRouter;
 using testing::linear;
+using testing::quiet;
 using testing::step;
 
 constexpr double kBw = 1e9;  // bytes per second
-
-topo::NetworkParams quiet() {
-  topo::NetworkParams p;
-  p.link_latency_s = 0;
-  p.hop_latency_s = 0;
-  return p;
-}
 
 SimConfig packet_config(std::uint64_t bytes, PacketParams packet = {}) {
   SimConfig c;

@@ -68,4 +68,12 @@ inline SimConfig config(Model model, std::uint64_t bytes) {
   return c;
 }
 
+// Links with no latency: times are then bandwidth terms alone.
+inline topo::NetworkParams quiet() {
+  topo::NetworkParams p;
+  p.link_latency_s = 0;
+  p.hop_latency_s = 0;
+  return p;
+}
+
 }  // namespace topocoll::sim::testing
