@@ -114,8 +114,11 @@ InnetConfig config_from(const topo::Topology& topology, const std::string& algor
   c.lossless = option<bool>(o, "lossless", c.lossless);
   c.ecmp = option<bool>(o, "ecmp", c.ecmp);
   c.congestion = option<bool>(o, "congestion", c.congestion);
+  c.background_permutation = option<bool>(o, "permutation", c.background_permutation);
+  c.input_credits = option<bool>(o, "input_credits", c.input_credits);
   c.timeout_s = option<double>(o, "timeout_s", c.timeout_s);
   c.rto_s = option<double>(o, "rto_s", c.rto_s);
+  c.adaptive_rto = option<bool>(o, "adaptive_rto", c.adaptive_rto);
   c.max_attempts = option<int>(o, "max_attempts", c.max_attempts);
   c.table_entries = option<int>(o, "table_entries", c.table_entries);
   c.partition_table = option<bool>(o, "partition_table", c.partition_table);

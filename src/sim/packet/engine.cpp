@@ -16,6 +16,7 @@ Engine::Engine(const topo::FatTreeTopology& topology, const InnetConfig& config,
       host_count_(topology.host_count()),
       leaves_(topology.shape().leaves),
       spines_(topology.shape().aggs),
+      pool_(config.elements_per_packet),
       fault_rng_(config.seed * 3 + 1),
       background_rng_(config.seed * 5 + 2),
       noise_rng_(config.seed * 7 + 3) {
@@ -44,6 +45,8 @@ Engine::Engine(const topo::FatTreeTopology& topology, const InnetConfig& config,
                  ? config_.max_time_s
                  : 20.0 * static_cast<double>(config_.size_bytes) / bandwidth + 500e-6;
   hosts_.resize(static_cast<std::size_t>(host_count_));
+  for (int h = 0; h < host_count_; ++h)
+    host_keys_.push_back(mix64(config_.seed ^ (static_cast<std::uint64_t>(h) << 40)));
   setup_tenants(participants);
   if (config_.congestion) {
     background_hosts_ = congestion;
@@ -52,16 +55,26 @@ Engine::Engine(const topo::FatTreeTopology& topology, const InnetConfig& config,
 }
 
 void Engine::push(double t, Event::Type type, int a, int b, std::uint32_t pkt, std::uint64_t tag) {
-  std::uint32_t index;
-  if (free_events_.empty()) {
-    index = static_cast<std::uint32_t>(events_.size());
-    events_.emplace_back();
+  heap_.push(Event{EventKey{t, seq_++}, type, a, b, pkt, tag});
+}
+
+void Engine::queue_push(Port& port, std::uint32_t p) {
+  pool_[p].next = kNone;
+  if (port.tail == kNone) {
+    port.head = p;
   } else {
-    index = free_events_.back();
-    free_events_.pop_back();
+    pool_[port.tail].next = p;
   }
-  events_[index] = Event{t, seq_, type, a, b, pkt, tag};
-  heap_.push(HeapItem{EventKey{t, seq_++}, index});
+  port.tail = p;
+  port.queued += pool_[p].bytes;
+}
+
+std::uint32_t Engine::queue_pop(Port& port) {
+  const std::uint32_t p = port.head;
+  port.head = pool_[p].next;
+  if (port.head == kNone) port.tail = kNone;
+  port.queued -= pool_[p].bytes;
+  return p;
 }
 
 void Engine::release_credit(std::uint32_t p) {
@@ -69,7 +82,7 @@ void Engine::release_credit(std::uint32_t p) {
   if (pk.in_link < 0) return;
   const int link = pk.in_link;
   pk.in_link = -1;
-  if (!config_.lossless) return;
+  if (!config_.lossless || !config_.input_credits) return;
   ports_[link].credits += pk.bytes;
   try_send(link);
 }
@@ -79,6 +92,40 @@ void Engine::drop(std::uint32_t p) {
   consume(p);
 }
 
+int Engine::lookahead(int sw, const Packet& pk) {
+  switch (pk.kind) {
+    case Kind::reduce:  // aggregated into a descriptor (or, rarely, forwarded unreserved)
+    case Kind::broadcast:
+    case Kind::static_reduce:
+    case Kind::static_bcast: return -1;
+    case Kind::restore:
+      if (pk.dst == sw) return -1;
+      break;
+    default: break;
+  }
+  return route(sw, pk);
+}
+
+void Engine::unreserve(std::uint32_t p) {
+  Packet& pk = pool_[p];
+  if (pk.out_link < 0) return;
+  const int o = pk.out_link;
+  pk.out_link = -1;
+  ports_[o].reserved -= pk.bytes;
+  wake_waiting(o);
+}
+
+void Engine::wake_waiting(int link) {
+  Port& port = ports_[link];
+  if (port.waiting.empty()) return;
+  std::vector<int> waiting;
+  waiting.swap(port.waiting);
+  for (int w : waiting) {
+    ports_[w].blocked = false;
+    try_send(w);
+  }
+}
+
 void Engine::enqueue(int link, std::uint32_t p) {
   Port& port = ports_[link];
   const Packet& pk = pool_[p];
@@ -86,8 +133,7 @@ void Engine::enqueue(int link, std::uint32_t p) {
     drop(p);
     return;
   }
-  port.queue.push_back(p);
-  port.queued += pk.bytes;
+  queue_push(port, p);
   try_send(link);
 }
 
@@ -96,29 +142,37 @@ void Engine::try_send(int link) {
   if (port.busy) return;
   const auto& l = topo_.links()[link];
   if (port.failed) {
-    while (!port.queue.empty()) {
-      const std::uint32_t p = port.queue.front();
-      port.queue.pop_front();
-      port.queued -= pool_[p].bytes;
-      drop(p);
-    }
+    while (port.head != kNone) drop(queue_pop(port));
     return;
   }
-  if (port.queue.empty() && is_host(l.from) && !all_done_) {
+  if (port.head == kNone && is_host(l.from) && !all_done_) {
     std::uint32_t p;
     if (!next_host_packet(l.from, p)) return;
     ++result_.packets_sent;
-    port.queue.push_back(p);
-    port.queued += pool_[p].bytes;
+    queue_push(port, p);
   }
-  if (port.queue.empty()) return;
-  const std::uint32_t p = port.queue.front();
+  if (port.head == kNone) return;
+  if (port.blocked) return;  // woken by the queue it waits for
+  const std::uint32_t p = port.head;
   Packet& pk = pool_[p];
   const bool to_switch = !is_host(l.to);
-  if (config_.lossless && to_switch && port.credits < static_cast<std::int64_t>(pk.bytes)) return;
-  port.queue.pop_front();
-  port.queued -= pk.bytes;
-  if (config_.lossless && to_switch) port.credits -= pk.bytes;
+  const bool credits = config_.lossless && config_.input_credits && to_switch;
+  if (credits && port.credits < static_cast<std::int64_t>(pk.bytes)) return;
+  if (config_.lossless && !config_.input_credits && to_switch) {
+    const int o = lookahead(l.to, pk);
+    if (o >= 0 && !ports_[o].failed) {
+      Port& next = ports_[o];
+      if (next.queued + next.reserved + pk.bytes > config_.buffer_bytes) {
+        port.blocked = true;
+        next.waiting.push_back(link);
+        return;
+      }
+      next.reserved += pk.bytes;
+      pk.out_link = o;
+    }
+  }
+  queue_pop(port);
+  if (credits) port.credits -= pk.bytes;
   port.busy = true;
   port.bytes_sent += pk.bytes;
   double start = now_;
@@ -129,6 +183,7 @@ void Engine::try_send(int link) {
   push(done, Event::tx_done, link);
   push(done + l.latency_s, Event::arrive, link, 0, p);
   release_credit(p);  // it left this node's buffer
+  wake_waiting(link);  // and made room in this queue
 }
 
 void Engine::on_arrive(int link, std::uint32_t p) {
@@ -137,8 +192,9 @@ void Engine::on_arrive(int link, std::uint32_t p) {
   const bool lost =
       config_.drop_probability > 0 && uniform01(fault_rng_) < config_.drop_probability;
   if (lost || ports_[link].failed || node_failed_[l.to]) {
+    unreserve(p);
     // the far end never buffered it: give the credit back
-    if (config_.lossless && !is_host(l.to)) {
+    if (config_.lossless && config_.input_credits && !is_host(l.to)) {
       ports_[link].credits += pk.bytes;
       try_send(link);
     }
@@ -175,7 +231,15 @@ void Engine::on_arrive(int link, std::uint32_t p) {
 }
 
 void Engine::forward(int node, std::uint32_t p) {
-  const int link = route(node, pool_[p]);
+  Packet& pk = pool_[p];
+  int link;
+  if (pk.out_link >= 0) {  // the port reserved when it left the previous node
+    link = pk.out_link;
+    ports_[link].reserved -= pk.bytes;
+    pk.out_link = -1;
+  } else {
+    link = route(node, pk);
+  }
   if (link < 0) {
     drop(p);
     return;
@@ -235,10 +299,28 @@ void Engine::apply_fault(int index) {
   }
   for (int l : dead) ports_[l].failed = true;
   for (int l : dead) try_send(l);  // drops what waits there
+  for (int l : dead) wake_waiting(l);
   if (f.node >= 0) {
     // what the switch held in its descriptors is lost with it
+    for (std::uint32_t acc : tables_[f.node - host_count_].accumulators())
+      pool_.payloads().unref(acc);
     tables_[f.node - host_count_] =
         DescriptorTable(config_.table_entries, config_.tenants, config_.partition_table);
+  }
+}
+
+void Engine::dispatch(const Event& e) {
+  switch (e.type) {
+    case Event::tx_done:
+      ports_[e.a].busy = false;
+      try_send(e.a);
+      break;
+    case Event::arrive: on_arrive(e.a, e.pkt); break;
+    case Event::switch_timer:
+      canary_timer(e.a, e.tag, e.b >> 8 & 0xffff, static_cast<int>(e.pkt), e.b & 0xff);
+      break;
+    case Event::host_timer: canary_host_timer(e.a, e.b, static_cast<std::uint32_t>(e.tag)); break;
+    case Event::fault: apply_fault(e.b); break;
   }
 }
 
@@ -247,25 +329,20 @@ InnetResult Engine::run() {
     if (hosts_[h].tenant >= 0 || hosts_[h].background) try_send(topo_.host_up(h));
   for (std::size_t f = 0; f < config_.faults.size(); ++f)
     push(config_.faults[f].time_s, Event::fault, 0, static_cast<int>(f));
-  while (!heap_.empty()) {
-    const HeapItem item = heap_.pop();
-    const Event e = events_[item.index];
-    free_events_.push_back(item.index);
-    if (e.time > horizon_) break;
-    now_ = e.time;
+  for (;;) {
+    // the earlier of the heap's top and the oldest FIFO host timer
+    const bool timer = !host_timers_.empty() &&
+                       (heap_.empty() || host_timers_.front().time < heap_.top().time);
+    if (!timer && heap_.empty()) break;
+    const Event e =
+        timer ? Event{host_timers_.front().time, Event::host_timer, host_timers_.front().host,
+                      host_timers_.front().block, 0, host_timers_.front().generation}
+              : heap_.pop();
+    if (timer) host_timers_.pop_front();
+    if (e.time.time > horizon_) break;
+    now_ = e.time.time;
     ++result_.events;
-    switch (e.type) {
-      case Event::tx_done:
-        ports_[e.a].busy = false;
-        try_send(e.a);
-        break;
-      case Event::arrive: on_arrive(e.a, e.pkt); break;
-      case Event::switch_timer:
-        canary_timer(e.a, e.tag, e.b >> 8 & 0xffff, static_cast<int>(e.pkt), e.b & 0xff);
-        break;
-      case Event::host_timer: canary_host_timer(e.a, e.b, static_cast<std::uint32_t>(e.tag)); break;
-      case Event::fault: apply_fault(e.b); break;
-    }
+    dispatch(e);
   }
   result_.peak_packets = pool_.allocated();
   result_.completed = tenants_done_ == static_cast<int>(tenants_.size());

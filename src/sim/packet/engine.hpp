@@ -22,18 +22,7 @@
 
 namespace topocoll::sim::packet {
 
-struct Event {
-  enum Type : std::uint8_t { tx_done, arrive, switch_timer, host_timer, fault };
-  double time = 0;
-  std::uint64_t seq = 0;
-  Type type = tx_done;
-  int a = 0;  // link, switch or host
-  int b = 0;  // block / fault index
-  std::uint32_t pkt = 0;
-  std::uint64_t tag = 0;  // id or timer generation
-};
-
-// Ordering key of the heap: time, then insertion order (a total order: reproducible runs).
+// Ordering key of events: time, then insertion order (a total order: reproducible runs).
 struct EventKey {
   double time;
   std::uint64_t seq;
@@ -41,17 +30,38 @@ struct EventKey {
     return time < o.time || (time == o.time && seq < o.seq);
   }
 };
-struct HeapItem {
-  EventKey time;  // EventHeap compares `.time`
-  std::uint32_t index;
+
+// Events live in the heap itself (no side array to chase on every pop).
+struct Event {
+  enum Type : std::uint8_t { tx_done, arrive, switch_timer, host_timer, fault };
+  EventKey time{};  // EventHeap compares `.time`
+  Type type = tx_done;
+  int a = 0;  // link, switch or host
+  int b = 0;  // block / fault index
+  std::uint32_t pkt = 0;
+  std::uint64_t tag = 0;  // id or timer generation
+};
+
+// A host retransmission timer armed with the common initial delay: they expire in the order
+// they were armed, so they wait in a FIFO instead of the heap (a host arms one per block, up
+// to millions live at once) and are merged with the heap by the same (time, seq) key.
+struct HostTimer {
+  EventKey time;
+  int host;
+  int block;
+  std::uint32_t generation;
 };
 
 struct Port {  // the output queue of one directed link
-  std::deque<std::uint32_t> queue;
+  std::uint32_t head = kNone;  // packets linked through Packet::next
+  std::uint32_t tail = kNone;
   std::uint64_t queued = 0;
   bool busy = false;
   bool failed = false;
-  std::int64_t credits = 0;  // lossless: free bytes in the input buffer at the far end
+  std::int64_t credits = 0;  // input credits: free bytes in the input buffer at the far end
+  std::uint64_t reserved = 0;  // output flow control: bytes on their way into this queue
+  bool blocked = false;        // output flow control: head waits for room at the next switch
+  std::vector<int> waiting;    // output flow control: links whose head waits for room here
   std::uint64_t bytes_sent = 0;
 };
 
@@ -61,6 +71,9 @@ struct HostBlock {  // Canary/static state of one block at one host
   bool done = false;
   bool fallback = false;
   std::uint32_t timer = 0;  // generation of the live retransmission timer
+  std::uint8_t expiries = 0;  // of the current attempt's timer: the backoff exponent
+  double sent_s = 0;          // when the current attempt left (RTT sample, RFC 6298)
+  double armed_s = 0;         // when the live timer was armed
 };
 
 struct LeaderBlock {  // Canary state of one block at its leader
@@ -106,8 +119,13 @@ struct HostState {
   std::deque<std::uint32_t> control;  // packets ready to go out before data
   std::deque<int> resend;             // blocks to send again (restart / fallback)
   RingHost ring;
+  // RFC 6298 round-trip estimate of this host's blocks (send to result)
+  double srtt = 0;
+  double rttvar = 0;
+  bool rtt_sampled = false;
   // congestion traffic
   bool background = false;
+  int message = 0;  // permutation traffic: messages started
   int peer = -1;
   std::uint64_t left = 0;
 };
@@ -120,11 +138,17 @@ class Engine {
 
  private:
   // --- events and fabric (engine.cpp)
+  void queue_push(Port& port, std::uint32_t p);
+  std::uint32_t queue_pop(Port& port);
+  void dispatch(const Event& e);
   void push(double t, Event::Type type, int a, int b = 0, std::uint32_t pkt = 0,
             std::uint64_t tag = 0);
   void try_send(int link);
   void enqueue(int link, std::uint32_t p);
   void drop(std::uint32_t p);
+  int lookahead(int sw, const Packet& pk);  // output port at switch sw, -1: absorbed there
+  void unreserve(std::uint32_t p);
+  void wake_waiting(int link);
   void release_credit(std::uint32_t p);
   void consume(std::uint32_t p) {
     release_credit(p);
@@ -148,9 +172,9 @@ class Engine {
   // --- hosts (hosts.cpp)
   bool next_host_packet(int host, std::uint32_t& p);
   void on_host_receive(int host, std::uint32_t p);
-  void fill_data(int tenant, int rank, int block, std::vector<std::int32_t>& out) const;
+  void fill_data(int tenant, int rank, int block, std::int32_t* out) const;
   std::int32_t value(int host, std::uint64_t index) const;
-  void block_done(int host, int block, const std::vector<std::int32_t>& data);
+  void block_done(int host, int block, const std::int32_t* data, std::size_t length);
   void host_finished(int host);
   std::uint32_t background_packet(int host);
   void setup_tenants(const std::vector<int>& participants);
@@ -168,6 +192,8 @@ class Engine {
   void leader_restart(int tenant, int block);
   void canary_host_timer(int host, int block, std::uint32_t generation);
   void arm_host_timer(int host, int block);
+  [[nodiscard]] double host_rto(int host, int expiries) const;
+  void sample_rtt(int host, int block);
   void send_to_host(int from, int to, Kind kind, int tenant, int block, int attempt,
                     const std::vector<std::int32_t>* data, int step = 0,
                     const std::vector<int>* ports = nullptr);
@@ -193,16 +219,17 @@ class Engine {
   double now_ = 0;
   bool all_done_ = false;
   std::uint64_t seq_ = 0;
-  EventHeap<HeapItem> heap_;
-  std::vector<Event> events_;
-  std::vector<std::uint32_t> free_events_;
+  EventHeap<Event> heap_;
+  std::deque<HostTimer> host_timers_;
   PacketPool pool_;
   std::vector<Port> ports_;
   std::vector<int> port_of_in_link_;
   std::vector<bool> node_failed_;
   std::vector<HostState> hosts_;
+  std::vector<std::uint64_t> host_keys_;  // per host: seeds its data values
   std::vector<Tenant> tenants_;
   std::vector<int> background_hosts_;
+  std::vector<std::vector<int>> permutations_;  // round -> host -> peer
   std::vector<DescriptorTable> tables_;  // per switch (index node - hosts)
   std::vector<std::unordered_map<std::uint64_t, Descriptor>> static_state_;  // lookups only
   std::mt19937_64 fault_rng_;

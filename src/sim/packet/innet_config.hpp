@@ -24,11 +24,21 @@ struct InnetConfig {
   int header_bytes = 57;                  // 19 Canary + 14 Ethernet + 24 framing (5.1)
   std::uint64_t buffer_bytes = 64 << 10;  // per output port (and credits per input port)
   bool lossless = true;
+  // Lossless flow control. output: a packet leaves for a switch only when the output queue it
+  // will join there has room (each output port owns its buffer, as in an output-queued switch;
+  // packets the switch absorbs or multicasts need no room). input: credits for one input
+  // buffer per switch port, shared by every output (congestion backs up across outputs).
+  bool input_credits = false;
   bool ecmp = false;  // hash-based up-port instead of the adaptive rule of 5.2
   bool congestion = false;
+  // false: every message of a congestion host goes to a uniformly random peer; true: message k
+  // of every host follows the k-th random cyclic permutation of the congestion hosts, so each
+  // sends to one host and receives from one (canary-fgcs24 5.2).
+  bool background_permutation = false;
   std::uint64_t background_message_bytes = 64 << 10;  // a congestion host changes peer after
   double timeout_s = 1e-6;                            // Canary switch timer
-  double rto_s = 200e-6;                              // host retransmission timer
+  double rto_s = 200e-6;                              // host retransmission timer (minimum)
+  bool adaptive_rto = true;  // RFC 6298 estimate and backoff above rto_s; false: fixed rto_s
   int max_attempts = 3;                               // then host-based fallback
   int table_entries = 32768;                          // descriptors per switch (5.1)
   bool partition_table = false;                       // static share per tenant (3.2.1)
