@@ -68,7 +68,7 @@ void Engine::arm_host_timer(int host, int block) {
     host_timers_.push_back(HostTimer{EventKey{now_ + config_.rto_s, seq_++}, host, block, hb.timer});
     return;
   }
-  push(now_ + host_rto(host, hb.expiries), Event::host_timer, host, block, 0, hb.timer);
+  push(now_ + host_rto(host, hb.expiries), Event::host_timer, host, block, hb.timer);
 }
 
 std::uint32_t Engine::canary_packet(int host, int block) {
@@ -116,11 +116,10 @@ void Engine::canary_switch(int sw, std::uint32_t p) {
     set_child(n, port);
     std::swap(n.accumulator, pk.data);
     const int tenant = pk.tenant, block = pk.block, attempt = pk.attempt;
-    const std::uint64_t id = pk.id;
     ++result_.aggregated;
     consume(p);
     push(now_ + config_.timeout_s, Event::switch_timer, sw, tenant << 8 | attempt,
-         static_cast<std::uint32_t>(block), id);
+         static_cast<std::uint32_t>(block));
     if (n.counter >= n.hosts) canary_fire(sw, n, tenant, block, attempt);
     return;
   }
@@ -154,7 +153,8 @@ void Engine::canary_switch(int sw, std::uint32_t p) {
   forward(sw, p);
 }
 
-void Engine::canary_timer(int sw, std::uint64_t id, int tenant, int block, int attempt) {
+void Engine::canary_timer(int sw, int tenant, int block, int attempt) {
+  const std::uint64_t id = block_id(tenant, attempt, block);
   Descriptor* d = tables_[sw - host_count_].at(id, tenant);
   if (d == nullptr || d->id != id || d->fired) return;
   canary_fire(sw, *d, tenant, block, attempt);
@@ -242,7 +242,7 @@ void Engine::canary_host_timer(int host, int block, std::uint32_t generation) {
   if (hb.done || generation != hb.timer) return;
   const double deadline = hb.armed_s + host_rto(host, hb.expiries);
   if (now_ < deadline) {  // the host's RTO grew since the timer was armed
-    push(deadline, Event::host_timer, host, block, 0, hb.timer);
+    push(deadline, Event::host_timer, host, block, hb.timer);
     return;
   }
   ++hb.expiries;

@@ -30,6 +30,10 @@ Engine::Engine(const topo::FatTreeTopology& topology, const InnetConfig& config,
     port_of_in_link_[l] =
         static_cast<int>(std::find(out.begin(), out.end(), reverse) - out.begin());
     ports_[l].credits = static_cast<std::int64_t>(config_.buffer_bytes);
+    ports_[l].from = links[l].from;
+    ports_[l].to = links[l].to;
+    ports_[l].bandwidth = links[l].bandwidth_bytes_per_s;
+    ports_[l].latency_s = links[l].latency_s;
   }
   node_failed_.assign(static_cast<std::size_t>(topo_.node_count()), false);
   const int switches = topo_.node_count() - host_count_;
@@ -54,8 +58,8 @@ Engine::Engine(const topo::FatTreeTopology& topology, const InnetConfig& config,
   }
 }
 
-void Engine::push(double t, Event::Type type, int a, int b, std::uint32_t pkt, std::uint64_t tag) {
-  heap_.push(Event{EventKey{t, seq_++}, type, a, b, pkt, tag});
+void Engine::push(double t, Event::Type type, int a, int b, std::uint32_t pkt) {
+  heap_.push(Event{EventKey{t, seq_++}, a, b, pkt, type});
 }
 
 void Engine::queue_push(Port& port, std::uint32_t p) {
@@ -140,7 +144,7 @@ void Engine::enqueue(int link, std::uint32_t p) {
 void Engine::try_send(int link) {
   Port& port = ports_[link];
   if (port.busy) return;
-  const auto& l = topo_.links()[link];
+  const Port& l = port;  // the link's ends, bandwidth and latency
   if (port.failed) {
     while (port.head != kNone) drop(queue_pop(port));
     return;
@@ -179,9 +183,12 @@ void Engine::try_send(int link) {
   if (is_host(l.from) && config_.noise_probability > 0 &&
       uniform01(noise_rng_) < config_.noise_probability)
     start += config_.noise_delay_s;  // canary-fgcs24 5.2.5: host noise
-  const double done = start + pk.bytes / l.bandwidth_bytes_per_s;
+  const double done = start + pk.bytes / l.bandwidth;
   push(done, Event::tx_done, link);
-  push(done + l.latency_s, Event::arrive, link, 0, p);
+  // arrivals of a link come in sending order: only the first waits in the heap
+  const EventKey arrive{done + l.latency_s, seq_++};
+  if (port.flight.empty()) heap_.push(Event{arrive, link, 0, 0, Event::arrive});
+  port.flight.push(InFlight{arrive, p});
   release_credit(p);  // it left this node's buffer
   wake_waiting(link);  // and made room in this queue
 }
@@ -315,11 +322,18 @@ void Engine::dispatch(const Event& e) {
       ports_[e.a].busy = false;
       try_send(e.a);
       break;
-    case Event::arrive: on_arrive(e.a, e.pkt); break;
-    case Event::switch_timer:
-      canary_timer(e.a, e.tag, e.b >> 8 & 0xffff, static_cast<int>(e.pkt), e.b & 0xff);
+    case Event::arrive: {
+      FlightRing& flight = ports_[e.a].flight;
+      const std::uint32_t p = flight.front().pkt;
+      flight.pop();
+      if (!flight.empty()) heap_.push(Event{flight.front().time, e.a, 0, 0, Event::arrive});
+      on_arrive(e.a, p);
       break;
-    case Event::host_timer: canary_host_timer(e.a, e.b, static_cast<std::uint32_t>(e.tag)); break;
+    }
+    case Event::switch_timer:
+      canary_timer(e.a, e.b >> 8 & 0xffff, static_cast<int>(e.pkt), e.b & 0xff);
+      break;
+    case Event::host_timer: canary_host_timer(e.a, e.b, e.pkt); break;
     case Event::fault: apply_fault(e.b); break;
   }
 }
@@ -335,8 +349,9 @@ InnetResult Engine::run() {
                        (heap_.empty() || host_timers_.front().time < heap_.top().time);
     if (!timer && heap_.empty()) break;
     const Event e =
-        timer ? Event{host_timers_.front().time, Event::host_timer, host_timers_.front().host,
-                      host_timers_.front().block, 0, host_timers_.front().generation}
+        timer ? Event{host_timers_.front().time, host_timers_.front().host,
+                      host_timers_.front().block, host_timers_.front().generation,
+                      Event::host_timer}
               : heap_.pop();
     if (timer) host_timers_.pop_front();
     if (e.time.time > horizon_) break;

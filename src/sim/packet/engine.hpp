@@ -31,15 +31,46 @@ struct EventKey {
   }
 };
 
-// Events live in the heap itself (no side array to chase on every pop).
+// Events live in the heap itself (32 bytes, no side array to chase on every pop).
 struct Event {
   enum Type : std::uint8_t { tx_done, arrive, switch_timer, host_timer, fault };
   EventKey time{};  // EventHeap compares `.time`
+  int a = 0;        // link, switch or host
+  int b = 0;        // block / fault index / (tenant << 8 | attempt)
+  std::uint32_t pkt = 0;  // packet / block / timer generation
   Type type = tx_done;
-  int a = 0;  // link, switch or host
-  int b = 0;  // block / fault index
-  std::uint32_t pkt = 0;
-  std::uint64_t tag = 0;  // id or timer generation
+};
+
+// Packets on the wire of one link, in the order they will arrive (every packet of a link has
+// the same latency): only the first of them waits in the heap.
+struct InFlight {
+  EventKey time;
+  std::uint32_t pkt;
+};
+class FlightRing {
+ public:
+  [[nodiscard]] bool empty() const { return size_ == 0; }
+  [[nodiscard]] const InFlight& front() const { return items_[head_]; }
+  void push(const InFlight& f) {
+    if (size_ == items_.size()) grow();
+    items_[(head_ + size_) & (items_.size() - 1)] = f;
+    ++size_;
+  }
+  void pop() {
+    head_ = (head_ + 1) & (items_.size() - 1);
+    --size_;
+  }
+
+ private:
+  void grow() {
+    std::vector<InFlight> bigger(items_.empty() ? 8 : 2 * items_.size());
+    for (std::size_t i = 0; i < size_; ++i) bigger[i] = items_[(head_ + i) & (items_.size() - 1)];
+    items_.swap(bigger);
+    head_ = 0;
+  }
+  std::vector<InFlight> items_;
+  std::size_t head_ = 0;
+  std::size_t size_ = 0;
 };
 
 // A host retransmission timer armed with the common initial delay: they expire in the order
@@ -53,6 +84,12 @@ struct HostTimer {
 };
 
 struct Port {  // the output queue of one directed link
+  // the link itself, copied here so that an event touches one structure
+  int from = 0;
+  int to = 0;
+  double bandwidth = 0;  // bytes/s
+  double latency_s = 0;
+  FlightRing flight;           // on the wire
   std::uint32_t head = kNone;  // packets linked through Packet::next
   std::uint32_t tail = kNone;
   std::uint64_t queued = 0;
@@ -141,8 +178,7 @@ class Engine {
   void queue_push(Port& port, std::uint32_t p);
   std::uint32_t queue_pop(Port& port);
   void dispatch(const Event& e);
-  void push(double t, Event::Type type, int a, int b = 0, std::uint32_t pkt = 0,
-            std::uint64_t tag = 0);
+  void push(double t, Event::Type type, int a, int b = 0, std::uint32_t pkt = 0);
   void try_send(int link);
   void enqueue(int link, std::uint32_t p);
   void drop(std::uint32_t p);
@@ -185,7 +221,7 @@ class Engine {
   std::uint32_t canary_packet(int host, int block);
   void canary_switch(int sw, std::uint32_t p);
   void canary_fire(int sw, Descriptor& d, int tenant, int block, int attempt);
-  void canary_timer(int sw, std::uint64_t id, int tenant, int block, int attempt);
+  void canary_timer(int sw, int tenant, int block, int attempt);
   void canary_broadcast_at_switch(int sw, std::uint32_t p);
   void canary_leader(int host, std::uint32_t p);
   void leader_complete(int tenant, int block);
