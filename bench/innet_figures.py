@@ -164,7 +164,7 @@ def main() -> None:
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--out", default="docs/img")
     p.add_argument("--jobs", type=int, default=1, help="simulations at once (default 1)")
-    p.add_argument("--congestion", default="uniform", choices=("uniform", "permutation"))
+    p.add_argument("--congestion", default="permutation", choices=("permutation", "uniform"))
     p.add_argument("--flow-control", default="output", choices=("output", "input"))
     p.add_argument("--suffix", default="", help="appended to the output file names")
     args = p.parse_args()
@@ -173,6 +173,7 @@ def main() -> None:
     global POOL
     POOL = ThreadPoolExecutor(max_workers=args.jobs)
     ENGINE["permutation"] = args.congestion == "permutation"
+    ENGINE["adaptive_rto"] = True
     ENGINE["input_credits"] = args.flow_control == "input"
     from topocoll.simulate import parse_size
 

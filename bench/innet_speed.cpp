@@ -6,13 +6,14 @@
 //     ALGORITHM: canary (default), static-N, ring
 //     --input-credits  shared input-buffer credits (the engine's flow control before issue 9's
 //                      output-queue fix), --fixed-rto  a fixed 200 us host timer (before the
-//                      RFC 6298 timer), --permutation  permutation congestion traffic,
+//                      RFC 6298 timer), --uniform  uniformly random congestion peers (incast)
+//                      instead of permutations,
 //     --idle  no congestion, --seed=S, --hosts=N, --size=BYTES, --topology=SPEC
 #include <sys/resource.h>
 
 #include <cstdio>
-#include <exception>
 #include <ctime>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -54,8 +55,8 @@ int bench(int argc, char** argv) {
       base.input_credits = true;
     } else if (a == "--fixed-rto") {
       base.adaptive_rto = false;
-    } else if (a == "--permutation") {
-      base.background_permutation = true;
+    } else if (a == "--uniform") {
+      base.background_permutation = false;
     } else if (a == "--idle") {
       base.congestion = false;
     } else if (a.rfind("--seed=", 0) == 0) {
@@ -68,7 +69,7 @@ int bench(int argc, char** argv) {
       spec = value("--topology=");
     } else if (a.rfind("--", 0) == 0) {
       std::fprintf(stderr,
-                   "unknown option %s; accepted: --input-credits, --fixed-rto, --permutation, "
+                   "unknown option %s; accepted: --input-credits, --fixed-rto, --uniform, "
                    "--idle, --seed=S, --hosts=N, --size=BYTES, --topology=SPEC\n",
                    a.c_str());
       return 2;

@@ -197,9 +197,10 @@ def add_parser(sub) -> None:
     p.add_argument("--algorithms", "-a", default=DEFAULT_ALGORITHMS, help="canary, static-N, ring")
     p.add_argument(
         "--congestion",
-        default="uniform",
-        help="uniform (default: each message to a random peer), permutation (each message round "
-        "a random cycle: every host sends to one and receives from one) or none",
+        default="permutation",
+        help="permutation (default: message k of every congestion host follows the k-th random "
+        "cycle, so each sends to one and receives from one), uniform (each message to a random "
+        "peer, incast) or none",
     )
     p.add_argument("--seed", type=int, default=1, help="allocation, roots, traffic (default 1)")
     p.add_argument("--timeout", default="1us", help="Canary switch timeout (default 1us)")

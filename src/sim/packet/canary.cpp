@@ -65,7 +65,8 @@ void Engine::arm_host_timer(int host, int block) {
   if (hb.expiries == 0) {
     // The first check of every timer comes after the same --rto, so the FIFO stays sorted by
     // (time, seq); canary_host_timer postpones it when the host's RTO has grown.
-    host_timers_.push_back(HostTimer{EventKey{now_ + config_.rto_s, seq_++}, host, block, hb.timer});
+    host_timers_.push_back(
+        HostTimer{EventKey{now_ + config_.rto_s, seq_++}, host, block, hb.timer});
     return;
   }
   push(now_ + host_rto(host, hb.expiries), Event::host_timer, host, block, hb.timer);

@@ -189,7 +189,7 @@ void Engine::try_send(int link) {
   const EventKey arrive{done + l.latency_s, seq_++};
   if (port.flight.empty()) heap_.push(Event{arrive, link, 0, 0, Event::arrive});
   port.flight.push(InFlight{arrive, p});
-  release_credit(p);  // it left this node's buffer
+  release_credit(p);   // it left this node's buffer
   wake_waiting(link);  // and made room in this queue
 }
 
@@ -345,14 +345,13 @@ InnetResult Engine::run() {
     push(config_.faults[f].time_s, Event::fault, 0, static_cast<int>(f));
   for (;;) {
     // the earlier of the heap's top and the oldest FIFO host timer
-    const bool timer = !host_timers_.empty() &&
-                       (heap_.empty() || host_timers_.front().time < heap_.top().time);
+    const bool timer =
+        !host_timers_.empty() && (heap_.empty() || host_timers_.front().time < heap_.top().time);
     if (!timer && heap_.empty()) break;
-    const Event e =
-        timer ? Event{host_timers_.front().time, host_timers_.front().host,
-                      host_timers_.front().block, host_timers_.front().generation,
-                      Event::host_timer}
-              : heap_.pop();
+    const Event e = timer ? Event{host_timers_.front().time, host_timers_.front().host,
+                                  host_timers_.front().block, host_timers_.front().generation,
+                                  Event::host_timer}
+                          : heap_.pop();
     if (timer) host_timers_.pop_front();
     if (e.time.time > horizon_) break;
     now_ = e.time.time;

@@ -34,9 +34,9 @@ struct EventKey {
 // Events live in the heap itself (32 bytes, no side array to chase on every pop).
 struct Event {
   enum Type : std::uint8_t { tx_done, arrive, switch_timer, host_timer, fault };
-  EventKey time{};  // EventHeap compares `.time`
-  int a = 0;        // link, switch or host
-  int b = 0;        // block / fault index / (tenant << 8 | attempt)
+  EventKey time{};        // EventHeap compares `.time`
+  int a = 0;              // link, switch or host
+  int b = 0;              // block / fault index / (tenant << 8 | attempt)
   std::uint32_t pkt = 0;  // packet / block / timer generation
   Type type = tx_done;
 };
@@ -95,7 +95,7 @@ struct Port {  // the output queue of one directed link
   std::uint64_t queued = 0;
   bool busy = false;
   bool failed = false;
-  std::int64_t credits = 0;  // input credits: free bytes in the input buffer at the far end
+  std::int64_t credits = 0;    // input credits: free bytes in the input buffer at the far end
   std::uint64_t reserved = 0;  // output flow control: bytes on their way into this queue
   bool blocked = false;        // output flow control: head waits for room at the next switch
   std::vector<int> waiting;    // output flow control: links whose head waits for room here
@@ -107,7 +107,7 @@ struct HostBlock {  // Canary/static state of one block at one host
   bool sent = false;
   bool done = false;
   bool fallback = false;
-  std::uint32_t timer = 0;  // generation of the live retransmission timer
+  std::uint32_t timer = 0;    // generation of the live retransmission timer
   std::uint8_t expiries = 0;  // of the current attempt's timer: the backoff exponent
   double sent_s = 0;          // when the current attempt left (RTT sample, RFC 6298)
   double armed_s = 0;         // when the live timer was armed
@@ -266,7 +266,7 @@ class Engine {
   std::vector<Tenant> tenants_;
   std::vector<int> background_hosts_;
   std::vector<std::vector<int>> permutations_;  // round -> host -> peer
-  std::vector<DescriptorTable> tables_;  // per switch (index node - hosts)
+  std::vector<DescriptorTable> tables_;         // per switch (index node - hosts)
   std::vector<std::unordered_map<std::uint64_t, Descriptor>> static_state_;  // lookups only
   std::mt19937_64 fault_rng_;
   std::mt19937_64 background_rng_;

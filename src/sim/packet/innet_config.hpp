@@ -31,17 +31,18 @@ struct InnetConfig {
   bool input_credits = false;
   bool ecmp = false;  // hash-based up-port instead of the adaptive rule of 5.2
   bool congestion = false;
-  // false: every message of a congestion host goes to a uniformly random peer; true: message k
-  // of every host follows the k-th random cyclic permutation of the congestion hosts, so each
-  // sends to one host and receives from one (canary-fgcs24 5.2).
-  bool background_permutation = false;
+  // true: message k of every congestion host follows the k-th random cyclic permutation of the
+  // congestion hosts, so each sends to one host and receives from one ("each host sends a
+  // message to a randomly selected host and receives a message from another randomly selected
+  // host", canary-fgcs24 5.2); false: every message goes to a uniformly random peer (incast).
+  bool background_permutation = true;
   std::uint64_t background_message_bytes = 64 << 10;  // a congestion host changes peer after
   double timeout_s = 1e-6;                            // Canary switch timer
   double rto_s = 200e-6;                              // host retransmission timer (minimum)
-  bool adaptive_rto = true;  // RFC 6298 estimate and backoff above rto_s; false: fixed rto_s
-  int max_attempts = 3;                               // then host-based fallback
-  int table_entries = 32768;                          // descriptors per switch (5.1)
-  bool partition_table = false;                       // static share per tenant (3.2.1)
+  bool adaptive_rto = true;      // RFC 6298 estimate and backoff above rto_s; false: fixed rto_s
+  int max_attempts = 3;          // then host-based fallback
+  int table_entries = 32768;     // descriptors per switch (5.1)
+  bool partition_table = false;  // static share per tenant (3.2.1)
   double drop_probability = 0;
   double noise_probability = 0;  // per packet sent by a host: delay it by noise_delay_s
   double noise_delay_s = 1e-6;
