@@ -165,7 +165,7 @@ def main() -> None:
     p.add_argument("--out", default="docs/img")
     p.add_argument("--jobs", type=int, default=1, help="simulations at once (default 1)")
     p.add_argument("--congestion", default="permutation", choices=("permutation", "uniform"))
-    p.add_argument("--flow-control", default="output", choices=("output", "input"))
+    p.add_argument("--flow-control", default="input", choices=("input", "output"))
     p.add_argument("--suffix", default="", help="appended to the output file names")
     args = p.parse_args()
     if not 1 <= args.jobs <= 64:

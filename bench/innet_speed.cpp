@@ -4,8 +4,8 @@
 //
 //   build/cpp/topocoll_innet_bench [OPTION...] [ALGORITHM...]
 //     ALGORITHM: canary (default), static-N, ring
-//     --input-credits  shared input-buffer credits (the engine's flow control before issue 9's
-//                      output-queue fix), --fixed-rto  a fixed 200 us host timer (before the
+//     --output-queues  room in the next output queue instead of shared input credits,
+//     --fixed-rto  a fixed 200 us host timer (before the
 //                      RFC 6298 timer), --uniform  uniformly random congestion peers (incast)
 //                      instead of permutations,
 //     --idle  no congestion, --seed=S, --hosts=N, --size=BYTES, --topology=SPEC
@@ -51,8 +51,8 @@ int bench(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const auto value = [&](const char* prefix) { return a.substr(std::string(prefix).size()); };
-    if (a == "--input-credits") {
-      base.input_credits = true;
+    if (a == "--output-queues") {
+      base.input_credits = false;
     } else if (a == "--fixed-rto") {
       base.adaptive_rto = false;
     } else if (a == "--uniform") {
@@ -69,7 +69,7 @@ int bench(int argc, char** argv) {
       spec = value("--topology=");
     } else if (a.rfind("--", 0) == 0) {
       std::fprintf(stderr,
-                   "unknown option %s; accepted: --input-credits, --fixed-rto, --uniform, "
+                   "unknown option %s; accepted: --output-queues, --fixed-rto, --uniform, "
                    "--idle, --seed=S, --hosts=N, --size=BYTES, --topology=SPEC\n",
                    a.c_str());
       return 2;
@@ -107,6 +107,13 @@ int bench(int argc, char** argv) {
                 static_cast<unsigned long long>(r.retransmissions),
                 static_cast<unsigned long long>(r.restarts),
                 static_cast<unsigned long long>(r.fallbacks));
+    std::fprintf(stderr,
+                 "%s mean queue wait per hop (us), host-leaf leaf-spine spine-leaf leaf-host: "
+                 "allreduce %.3f %.3f %.3f %.3f, background %.3f %.3f %.3f %.3f\n",
+                 name.c_str(), 1e6 * r.allreduce_wait_s[0], 1e6 * r.allreduce_wait_s[1],
+                 1e6 * r.allreduce_wait_s[2], 1e6 * r.allreduce_wait_s[3],
+                 1e6 * r.background_wait_s[0], 1e6 * r.background_wait_s[1],
+                 1e6 * r.background_wait_s[2], 1e6 * r.background_wait_s[3]);
     std::fflush(stdout);
   }
   return 0;

@@ -38,8 +38,8 @@ def options_from(args: argparse.Namespace) -> dict:
         raise InputError(
             f"--congestion {args.congestion!r} unknown; accepted: uniform, permutation, none"
         )
-    if args.flow_control not in ("output", "input"):
-        raise InputError(f"--flow-control {args.flow_control!r} unknown; accepted: output, input")
+    if args.flow_control not in ("input", "output"):
+        raise InputError(f"--flow-control {args.flow_control!r} unknown; accepted: input, output")
     if args.routing not in ("adaptive", "ecmp"):
         raise InputError(f"--routing {args.routing!r} unknown; accepted: adaptive, ecmp")
     if not 0 <= args.seed < 2**64:
@@ -222,9 +222,9 @@ def add_parser(sub) -> None:
     p.add_argument("--lossy", action="store_true", help="tail drop instead of credits")
     p.add_argument(
         "--flow-control",
-        default="output",
-        help="lossless flow control: output (default: room in the next switch's output queue) "
-        "or input (credits for one shared input buffer per port)",
+        default="input",
+        help="lossless flow control: input (default: credits for one shared input buffer per "
+        "port) or output (room in the next switch's output queue)",
     )
     p.add_argument("--routing", default="adaptive", help="adaptive (default) or ecmp")
     p.add_argument("--buffer", default="64KiB", help="bytes per port buffer (default 64KiB)")

@@ -90,6 +90,14 @@ nb::dict result_dict(const InnetResult& r) {
   d["mismatches"] = r.mismatches;
   d["peak_packets"] = r.peak_packets;
   d["mean_link_utilization"] = r.mean_link_utilization;
+  nb::dict wait, background;
+  const char* hops[] = {"host-leaf", "leaf-spine", "spine-leaf", "leaf-host"};
+  for (int h = 0; h < 4; ++h) {
+    wait[hops[h]] = r.allreduce_wait_s[h];
+    background[hops[h]] = r.background_wait_s[h];
+  }
+  d["allreduce_wait_s"] = wait;
+  d["background_wait_s"] = background;
   nb::list links;
   for (const auto& l : r.links) {
     nb::dict row;

@@ -96,16 +96,35 @@ TEST(InnetModel, BothLosslessFlowControlsDropNothing) {
 TEST(InnetModel, FlowControlsAndTrafficPatternsDiffer) {
   auto t = small_tree();
   InnetConfig c = congested(Algorithm::static_trees);
+  const InnetResult input = run_innet(*t, c);  // the defaults: input credits, permutations
+  c.input_credits = false;
   const InnetResult output = run_innet(*t, c);
   c.input_credits = true;
-  const InnetResult input = run_innet(*t, c);
-  c.input_credits = false;
   c.background_permutation = false;
   const InnetResult uniform = run_innet(*t, c);
   const InnetResult again = run_innet(*t, c);
   for (const InnetResult* r : {&output, &input, &uniform}) EXPECT_TRUE(r->exact);
   EXPECT_NE(output.events, input.events);
-  EXPECT_NE(output.events, uniform.events);
+  EXPECT_NE(input.events, uniform.events);
   EXPECT_EQ(uniform.events, again.events);
   EXPECT_EQ(uniform.time_s, again.time_s);
+}
+
+// Two restarts of a block before a host resent it queued the block twice; sending the same id
+// twice counted that host's data twice (a wrong sum at every host; seen on fattree:canary). A
+// fixed timer below the block latency under incast traffic restarts blocks again and again.
+TEST(InnetModel, RepeatedRestartsStayExact) {
+  auto t = small_tree();
+  std::uint64_t restarts = 0;
+  for (std::uint64_t seed : {1, 2, 3, 4}) {
+    InnetConfig c = congested(Algorithm::canary);
+    c.seed = seed;
+    c.background_permutation = false;
+    c.adaptive_rto = false;
+    c.max_attempts = 200;
+    const InnetResult r = run_innet(*t, c);
+    EXPECT_TRUE(r.exact) << seed;
+    restarts += r.restarts;
+  }
+  EXPECT_GT(restarts, 10u);
 }

@@ -94,7 +94,7 @@ def test_model_options_stay_exact_and_lossless(capsys):
     for extra in (
         [],
         ["--congestion", "uniform"],
-        ["--flow-control", "input"],
+        ["--flow-control", "output"],
         ["--fixed-rto", "--rto", "5us"],
     ):
         out = run_json(capsys, "--algorithms", "canary,static-4", "--buffer", "8KiB", *extra)
@@ -102,7 +102,7 @@ def test_model_options_stay_exact_and_lossless(capsys):
             assert r["exact"] and r["drops"] == 0
         runs[" ".join(extra)] = out["canary"]
     assert runs[""]["events"] != runs["--congestion uniform"]["events"]
-    assert runs[""]["events"] != runs["--flow-control input"]["events"]
+    assert runs[""]["events"] != runs["--flow-control output"]["events"]
     # a fixed 5us timer is below the block latency: spurious requests the adaptive one avoids
     assert runs["--fixed-rto --rto 5us"]["retransmissions"] > runs[""]["retransmissions"]
 

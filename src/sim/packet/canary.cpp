@@ -76,6 +76,7 @@ std::uint32_t Engine::canary_packet(int host, int block) {
   HostState& hs = hosts_[host];
   HostBlock& hb = hs.blocks[block];
   hb.sent = true;
+  hb.sent_attempt = hb.attempt;
   const std::uint32_t p = pool_.make();
   Packet& pk = pool_[p];
   pk.kind = hb.fallback ? Kind::fallback_data : Kind::reduce;

@@ -34,6 +34,9 @@ Engine::Engine(const topo::FatTreeTopology& topology, const InnetConfig& config,
     ports_[l].to = links[l].to;
     ports_[l].bandwidth = links[l].bandwidth_bytes_per_s;
     ports_[l].latency_s = links[l].latency_s;
+    const bool from_host = links[l].from < host_count_, to_host = links[l].to < host_count_;
+    const bool to_spine = !to_host && links[l].to >= host_count_ + leaves_;
+    ports_[l].hop = from_host ? 0 : to_host ? 3 : to_spine ? 1 : 2;
   }
   node_failed_.assign(static_cast<std::size_t>(topo_.node_count()), false);
   const int switches = topo_.node_count() - host_count_;
@@ -71,6 +74,7 @@ void Engine::queue_push(Port& port, std::uint32_t p) {
   }
   port.tail = p;
   port.queued += pool_[p].bytes;
+  pool_[p].queued_s = now_;
 }
 
 std::uint32_t Engine::queue_pop(Port& port) {
@@ -177,6 +181,9 @@ void Engine::try_send(int link) {
   }
   queue_pop(port);
   if (credits) port.credits -= pk.bytes;
+  const int background = pk.kind == Kind::background ? 1 : 0;
+  wait_sum_[port.hop][background] += now_ - pk.queued_s;
+  ++wait_count_[port.hop][background];
   port.busy = true;
   port.bytes_sent += pk.bytes;
   double start = now_;
@@ -379,6 +386,13 @@ InnetResult Engine::run() {
       result_.links.push_back(LinkUse{static_cast<int>(l), ports_[l].bytes_sent, u});
   }
   result_.mean_link_utilization = links.empty() ? 0 : sum / static_cast<double>(links.size());
+  for (int h = 0; h < 4; ++h) {
+    const auto mean = [&](int b) {
+      return wait_count_[h][b] ? wait_sum_[h][b] / static_cast<double>(wait_count_[h][b]) : 0.0;
+    };
+    result_.allreduce_wait_s[h] = mean(0);
+    result_.background_wait_s[h] = mean(1);
+  }
   return result_;
 }
 

@@ -90,6 +90,7 @@ struct Port {  // the output queue of one directed link
   double bandwidth = 0;  // bytes/s
   double latency_s = 0;
   FlightRing flight;           // on the wire
+  int hop = 0;                 // 0 host->leaf, 1 leaf->spine, 2 spine->leaf, 3 leaf->host
   std::uint32_t head = kNone;  // packets linked through Packet::next
   std::uint32_t tail = kNone;
   std::uint64_t queued = 0;
@@ -105,6 +106,7 @@ struct Port {  // the output queue of one directed link
 struct HostBlock {  // Canary/static state of one block at one host
   std::uint8_t attempt = 0;
   bool sent = false;
+  int sent_attempt = -1;  // the attempt last sent: a second restart notice must not resend it
   bool done = false;
   bool fallback = false;
   std::uint32_t timer = 0;    // generation of the live retransmission timer
@@ -272,6 +274,8 @@ class Engine {
   std::mt19937_64 background_rng_;
   std::mt19937_64 noise_rng_;
   InnetResult result_;
+  std::array<std::array<double, 2>, 4> wait_sum_{};  // [hop][background]
+  std::array<std::array<std::uint64_t, 2>, 4> wait_count_{};
   int tenants_done_ = 0;
 };
 

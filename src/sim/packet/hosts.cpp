@@ -81,7 +81,11 @@ bool Engine::next_host_packet(int host, std::uint32_t& p) {
       while (!hs.resend.empty()) {
         const int b = hs.resend.front();
         hs.resend.pop_front();
-        if (hs.blocks[b].done) continue;
+        const HostBlock& hb = hs.blocks[b];
+        // Two restarts before the host got to resend queue the block twice: sending the same
+        // id twice would count this host's data twice. (Host-based fallback re-sends on
+        // purpose; the leader keeps one contribution per rank.)
+        if (hb.done || (!hb.fallback && hb.sent_attempt == hb.attempt)) continue;
         ++result_.retransmissions;
         p = canary_packet(host, b);
         return true;

@@ -94,6 +94,7 @@ struct Packet {
   std::uint32_t length = 0;    // elements of the payload in use (ring packets may carry fewer)
   std::uint32_t next = kNone;  // next packet in the same port queue
   std::uint64_t id = 0;
+  double queued_s = 0;     // when it joined its current output queue
   std::vector<int> ports;  // restore: ports to multicast on
 };
 
