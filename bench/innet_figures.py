@@ -3,17 +3,20 @@ Canary, one and four static trees and the ring, with and without congestion, aga
 of hosts, the size, the number of tenants, host noise and the timeout. Five random allocations
 (seeds) per point, as the paper does.
 
-    .venv/bin/python bench/innet_figures.py fig7a --topology fattree:canary --out docs/img
+    .venv/bin/python bench/innet_figures.py fig7a --topology fattree:canary --jobs 2
     .venv/bin/python bench/innet_figures.py fig8 --topology fattree:2:8:8:8 --size 256KiB
     (figures: fig2, fig7a, fig8, fig9, fig10, fig11)
 
-Each point is the mean over the seeds; the JSON of every run is written next to the plot."""
+Each point is the mean over the seeds; the JSON of every run is written next to the plot, and a
+Markdown table of the means is printed. --jobs runs that many simulations at once (threads: the
+engine releases the GIL)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import statistics
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from topocoll import _core
@@ -21,13 +24,21 @@ from topocoll import _core
 ALGORITHMS = ("canary", "static-1", "static-4", "ring")
 
 
-def goodput(
-    topology, algorithm: str, hosts: int, size: int, congestion: bool, seed: int, **extra
-) -> dict:
-    options = {"hosts": hosts, "size_bytes": size, "congestion": congestion, "seed": seed}
-    r = _core.innet_run(topology, algorithm, {**options, **extra})
+POOL: ThreadPoolExecutor | None = None
+ENGINE: dict = {}  # options every run gets (--congestion, --flow-control)
+
+
+def run_one(topology, algorithm: str, options: dict) -> dict:
+    r = _core.innet_run(topology, algorithm, options)
     r.pop("links")
     return r
+
+
+def goodput(
+    topology, algorithm: str, hosts: int, size: int, congestion: bool, seed: int, **extra
+) -> Future:
+    options = {"hosts": hosts, "size_bytes": size, "congestion": congestion, "seed": seed}
+    return POOL.submit(run_one, topology, algorithm, {**options, **ENGINE, **extra})
 
 
 def fig7a(args, topology) -> tuple[dict, str]:
@@ -55,7 +66,7 @@ def fig8(args, topology) -> tuple[dict, str]:
     return runs, "Fig. 8: goodput against the share of hosts in the allreduce (rest congest)"
 
 
-def seeds(args, topology, algorithm, hosts, size, congestion, **extra) -> list[dict]:
+def seeds(args, topology, algorithm, hosts, size, congestion, **extra) -> list[Future]:
     return [
         goodput(topology, algorithm, hosts, size, congestion, seed, **extra)
         for seed in range(1, args.seeds + 1)
@@ -152,21 +163,36 @@ def main() -> None:
     p.add_argument("--size", default="4MiB")
     p.add_argument("--seeds", type=int, default=5)
     p.add_argument("--out", default="docs/img")
+    p.add_argument("--jobs", type=int, default=1, help="simulations at once (default 1)")
+    p.add_argument("--congestion", default="permutation", choices=("permutation", "uniform"))
+    p.add_argument("--flow-control", default="input", choices=("input", "output"))
+    p.add_argument("--suffix", default="", help="appended to the output file names")
     args = p.parse_args()
+    if not 1 <= args.jobs <= 64:
+        p.error(f"--jobs {args.jobs} out of range; accepted: 1..64")
+    global POOL
+    POOL = ThreadPoolExecutor(max_workers=args.jobs)
+    ENGINE["permutation"] = args.congestion == "permutation"
+    ENGINE["adaptive_rto"] = True
+    ENGINE["input_credits"] = args.flow_control == "input"
     from topocoll.simulate import parse_size
 
     args.size = parse_size(args.size)
     topology = _core.make_topology(args.topology, _core.network_preset("canary"))
-    runs, title = FIGURES[args.figure](args, topology)
+    futures, title = FIGURES[args.figure](args, topology)
+    runs = {name: [f.result() for f in fs] for name, fs in futures.items()}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / f"innet-{args.figure}.json").write_text(json.dumps(runs, indent=1, sort_keys=True))
-    plot(runs, f"{title}\n{args.topology}", out / f"innet-{args.figure}.png")
+    stem = f"innet-{args.figure}{args.suffix}"
+    (out / f"{stem}.json").write_text(json.dumps(runs, indent=1, sort_keys=True))
+    engine = f"congestion {args.congestion}, flow control {args.flow_control}"
+    plot(runs, f"{title}\n{args.topology}, {args.size >> 10} KiB, {engine}", out / f"{stem}.png")
+    print("| run | goodput Gb/s (mean) | min | max | exact |")
+    print("|---|---|---|---|---|")
     for name, rs in runs.items():
-        exact = all(r["exact"] for r in rs)
-        print(
-            f"{name:<24} {statistics.mean(r['goodput_gbps'] for r in rs):8.2f} Gb/s exact={exact}"
-        )
+        g = [r["goodput_gbps"] for r in rs]
+        exact = "yes" if all(r["exact"] for r in rs) else "NO"
+        print(f"| {name} | {statistics.mean(g):.2f} | {min(g):.2f} | {max(g):.2f} | {exact} |")
 
 
 if __name__ == "__main__":

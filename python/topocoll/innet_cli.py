@@ -34,8 +34,12 @@ def parse_failure(text: str) -> tuple[str, float]:
 
 
 def options_from(args: argparse.Namespace) -> dict:
-    if args.congestion not in ("uniform", "none"):
-        raise InputError(f"--congestion {args.congestion!r} unknown; accepted: uniform, none")
+    if args.congestion not in ("uniform", "permutation", "none"):
+        raise InputError(
+            f"--congestion {args.congestion!r} unknown; accepted: uniform, permutation, none"
+        )
+    if args.flow_control not in ("input", "output"):
+        raise InputError(f"--flow-control {args.flow_control!r} unknown; accepted: input, output")
     if args.routing not in ("adaptive", "ecmp"):
         raise InputError(f"--routing {args.routing!r} unknown; accepted: adaptive, ecmp")
     if not 0 <= args.seed < 2**64:
@@ -48,7 +52,10 @@ def options_from(args: argparse.Namespace) -> dict:
     options = {
         "size_bytes": parse_size(args.size),
         "tenants": args.tenants,
-        "congestion": args.congestion == "uniform",
+        "congestion": args.congestion != "none",
+        "permutation": args.congestion == "permutation",
+        "input_credits": args.flow_control == "input",
+        "adaptive_rto": not args.fixed_rto,
         "timeout_s": parse_duration(args.timeout),
         "rto_s": parse_duration(args.rto),
         "table_entries": args.table_entries,
@@ -188,10 +195,22 @@ def add_parser(sub) -> None:
     p.add_argument("--hosts", type=int, help="hosts in the allreduce(s) (default: half)")
     p.add_argument("--size", "-s", default="4MiB", help="bytes per allreduce (default 4MiB)")
     p.add_argument("--algorithms", "-a", default=DEFAULT_ALGORITHMS, help="canary, static-N, ring")
-    p.add_argument("--congestion", default="uniform", help="uniform (default) or none")
+    p.add_argument(
+        "--congestion",
+        default="permutation",
+        help="permutation (default: message k of every congestion host follows the k-th random "
+        "cycle, so each sends to one and receives from one), uniform (each message to a random "
+        "peer, incast) or none",
+    )
     p.add_argument("--seed", type=int, default=1, help="allocation, roots, traffic (default 1)")
     p.add_argument("--timeout", default="1us", help="Canary switch timeout (default 1us)")
-    p.add_argument("--rto", default="200us", help="host retransmission timeout (default 200us)")
+    p.add_argument(
+        "--rto",
+        default="200us",
+        help="minimum host retransmission timeout; above it the timer follows measured block "
+        "round trips and doubles per expiry (RFC 6298; default 200us)",
+    )
+    p.add_argument("--fixed-rto", action="store_true", help="a fixed --rto, no estimate/backoff")
     p.add_argument("--table-entries", type=int, default=32768, help="descriptors per switch")
     p.add_argument("--partition-table", action="store_true", help="static share per tenant")
     p.add_argument("--drop", type=float, default=0.0, help="per-link drop probability [0,1)")
@@ -201,6 +220,12 @@ def add_parser(sub) -> None:
     p.add_argument("--fail-switch", action="append", help="SWITCH@TIME, e.g. spine3@20us")
     p.add_argument("--tenants", type=int, default=1, help="concurrent allreduces (default 1)")
     p.add_argument("--lossy", action="store_true", help="tail drop instead of credits")
+    p.add_argument(
+        "--flow-control",
+        default="input",
+        help="lossless flow control: input (default: credits for one shared input buffer per "
+        "port) or output (room in the next switch's output queue)",
+    )
     p.add_argument("--routing", default="adaptive", help="adaptive (default) or ecmp")
     p.add_argument("--buffer", default="64KiB", help="bytes per port buffer (default 64KiB)")
     p.add_argument("--elements", type=int, default=256, help="int32 elements per packet")

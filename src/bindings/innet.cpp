@@ -90,6 +90,14 @@ nb::dict result_dict(const InnetResult& r) {
   d["mismatches"] = r.mismatches;
   d["peak_packets"] = r.peak_packets;
   d["mean_link_utilization"] = r.mean_link_utilization;
+  nb::dict wait, background;
+  const char* hops[] = {"host-leaf", "leaf-spine", "spine-leaf", "leaf-host"};
+  for (int h = 0; h < 4; ++h) {
+    wait[hops[h]] = r.allreduce_wait_s[h];
+    background[hops[h]] = r.background_wait_s[h];
+  }
+  d["allreduce_wait_s"] = wait;
+  d["background_wait_s"] = background;
   nb::list links;
   for (const auto& l : r.links) {
     nb::dict row;
@@ -114,8 +122,11 @@ InnetConfig config_from(const topo::Topology& topology, const std::string& algor
   c.lossless = option<bool>(o, "lossless", c.lossless);
   c.ecmp = option<bool>(o, "ecmp", c.ecmp);
   c.congestion = option<bool>(o, "congestion", c.congestion);
+  c.background_permutation = option<bool>(o, "permutation", c.background_permutation);
+  c.input_credits = option<bool>(o, "input_credits", c.input_credits);
   c.timeout_s = option<double>(o, "timeout_s", c.timeout_s);
   c.rto_s = option<double>(o, "rto_s", c.rto_s);
+  c.adaptive_rto = option<bool>(o, "adaptive_rto", c.adaptive_rto);
   c.max_attempts = option<int>(o, "max_attempts", c.max_attempts);
   c.table_entries = option<int>(o, "table_entries", c.table_entries);
   c.partition_table = option<bool>(o, "partition_table", c.partition_table);

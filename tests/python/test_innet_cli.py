@@ -73,6 +73,7 @@ def test_same_seed_same_bytes(capsys, tmp_path):
         ["--algorithms", "static-0"],
         ["--algorithms", "swing"],
         ["--congestion", "heavy"],
+        ["--flow-control", "pfc"],
         ["--topology", "torus:4x4"],
         ["--jobs", "0"],
         ["--seed", "-1"],
@@ -85,6 +86,25 @@ def test_invalid_parameters_exit_2_with_one_line(capsys, extra):
     assert main([*SMALL, *extra]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and "\n" not in err
+
+
+def test_model_options_stay_exact_and_lossless(capsys):
+    """Both congestion patterns, both lossless flow controls and the fixed timer."""
+    runs = {}
+    for extra in (
+        [],
+        ["--congestion", "uniform"],
+        ["--flow-control", "output"],
+        ["--fixed-rto", "--rto", "5us"],
+    ):
+        out = run_json(capsys, "--algorithms", "canary,static-4", "--buffer", "8KiB", *extra)
+        for r in out.values():
+            assert r["exact"] and r["drops"] == 0
+        runs[" ".join(extra)] = out["canary"]
+    assert runs[""]["events"] != runs["--congestion uniform"]["events"]
+    assert runs[""]["events"] != runs["--flow-control output"]["events"]
+    # a fixed 5us timer is below the block latency: spurious requests the adaptive one avoids
+    assert runs["--fixed-rto --rto 5us"]["retransmissions"] > runs[""]["retransmissions"]
 
 
 def test_link_utilization_plot(capsys, tmp_path):

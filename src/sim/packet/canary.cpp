@@ -4,15 +4,16 @@
 // timers, restarts with a new id and host-based fallback after losses (3.3), tenant id
 // prefixes (3.4).
 #include <algorithm>
+#include <cmath>
 
 #include "sim/packet/engine.hpp"
 
 namespace topocoll::sim::packet {
 
 namespace {
-void add_into(std::vector<std::int32_t>& acc, const std::vector<std::int32_t>& data) {
-  if (acc.empty()) acc.assign(data.size(), 0);
-  for (std::size_t i = 0; i < data.size() && i < acc.size(); ++i) acc[i] += data[i];
+void add_into(std::vector<std::int32_t>& acc, const std::int32_t* data, std::size_t length) {
+  if (acc.empty()) acc.assign(length, 0);
+  for (std::size_t i = 0; i < length && i < acc.size(); ++i) acc[i] += data[i];
 }
 void set_child(Descriptor& d, int port) { d.children[port / 64] |= 1ULL << (port % 64); }
 }  // namespace
@@ -28,15 +29,54 @@ int Engine::leader_of(int tenant, int block) const {
   return hosts[static_cast<std::size_t>(block) % hosts.size()];  // round robin (3.1.3)
 }
 
+// 3.3 says hosts time every block but not for how long. A fixed timer shorter than a block's
+// latency under congestion makes a storm of spurious requests and restarts (260,075 requests
+// in the 512-host congested run with a fixed 200 us), so the timer follows TCP's rules
+// (RFC 6298): RTO = max(--rto, SRTT + 4 RTTVAR) from the host's measured block round trips
+// (send to result, Karn: only blocks whose timer never expired), doubled on every expiry of
+// the same block.
+double Engine::host_rto(int host, int expiries) const {
+  const HostState& hs = hosts_[host];
+  double rto = config_.rto_s;
+  if (!config_.adaptive_rto) return rto;
+  if (hs.rtt_sampled) rto = std::max(rto, hs.srtt + 4 * hs.rttvar);
+  return std::ldexp(rto, std::min(expiries, 30));
+}
+
+void Engine::sample_rtt(int host, int block) {
+  HostState& hs = hosts_[host];
+  const HostBlock& hb = hs.blocks[block];
+  if (hb.expiries != 0 || !hb.sent) return;  // Karn's rule
+  const double r = now_ - hb.sent_s;
+  if (!hs.rtt_sampled) {
+    hs.srtt = r;
+    hs.rttvar = r / 2;
+    hs.rtt_sampled = true;
+    return;
+  }
+  hs.rttvar = 0.75 * hs.rttvar + 0.25 * std::abs(hs.srtt - r);
+  hs.srtt = 0.875 * hs.srtt + 0.125 * r;
+}
+
 void Engine::arm_host_timer(int host, int block) {
   HostBlock& hb = hosts_[host].blocks[block];
-  push(now_ + config_.rto_s, Event::host_timer, host, block, 0, ++hb.timer);
+  hb.armed_s = now_;
+  ++hb.timer;
+  if (hb.expiries == 0) {
+    // The first check of every timer comes after the same --rto, so the FIFO stays sorted by
+    // (time, seq); canary_host_timer postpones it when the host's RTO has grown.
+    host_timers_.push_back(
+        HostTimer{EventKey{now_ + config_.rto_s, seq_++}, host, block, hb.timer});
+    return;
+  }
+  push(now_ + host_rto(host, hb.expiries), Event::host_timer, host, block, hb.timer);
 }
 
 std::uint32_t Engine::canary_packet(int host, int block) {
   HostState& hs = hosts_[host];
   HostBlock& hb = hs.blocks[block];
   hb.sent = true;
+  hb.sent_attempt = hb.attempt;
   const std::uint32_t p = pool_.make();
   Packet& pk = pool_[p];
   pk.kind = hb.fallback ? Kind::fallback_data : Kind::reduce;
@@ -49,51 +89,62 @@ std::uint32_t Engine::canary_packet(int host, int block) {
   pk.counter = 1;
   pk.hosts = static_cast<int>(tenants_[hs.tenant].hosts.size()) - 1;  // the leader keeps its own
   pk.bytes = mtu();
-  fill_data(hs.tenant, hs.rank, block, pk.data);
+  fill_data(hs.tenant, hs.rank, block, pool_.fresh_payload(p));
+  hb.sent_s = now_;
+  hb.expiries = 0;
   arm_host_timer(host, block);
   return p;
 }
 
 void Engine::canary_switch(int sw, std::uint32_t p) {
   Packet& pk = pool_[p];
-  Descriptor& d = tables_[sw - host_count_].slot(pk.id, pk.tenant);
+  DescriptorTable& table = tables_[sw - host_count_];
+  PayloadPool& payloads = pool_.payloads();
+  Descriptor* d = table.at(pk.id, pk.tenant);
   // A descriptor whose broadcast never came (a loss) would hold its entry forever; after a
   // host retransmission period its block has been restarted, so the entry is reclaimed.
-  if (d.used && d.id != pk.id && now_ - d.created_s > config_.rto_s) d.used = false;
+  if (d != nullptr && d->id != pk.id && now_ - d->created_s > config_.rto_s) {
+    payloads.unref(d->accumulator);
+    table.free(pk.id, pk.tenant);
+    d = nullptr;
+  }
   const int port = port_index(pk.in_link);
-  if (!d.used) {
-    d.used = true;
-    d.fired = false;
-    d.id = pk.id;
-    d.created_s = now_;
-    d.counter = pk.counter;
-    d.hosts = pk.hosts;
-    d.dst = pk.dst;
-    d.children = {};
-    set_child(d, port);
-    d.accumulator.swap(pk.data);
+  if (d == nullptr) {
+    Descriptor& n = table.allocate(pk.id, pk.tenant);
+    n.created_s = now_;
+    n.counter = pk.counter;
+    n.hosts = pk.hosts;
+    n.dst = pk.dst;
+    set_child(n, port);
+    std::swap(n.accumulator, pk.data);
     const int tenant = pk.tenant, block = pk.block, attempt = pk.attempt;
-    const std::uint64_t id = pk.id;
     ++result_.aggregated;
     consume(p);
     push(now_ + config_.timeout_s, Event::switch_timer, sw, tenant << 8 | attempt,
-         static_cast<std::uint32_t>(block), id);
-    if (d.counter >= d.hosts) canary_fire(sw, d, tenant, block, attempt);
+         static_cast<std::uint32_t>(block));
+    if (n.counter >= n.hosts) canary_fire(sw, n, tenant, block, attempt);
     return;
   }
-  if (d.id == pk.id) {
-    set_child(d, port);
-    if (d.fired) {  // 3.1.1: a straggler goes on alone
+  if (d->id == pk.id) {
+    set_child(*d, port);
+    if (d->fired) {  // 3.1.1: a straggler goes on alone
       ++result_.stragglers;
       forward(sw, p);
       return;
     }
-    add_into(d.accumulator, pk.data);
-    d.counter += pk.counter;
+    if (d->accumulator == kNone) {
+      std::swap(d->accumulator, pk.data);
+    } else {
+      d->accumulator = payloads.unique(d->accumulator);
+      std::int32_t* acc = payloads.at(d->accumulator);
+      const std::int32_t* in = payloads.at(pk.data);
+      for (std::size_t i = 0; i < payloads.width(); ++i) acc[i] += in[i];
+    }
+    d->counter += pk.counter;
     const int tenant = pk.tenant, block = pk.block, attempt = pk.attempt;
     ++result_.aggregated;
     consume(p);
-    if (d.counter >= d.hosts) canary_fire(sw, d, tenant, block, attempt);
+    if (d->counter >= d->hosts) canary_fire(sw, *d, tenant, block, attempt);
     return;
   }
   // 3.2.1: collision; mark with switch and port, straight to the leader
@@ -104,10 +155,11 @@ void Engine::canary_switch(int sw, std::uint32_t p) {
   forward(sw, p);
 }
 
-void Engine::canary_timer(int sw, std::uint64_t id, int tenant, int block, int attempt) {
-  Descriptor& d = tables_[sw - host_count_].slot(id, tenant);
-  if (!d.used || d.id != id || d.fired) return;
-  canary_fire(sw, d, tenant, block, attempt);
+void Engine::canary_timer(int sw, int tenant, int block, int attempt) {
+  const std::uint64_t id = block_id(tenant, attempt, block);
+  Descriptor* d = tables_[sw - host_count_].at(id, tenant);
+  if (d == nullptr || d->id != id || d->fired) return;
+  canary_fire(sw, *d, tenant, block, attempt);
 }
 
 void Engine::canary_fire(int sw, Descriptor& d, int tenant, int block, int attempt) {
@@ -124,7 +176,9 @@ void Engine::canary_fire(int sw, Descriptor& d, int tenant, int block, int attem
   pk.counter = d.counter;
   pk.hosts = d.hosts;
   pk.bytes = mtu();
-  pk.data.swap(d.accumulator);
+  pk.data = d.accumulator;
+  pk.length = static_cast<std::uint32_t>(pool_.payloads().width());
+  d.accumulator = kNone;
   forward(sw, p);  // toward the root on the least congested path (adaptive up port)
 }
 
@@ -133,15 +187,17 @@ void Engine::canary_broadcast_at_switch(int sw, std::uint32_t p) {
   if (pool_[p].kind == Kind::restore) {
     ports = pool_[p].ports;  // 3.2.1: the children this switch could not record
   } else {
-    Descriptor& d = tables_[sw - host_count_].slot(pool_[p].id, pool_[p].tenant);
-    if (!d.used || d.id != pool_[p].id) {  // no descriptor (collision): restoration covers it
+    DescriptorTable& table = tables_[sw - host_count_];
+    Descriptor* d = table.at(pool_[p].id, pool_[p].tenant);
+    if (d == nullptr || d->id != pool_[p].id) {  // no descriptor (collision): restoration covers it
       consume(p);
       return;
     }
     for (int w = 0; w < 4; ++w)
       for (int b = 0; b < 64; ++b)
-        if (d.children[w] >> b & 1) ports.push_back(w * 64 + b);
-    d.used = false;  // 3.1.2: deallocated once the result went down
+        if (d->children[w] >> b & 1) ports.push_back(w * 64 + b);
+    pool_.payloads().unref(d->accumulator);
+    table.free(pool_[p].id, pool_[p].tenant);  // 3.1.2: deallocated once the result went down
   }
   const auto& out = topo_.out_links(sw);
   for (int port : ports) {
@@ -170,7 +226,10 @@ void Engine::send_to_host(int from, int to, Kind kind, int tenant, int block, in
   pk.id = block_id(tenant, attempt, block);
   pk.step = step;
   pk.bytes = data ? mtu() : control_bytes();
-  if (data) pk.data = *data;
+  if (data) {
+    std::int32_t* out = pool_.fresh_payload(p);
+    std::copy(data->begin(), data->end(), out);
+  }
   if (ports) {
     pk.ports = *ports;
     pk.bytes += 8;  // the port bitmap
@@ -183,6 +242,12 @@ void Engine::canary_host_timer(int host, int block, std::uint32_t generation) {
   HostState& hs = hosts_[host];
   HostBlock& hb = hs.blocks[block];
   if (hb.done || generation != hb.timer) return;
+  const double deadline = hb.armed_s + host_rto(host, hb.expiries);
+  if (now_ < deadline) {  // the host's RTO grew since the timer was armed
+    push(deadline, Event::host_timer, host, block, hb.timer);
+    return;
+  }
+  ++hb.expiries;
   if (hb.fallback) {  // host-based: send the data again
     hs.resend.push_back(block);
     try_send(topo_.host_up(host));
@@ -209,7 +274,7 @@ void Engine::canary_leader(int host, std::uint32_t p) {
         if (std::find(lb.marks.begin(), lb.marks.end(), mark) == lb.marks.end())
           lb.marks.push_back(mark);
       }
-      add_into(lb.acc, pk.data);
+      add_into(lb.acc, pool_.payload(p), pk.length);
       lb.counter += pk.counter;
       if (lb.counter >= need) leader_complete(pk.tenant, pk.block);
       return;
@@ -232,7 +297,7 @@ void Engine::canary_leader(int host, std::uint32_t p) {
       const int rank = hosts_[pk.src].rank;
       if (lb.contributed[rank]) return;
       lb.contributed[rank] = true;
-      add_into(lb.acc, pk.data);
+      add_into(lb.acc, pool_.payload(p), pk.length);
       if (++lb.counter >= need) leader_complete(pk.tenant, pk.block);
       return;
     }
@@ -245,10 +310,10 @@ void Engine::leader_complete(int tenant, int block) {
   LeaderBlock& lb = t.leader[block];
   const int leader = leader_of(tenant, block);
   lb.complete = true;
-  std::vector<std::int32_t> own;
-  fill_data(tenant, hosts_[leader].rank, block, own);
-  add_into(lb.acc, own);
-  block_done(leader, block, lb.acc);
+  std::vector<std::int32_t> own(static_cast<std::size_t>(config_.elements_per_packet));
+  fill_data(tenant, hosts_[leader].rank, block, own.data());
+  add_into(lb.acc, own.data(), own.size());
+  block_done(leader, block, lb.acc.data(), lb.acc.size());
   if (lb.fallback) {
     for (int h : t.hosts)
       if (h != leader) send_to_host(leader, h, Kind::result, tenant, block, lb.attempt, &lb.acc);

@@ -9,11 +9,40 @@ std::uint64_t mix64(std::uint64_t x) {  // splitmix64 finalizer
   return x ^ (x >> 31);
 }
 
-Descriptor& DescriptorTable::slot(std::uint64_t id, int tenant) {
+std::size_t DescriptorTable::index(std::uint64_t id, int tenant) const {
   const std::uint64_t n = slots_.size();
-  if (!partitioned_) return slots_[mix64(id) % n];
+  if (!partitioned_) return mix64(id) % n;
   const std::uint64_t share = n / static_cast<std::uint64_t>(tenants_);
-  return slots_[static_cast<std::uint64_t>(tenant) * share + mix64(id) % share];
+  return static_cast<std::uint64_t>(tenant) * share + mix64(id) % share;
+}
+
+Descriptor& DescriptorTable::allocate(std::uint64_t id, int tenant) {
+  std::uint32_t s;
+  if (free_.empty()) {
+    s = static_cast<std::uint32_t>(store_.size());
+    store_.emplace_back();
+  } else {
+    s = free_.back();
+    free_.pop_back();
+    store_[s] = Descriptor{};
+  }
+  slots_[index(id, tenant)] = s;
+  store_[s].id = id;
+  return store_[s];
+}
+
+void DescriptorTable::free(std::uint64_t id, int tenant) {
+  std::uint32_t& s = slots_[index(id, tenant)];
+  if (s == kNone) return;
+  free_.push_back(s);
+  s = kNone;
+}
+
+std::vector<std::uint32_t> DescriptorTable::accumulators() const {
+  std::vector<std::uint32_t> out;
+  for (std::uint32_t s : slots_)
+    if (s != kNone && store_[s].accumulator != kNone) out.push_back(store_[s].accumulator);
+  return out;
 }
 
 }  // namespace topocoll::sim::packet

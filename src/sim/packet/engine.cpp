@@ -16,6 +16,7 @@ Engine::Engine(const topo::FatTreeTopology& topology, const InnetConfig& config,
       host_count_(topology.host_count()),
       leaves_(topology.shape().leaves),
       spines_(topology.shape().aggs),
+      pool_(config.elements_per_packet),
       fault_rng_(config.seed * 3 + 1),
       background_rng_(config.seed * 5 + 2),
       noise_rng_(config.seed * 7 + 3) {
@@ -29,6 +30,13 @@ Engine::Engine(const topo::FatTreeTopology& topology, const InnetConfig& config,
     port_of_in_link_[l] =
         static_cast<int>(std::find(out.begin(), out.end(), reverse) - out.begin());
     ports_[l].credits = static_cast<std::int64_t>(config_.buffer_bytes);
+    ports_[l].from = links[l].from;
+    ports_[l].to = links[l].to;
+    ports_[l].bandwidth = links[l].bandwidth_bytes_per_s;
+    ports_[l].latency_s = links[l].latency_s;
+    const bool from_host = links[l].from < host_count_, to_host = links[l].to < host_count_;
+    const bool to_spine = !to_host && links[l].to >= host_count_ + leaves_;
+    ports_[l].hop = from_host ? 0 : to_host ? 3 : to_spine ? 1 : 2;
   }
   node_failed_.assign(static_cast<std::size_t>(topo_.node_count()), false);
   const int switches = topo_.node_count() - host_count_;
@@ -44,6 +52,8 @@ Engine::Engine(const topo::FatTreeTopology& topology, const InnetConfig& config,
                  ? config_.max_time_s
                  : 20.0 * static_cast<double>(config_.size_bytes) / bandwidth + 500e-6;
   hosts_.resize(static_cast<std::size_t>(host_count_));
+  for (int h = 0; h < host_count_; ++h)
+    host_keys_.push_back(mix64(config_.seed ^ (static_cast<std::uint64_t>(h) << 40)));
   setup_tenants(participants);
   if (config_.congestion) {
     background_hosts_ = congestion;
@@ -51,17 +61,28 @@ Engine::Engine(const topo::FatTreeTopology& topology, const InnetConfig& config,
   }
 }
 
-void Engine::push(double t, Event::Type type, int a, int b, std::uint32_t pkt, std::uint64_t tag) {
-  std::uint32_t index;
-  if (free_events_.empty()) {
-    index = static_cast<std::uint32_t>(events_.size());
-    events_.emplace_back();
+void Engine::push(double t, Event::Type type, int a, int b, std::uint32_t pkt) {
+  heap_.push(Event{EventKey{t, seq_++}, a, b, pkt, type});
+}
+
+void Engine::queue_push(Port& port, std::uint32_t p) {
+  pool_[p].next = kNone;
+  if (port.tail == kNone) {
+    port.head = p;
   } else {
-    index = free_events_.back();
-    free_events_.pop_back();
+    pool_[port.tail].next = p;
   }
-  events_[index] = Event{t, seq_, type, a, b, pkt, tag};
-  heap_.push(HeapItem{EventKey{t, seq_++}, index});
+  port.tail = p;
+  port.queued += pool_[p].bytes;
+  pool_[p].queued_s = now_;
+}
+
+std::uint32_t Engine::queue_pop(Port& port) {
+  const std::uint32_t p = port.head;
+  port.head = pool_[p].next;
+  if (port.head == kNone) port.tail = kNone;
+  port.queued -= pool_[p].bytes;
+  return p;
 }
 
 void Engine::release_credit(std::uint32_t p) {
@@ -69,7 +90,7 @@ void Engine::release_credit(std::uint32_t p) {
   if (pk.in_link < 0) return;
   const int link = pk.in_link;
   pk.in_link = -1;
-  if (!config_.lossless) return;
+  if (!config_.lossless || !config_.input_credits) return;
   ports_[link].credits += pk.bytes;
   try_send(link);
 }
@@ -79,6 +100,40 @@ void Engine::drop(std::uint32_t p) {
   consume(p);
 }
 
+int Engine::lookahead(int sw, const Packet& pk) {
+  switch (pk.kind) {
+    case Kind::reduce:  // aggregated into a descriptor (or, rarely, forwarded unreserved)
+    case Kind::broadcast:
+    case Kind::static_reduce:
+    case Kind::static_bcast: return -1;
+    case Kind::restore:
+      if (pk.dst == sw) return -1;
+      break;
+    default: break;
+  }
+  return route(sw, pk);
+}
+
+void Engine::unreserve(std::uint32_t p) {
+  Packet& pk = pool_[p];
+  if (pk.out_link < 0) return;
+  const int o = pk.out_link;
+  pk.out_link = -1;
+  ports_[o].reserved -= pk.bytes;
+  wake_waiting(o);
+}
+
+void Engine::wake_waiting(int link) {
+  Port& port = ports_[link];
+  if (port.waiting.empty()) return;
+  std::vector<int> waiting;
+  waiting.swap(port.waiting);
+  for (int w : waiting) {
+    ports_[w].blocked = false;
+    try_send(w);
+  }
+}
+
 void Engine::enqueue(int link, std::uint32_t p) {
   Port& port = ports_[link];
   const Packet& pk = pool_[p];
@@ -86,49 +141,63 @@ void Engine::enqueue(int link, std::uint32_t p) {
     drop(p);
     return;
   }
-  port.queue.push_back(p);
-  port.queued += pk.bytes;
+  queue_push(port, p);
   try_send(link);
 }
 
 void Engine::try_send(int link) {
   Port& port = ports_[link];
   if (port.busy) return;
-  const auto& l = topo_.links()[link];
+  const Port& l = port;  // the link's ends, bandwidth and latency
   if (port.failed) {
-    while (!port.queue.empty()) {
-      const std::uint32_t p = port.queue.front();
-      port.queue.pop_front();
-      port.queued -= pool_[p].bytes;
-      drop(p);
-    }
+    while (port.head != kNone) drop(queue_pop(port));
     return;
   }
-  if (port.queue.empty() && is_host(l.from) && !all_done_) {
+  if (port.head == kNone && is_host(l.from) && !all_done_) {
     std::uint32_t p;
     if (!next_host_packet(l.from, p)) return;
     ++result_.packets_sent;
-    port.queue.push_back(p);
-    port.queued += pool_[p].bytes;
+    queue_push(port, p);
   }
-  if (port.queue.empty()) return;
-  const std::uint32_t p = port.queue.front();
+  if (port.head == kNone) return;
+  if (port.blocked) return;  // woken by the queue it waits for
+  const std::uint32_t p = port.head;
   Packet& pk = pool_[p];
   const bool to_switch = !is_host(l.to);
-  if (config_.lossless && to_switch && port.credits < static_cast<std::int64_t>(pk.bytes)) return;
-  port.queue.pop_front();
-  port.queued -= pk.bytes;
-  if (config_.lossless && to_switch) port.credits -= pk.bytes;
+  const bool credits = config_.lossless && config_.input_credits && to_switch;
+  if (credits && port.credits < static_cast<std::int64_t>(pk.bytes)) return;
+  if (config_.lossless && !config_.input_credits && to_switch) {
+    const int o = lookahead(l.to, pk);
+    if (o >= 0 && !ports_[o].failed) {
+      Port& next = ports_[o];
+      if (next.queued + next.reserved + pk.bytes > config_.buffer_bytes) {
+        port.blocked = true;
+        next.waiting.push_back(link);
+        return;
+      }
+      next.reserved += pk.bytes;
+      pk.out_link = o;
+    }
+  }
+  queue_pop(port);
+  if (credits) port.credits -= pk.bytes;
+  const int background = pk.kind == Kind::background ? 1 : 0;
+  wait_sum_[port.hop][background] += now_ - pk.queued_s;
+  ++wait_count_[port.hop][background];
   port.busy = true;
   port.bytes_sent += pk.bytes;
   double start = now_;
   if (is_host(l.from) && config_.noise_probability > 0 &&
       uniform01(noise_rng_) < config_.noise_probability)
     start += config_.noise_delay_s;  // canary-fgcs24 5.2.5: host noise
-  const double done = start + pk.bytes / l.bandwidth_bytes_per_s;
+  const double done = start + pk.bytes / l.bandwidth;
   push(done, Event::tx_done, link);
-  push(done + l.latency_s, Event::arrive, link, 0, p);
-  release_credit(p);  // it left this node's buffer
+  // arrivals of a link come in sending order: only the first waits in the heap
+  const EventKey arrive{done + l.latency_s, seq_++};
+  if (port.flight.empty()) heap_.push(Event{arrive, link, 0, 0, Event::arrive});
+  port.flight.push(InFlight{arrive, p});
+  release_credit(p);   // it left this node's buffer
+  wake_waiting(link);  // and made room in this queue
 }
 
 void Engine::on_arrive(int link, std::uint32_t p) {
@@ -137,8 +206,9 @@ void Engine::on_arrive(int link, std::uint32_t p) {
   const bool lost =
       config_.drop_probability > 0 && uniform01(fault_rng_) < config_.drop_probability;
   if (lost || ports_[link].failed || node_failed_[l.to]) {
+    unreserve(p);
     // the far end never buffered it: give the credit back
-    if (config_.lossless && !is_host(l.to)) {
+    if (config_.lossless && config_.input_credits && !is_host(l.to)) {
       ports_[link].credits += pk.bytes;
       try_send(link);
     }
@@ -175,7 +245,15 @@ void Engine::on_arrive(int link, std::uint32_t p) {
 }
 
 void Engine::forward(int node, std::uint32_t p) {
-  const int link = route(node, pool_[p]);
+  Packet& pk = pool_[p];
+  int link;
+  if (pk.out_link >= 0) {  // the port reserved when it left the previous node
+    link = pk.out_link;
+    ports_[link].reserved -= pk.bytes;
+    pk.out_link = -1;
+  } else {
+    link = route(node, pk);
+  }
   if (link < 0) {
     drop(p);
     return;
@@ -235,10 +313,35 @@ void Engine::apply_fault(int index) {
   }
   for (int l : dead) ports_[l].failed = true;
   for (int l : dead) try_send(l);  // drops what waits there
+  for (int l : dead) wake_waiting(l);
   if (f.node >= 0) {
     // what the switch held in its descriptors is lost with it
+    for (std::uint32_t acc : tables_[f.node - host_count_].accumulators())
+      pool_.payloads().unref(acc);
     tables_[f.node - host_count_] =
         DescriptorTable(config_.table_entries, config_.tenants, config_.partition_table);
+  }
+}
+
+void Engine::dispatch(const Event& e) {
+  switch (e.type) {
+    case Event::tx_done:
+      ports_[e.a].busy = false;
+      try_send(e.a);
+      break;
+    case Event::arrive: {
+      FlightRing& flight = ports_[e.a].flight;
+      const std::uint32_t p = flight.front().pkt;
+      flight.pop();
+      if (!flight.empty()) heap_.push(Event{flight.front().time, e.a, 0, 0, Event::arrive});
+      on_arrive(e.a, p);
+      break;
+    }
+    case Event::switch_timer:
+      canary_timer(e.a, e.b >> 8 & 0xffff, static_cast<int>(e.pkt), e.b & 0xff);
+      break;
+    case Event::host_timer: canary_host_timer(e.a, e.b, e.pkt); break;
+    case Event::fault: apply_fault(e.b); break;
   }
 }
 
@@ -247,25 +350,20 @@ InnetResult Engine::run() {
     if (hosts_[h].tenant >= 0 || hosts_[h].background) try_send(topo_.host_up(h));
   for (std::size_t f = 0; f < config_.faults.size(); ++f)
     push(config_.faults[f].time_s, Event::fault, 0, static_cast<int>(f));
-  while (!heap_.empty()) {
-    const HeapItem item = heap_.pop();
-    const Event e = events_[item.index];
-    free_events_.push_back(item.index);
-    if (e.time > horizon_) break;
-    now_ = e.time;
+  for (;;) {
+    // the earlier of the heap's top and the oldest FIFO host timer
+    const bool timer =
+        !host_timers_.empty() && (heap_.empty() || host_timers_.front().time < heap_.top().time);
+    if (!timer && heap_.empty()) break;
+    const Event e = timer ? Event{host_timers_.front().time, host_timers_.front().host,
+                                  host_timers_.front().block, host_timers_.front().generation,
+                                  Event::host_timer}
+                          : heap_.pop();
+    if (timer) host_timers_.pop_front();
+    if (e.time.time > horizon_) break;
+    now_ = e.time.time;
     ++result_.events;
-    switch (e.type) {
-      case Event::tx_done:
-        ports_[e.a].busy = false;
-        try_send(e.a);
-        break;
-      case Event::arrive: on_arrive(e.a, e.pkt); break;
-      case Event::switch_timer:
-        canary_timer(e.a, e.tag, e.b >> 8 & 0xffff, static_cast<int>(e.pkt), e.b & 0xff);
-        break;
-      case Event::host_timer: canary_host_timer(e.a, e.b, static_cast<std::uint32_t>(e.tag)); break;
-      case Event::fault: apply_fault(e.b); break;
-    }
+    dispatch(e);
   }
   result_.peak_packets = pool_.allocated();
   result_.completed = tenants_done_ == static_cast<int>(tenants_.size());
@@ -288,6 +386,13 @@ InnetResult Engine::run() {
       result_.links.push_back(LinkUse{static_cast<int>(l), ports_[l].bytes_sent, u});
   }
   result_.mean_link_utilization = links.empty() ? 0 : sum / static_cast<double>(links.size());
+  for (int h = 0; h < 4; ++h) {
+    const auto mean = [&](int b) {
+      return wait_count_[h][b] ? wait_sum_[h][b] / static_cast<double>(wait_count_[h][b]) : 0.0;
+    };
+    result_.allreduce_wait_s[h] = mean(0);
+    result_.background_wait_s[h] = mean(1);
+  }
   return result_;
 }
 

@@ -8,14 +8,21 @@ namespace topocoll::sim::packet {
 
 std::int32_t Engine::value(int host, std::uint64_t index) const {
   if (index >= elements_) return 0;  // padding of the last block
-  const std::uint64_t h = mix64(config_.seed ^ (static_cast<std::uint64_t>(host) << 40) ^ index);
-  return static_cast<std::int32_t>(h & 0xffff) - 0x8000;  // sums of 1e4 hosts fit in int32
+  // one multiply per element (a run fills a billion of them): a per-host key plus the index,
+  // multiplicatively hashed; the top 16 bits keep sums of 1e4 hosts inside int32
+  const std::uint64_t h = (host_keys_[host] + index) * 0x9e3779b97f4a7c15ULL;
+  return static_cast<std::int32_t>(h >> 48) - 0x8000;
 }
 
-void Engine::fill_data(int tenant, int rank, int block, std::vector<std::int32_t>& out) const {
+void Engine::fill_data(int tenant, int rank, int block, std::int32_t* out) const {
   const int host = tenants_[tenant].hosts[rank];
   const auto e = static_cast<std::uint64_t>(config_.elements_per_packet);
-  out.resize(e);
+  if ((static_cast<std::uint64_t>(block) + 1) * e <= elements_) {  // no padding: the fast loop
+    const std::uint64_t key = host_keys_[host] + static_cast<std::uint64_t>(block) * e;
+    for (std::uint64_t i = 0; i < e; ++i)
+      out[i] = static_cast<std::int32_t>(((key + i) * 0x9e3779b97f4a7c15ULL) >> 48) - 0x8000;
+    return;
+  }
   for (std::uint64_t i = 0; i < e; ++i)
     out[i] = value(host, static_cast<std::uint64_t>(block) * e + i);
 }
@@ -39,8 +46,12 @@ void Engine::setup_tenants(const std::vector<int>& participants) {
       if (config_.algorithm != Algorithm::ring) hs.blocks.resize(static_cast<std::size_t>(blocks_));
     }
     ten.expected.assign(static_cast<std::size_t>(blocks_) * e, 0);
-    for (int h : ten.hosts)
-      for (std::size_t i = 0; i < ten.expected.size(); ++i) ten.expected[i] += value(h, i);
+    for (int h : ten.hosts) {
+      const std::uint64_t key = host_keys_[h];
+      for (std::size_t i = 0; i < elements_; ++i)
+        ten.expected[i] += static_cast<std::int32_t>(((key + i) * 0x9e3779b97f4a7c15ULL) >> 48) -
+                           0x8000;  // = value(h, i); padding stays 0
+    }
     if (config_.algorithm == Algorithm::canary)
       ten.leader.resize(static_cast<std::size_t>(blocks_));
     if (config_.algorithm == Algorithm::static_trees) {
@@ -70,7 +81,11 @@ bool Engine::next_host_packet(int host, std::uint32_t& p) {
       while (!hs.resend.empty()) {
         const int b = hs.resend.front();
         hs.resend.pop_front();
-        if (hs.blocks[b].done) continue;
+        const HostBlock& hb = hs.blocks[b];
+        // Two restarts before the host got to resend queue the block twice: sending the same
+        // id twice would count this host's data twice. (Host-based fallback re-sends on
+        // purpose; the leader keeps one contribution per rank.)
+        if (hb.done || (!hb.fallback && hb.sent_attempt == hb.attempt)) continue;
         ++result_.retransmissions;
         p = canary_packet(host, b);
         return true;
@@ -98,9 +113,22 @@ std::uint32_t Engine::background_packet(int host) {
   const auto payload = static_cast<std::uint64_t>(4 * config_.elements_per_packet);
   if (hs.left == 0) {  // a new message to a new random peer (canary-fgcs24 5.2)
     const auto n = background_hosts_.size();
-    do {
-      hs.peer = background_hosts_[background_rng_() % n];
-    } while (hs.peer == host);
+    if (config_.background_permutation) {
+      // message k of every host follows the k-th random cycle through the congestion hosts
+      while (permutations_.size() <= static_cast<std::size_t>(hs.message)) {
+        std::vector<int> order = background_hosts_;
+        for (std::size_t i = n - 1; i > 0; --i)
+          std::swap(order[i], order[background_rng_() % (i + 1)]);
+        std::vector<int> next(static_cast<std::size_t>(host_count_), -1);
+        for (std::size_t i = 0; i < n; ++i) next[order[i]] = order[(i + 1) % n];
+        permutations_.push_back(std::move(next));
+      }
+      hs.peer = permutations_[hs.message++][host];
+    } else {
+      do {
+        hs.peer = background_hosts_[background_rng_() % n];
+      } while (hs.peer == host);
+    }
     hs.left = config_.background_message_bytes;
   }
   hs.left -= std::min(hs.left, payload);
@@ -119,7 +147,7 @@ void Engine::on_host_receive(int host, std::uint32_t p) {
     case Kind::ring_data: ring_receive(host, p); break;
     case Kind::static_bcast:
     case Kind::broadcast:
-    case Kind::result: block_done(host, pk.block, pk.data); break;
+    case Kind::result: block_done(host, pk.block, pool_.payload(p), pk.length); break;
     case Kind::reduce:
     case Kind::to_leader:
     case Kind::retx_request:
@@ -141,16 +169,17 @@ void Engine::on_host_receive(int host, std::uint32_t p) {
   pool_.release(p);
 }
 
-void Engine::block_done(int host, int block, const std::vector<std::int32_t>& data) {
+void Engine::block_done(int host, int block, const std::int32_t* data, std::size_t length) {
   HostState& hs = hosts_[host];
   HostBlock& hb = hs.blocks[block];
   if (hb.done || hs.tenant < 0) return;
+  if (config_.algorithm == Algorithm::canary) sample_rtt(host, block);
   hb.done = true;
   ++hb.timer;  // cancels the retransmission timer
   const Tenant& t = tenants_[hs.tenant];
   const auto e = static_cast<std::size_t>(config_.elements_per_packet);
-  if (data.size() != e || !std::equal(data.begin(), data.end(),
-                                      t.expected.begin() + static_cast<std::ptrdiff_t>(block * e)))
+  if (data == nullptr || length != e ||
+      !std::equal(data, data + e, t.expected.begin() + static_cast<std::ptrdiff_t>(block * e)))
     ++result_.mismatches;
   if (++hs.done_blocks == blocks_) host_finished(host);
 }

@@ -1,5 +1,6 @@
 #pragma once
 // What one in-network allreduce run is asked to do, and what it reports.
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,14 +25,26 @@ struct InnetConfig {
   int header_bytes = 57;                  // 19 Canary + 14 Ethernet + 24 framing (5.1)
   std::uint64_t buffer_bytes = 64 << 10;  // per output port (and credits per input port)
   bool lossless = true;
+  // Lossless flow control. input (default): credits for one input buffer per switch port,
+  // shared by every output (congestion can back up across outputs, as with PFC or InfiniBand
+  // credits). output: a packet leaves for a switch only when the output queue it will join
+  // there has room; packets the switch absorbs or generates (aggregation, multicast) need no
+  // room and may overshoot it, which starves forwarded traffic behind them (docs/innet.md).
+  bool input_credits = true;
   bool ecmp = false;  // hash-based up-port instead of the adaptive rule of 5.2
   bool congestion = false;
+  // true: message k of every congestion host follows the k-th random cyclic permutation of the
+  // congestion hosts, so each sends to one host and receives from one ("each host sends a
+  // message to a randomly selected host and receives a message from another randomly selected
+  // host", canary-fgcs24 5.2); false: every message goes to a uniformly random peer (incast).
+  bool background_permutation = true;
   std::uint64_t background_message_bytes = 64 << 10;  // a congestion host changes peer after
   double timeout_s = 1e-6;                            // Canary switch timer
-  double rto_s = 200e-6;                              // host retransmission timer
-  int max_attempts = 3;                               // then host-based fallback
-  int table_entries = 32768;                          // descriptors per switch (5.1)
-  bool partition_table = false;                       // static share per tenant (3.2.1)
+  double rto_s = 200e-6;                              // host retransmission timer (minimum)
+  bool adaptive_rto = true;      // RFC 6298 estimate and backoff above rto_s; false: fixed rto_s
+  int max_attempts = 3;          // then host-based fallback
+  int table_entries = 32768;     // descriptors per switch (5.1)
+  bool partition_table = false;  // static share per tenant (3.2.1)
   double drop_probability = 0;
   double noise_probability = 0;  // per packet sent by a host: delay it by noise_delay_s
   double noise_delay_s = 1e-6;
@@ -66,6 +79,11 @@ struct InnetResult {
   std::uint64_t mismatches = 0;
   std::uint64_t peak_packets = 0;
   double mean_link_utilization = 0;
+  // Mean time a packet waited in an output queue (blocked heads included) per hop, for the
+  // allreduce's packets and for the congestion traffic: where the allreduce loses its time.
+  // Hops: 0 host->leaf, 1 leaf->spine, 2 spine->leaf, 3 leaf->host.
+  std::array<double, 4> allreduce_wait_s{};
+  std::array<double, 4> background_wait_s{};
   std::vector<LinkUse> links;
 };
 

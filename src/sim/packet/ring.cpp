@@ -46,10 +46,12 @@ bool Engine::ring_packet(int host, std::uint32_t& p) {
   pk.tenant = hs.tenant;
   pk.step = step;
   pk.block = rh.send_packet;
-  pk.data.assign(chunk.begin() + static_cast<std::ptrdiff_t>(std::min(from, to)),
-                 chunk.begin() + static_cast<std::ptrdiff_t>(to));
-  pk.bytes = static_cast<std::uint32_t>(config_.header_bytes +
-                                        4 * std::max<std::size_t>(1, pk.data.size()));
+  const std::size_t length = to - std::min(from, to);
+  std::copy_n(chunk.begin() + static_cast<std::ptrdiff_t>(std::min(from, to)), length,
+              pool_.fresh_payload(p));
+  pk.length = static_cast<std::uint32_t>(length);
+  pk.bytes =
+      static_cast<std::uint32_t>(config_.header_bytes + 4 * std::max<std::size_t>(1, length));
   if (++rh.send_packet == count) {
     rh.send_packet = 0;
     rh.sends.pop_front();
@@ -68,8 +70,9 @@ void Engine::ring_receive(int host, std::uint32_t p) {
   const std::uint64_t len = chunk_begin(hs.tenant, chunk + 1) - chunk_begin(hs.tenant, chunk);
   RingStep& st = rh.recv[s];
   if (st.data.size() != len) st.data.assign(len, 0);
-  std::copy(pk.data.begin(), pk.data.end(),
-            st.data.begin() + static_cast<std::ptrdiff_t>(pk.block) * config_.elements_per_packet);
+  std::copy_n(
+      pool_.payload(p), pk.length,
+      st.data.begin() + static_cast<std::ptrdiff_t>(pk.block) * config_.elements_per_packet);
   ++st.packets;
   // steps complete in order: a fast predecessor may be several steps ahead
   for (auto it = rh.recv.find(rh.next_recv);

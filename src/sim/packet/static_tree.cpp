@@ -23,7 +23,7 @@ std::uint32_t Engine::static_packet(int host, int block) {
   pk.counter = 1;
   pk.hosts = static_cast<int>(t.hosts.size());
   pk.bytes = mtu();
-  fill_data(hs.tenant, hs.rank, block, pk.data);
+  fill_data(hs.tenant, hs.rank, block, pool_.fresh_payload(p));
   return p;
 }
 
@@ -43,8 +43,14 @@ void Engine::static_switch(int sw, std::uint32_t p) {
   }
   auto& states = static_state_[sw - host_count_];
   Descriptor& d = states[pk.id];
-  if (d.accumulator.empty()) d.accumulator.assign(pk.data.size(), 0);
-  for (std::size_t i = 0; i < pk.data.size(); ++i) d.accumulator[i] += pk.data[i];
+  PayloadPool& payloads = pool_.payloads();
+  if (d.accumulator == kNone) {
+    std::swap(d.accumulator, pool_[p].data);  // the first contribution becomes the accumulator
+  } else {
+    std::int32_t* acc = payloads.at(d.accumulator);
+    const std::int32_t* in = payloads.at(pk.data);
+    for (std::size_t i = 0; i < payloads.width(); ++i) acc[i] += in[i];
+  }
   d.counter += pk.counter;
   const int expected = leaf ? static_cast<int>(t.hosts_by_leaf[sw - host_count_].size()) : pk.hosts;
   const std::uint64_t id = pk.id;
@@ -62,7 +68,8 @@ void Engine::static_switch(int sw, std::uint32_t p) {
   out.hosts = hosts;
   out.tree = spine;
   out.bytes = mtu();
-  out.data.swap(d.accumulator);
+  out.data = d.accumulator;
+  out.length = static_cast<std::uint32_t>(payloads.width());
   states.erase(id);
   if (leaf) {
     out.kind = Kind::static_reduce;
