@@ -47,7 +47,10 @@ def options_from(args: argparse.Namespace) -> dict:
     for option in ("hosts", "tenants", "table_entries", "elements", "max_attempts"):
         value = getattr(args, option)
         if value is not None and not -(2**31) <= value < 2**31:
-            raise InputError(f"--{option.replace('_', '-')} {value} out of range")
+            # The engine checks the exact ranges; this keeps values inside its 32-bit fields.
+            raise InputError(
+                f"--{option.replace('_', '-')} {value} out of range; accepted: 1..2^31-1"
+            )
     failures = [parse_failure(f) for f in args.fail_switch or []]
     options = {
         "size_bytes": parse_size(args.size),

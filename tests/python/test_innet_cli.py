@@ -88,6 +88,11 @@ def test_invalid_parameters_exit_2_with_one_line(capsys, extra):
     assert err.startswith("error:") and "\n" not in err
 
 
+def test_values_beyond_32_bits_name_the_accepted_range(capsys):
+    assert main([*SMALL, "--hosts", str(2**70)]) == 2
+    assert "accepted: 1..2^31-1" in capsys.readouterr().err
+
+
 def test_model_options_stay_exact_and_lossless(capsys):
     """Both congestion patterns, both lossless flow controls and the fixed timer."""
     runs = {}
