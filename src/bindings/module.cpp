@@ -277,6 +277,31 @@ std::vector<int> dense_groups(const std::vector<std::int64_t>& group_of) {
   return out;
 }
 
+// Error messages quote what the caller passed; a control character in it (a newline in a
+// collective name) must not split the one-line message the exit-code contract promises.
+std::string one_line(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u != 0x7f) {
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (c == '\r') {
+      out += "\\r";
+    } else {
+      static constexpr char kHex[] = "0123456789abcdef";
+      out += "\\x";
+      out += kHex[u >> 4];
+      out += kHex[u & 0xf];
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -285,7 +310,7 @@ NB_MODULE(_core, m) {
     try {
       std::rethrow_exception(p);
     } catch (const std::invalid_argument& e) {
-      PyErr_SetString(PyExc_ValueError, e.what());
+      PyErr_SetString(PyExc_ValueError, one_line(e.what()).c_str());
     }
   });
 

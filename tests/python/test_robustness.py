@@ -377,3 +377,13 @@ def test_traffic_at_a_size_that_would_run_for_hours_stops_first(run_cli):
         "traffic", "-c", "allreduce", "-a", "ring", "-p", "1000000", "--groups", "contiguous:64"
     )
     assert code == 2 and "rank-steps" in err and "--force" in err
+
+
+@pytest.mark.parametrize("collective", ["\n", "all\rreduce", "x\x00y", "\x1b[2J"])
+def test_errors_quoting_the_input_stay_on_one_line(collective):
+    """Found by test_fuzz: a newline in a collective name split the ValueError's message."""
+    with pytest.raises(ValueError) as error:
+        topocoll.build("ring", collective, 4)
+    message = str(error.value)
+    assert message.startswith("unknown collective")
+    assert len(message.splitlines()) == 1 and message.isprintable()
