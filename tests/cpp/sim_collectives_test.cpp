@@ -7,6 +7,7 @@
 
 #include "core/registry.hpp"
 #include "sim/simulate.hpp"
+#include "sim_test_support.hpp"
 #include "topology/mapping.hpp"
 #include "topology/routing.hpp"
 #include "topology/topology.hpp"
@@ -14,37 +15,12 @@
 namespace topocoll::sim {
 namespace {
 
-struct Network {
-  std::unique_ptr<topo::Topology> topology;
-  std::unique_ptr<topo::Router> router;
-  topo::Mapping mapping;
-};
-
-topo::NetworkParams paper_params() {
-  topo::NetworkParams p;  // swing-nsdi24.txt section 5: 400 Gb/s, 100 ns, 300 ns per hop
-  p.bandwidth_bytes_per_s = 400e9 / 8;
-  p.link_latency_s = 100e-9;
-  p.hop_latency_s = 300e-9;
-  p.alpha_s = 1.5e-6;  // trivance.txt section 6
-  return p;
-}
+using testing::build;
+using testing::paper_params;
+using Network = testing::TestNetwork;
 
 Network setup(const std::string& spec, int ranks, const std::string& routing = "minimal") {
-  Network s;
-  s.topology = topo::make_topology(spec, paper_params());
-  s.router = topo::make_router(*s.topology, routing);
-  s.mapping = topo::make_mapping("linear", ranks, *s.topology);
-  return s;
-}
-
-SchedulePtr build(const std::string& name, Collective c, int ranks, std::vector<int> dims = {},
-                  int ports = 0) {
-  ScheduleRequest request;
-  request.collective = c;
-  request.ranks = ranks;
-  request.dims = std::move(dims);
-  request.ports = ports;
-  return registry().build(name, request);
+  return testing::make_network(spec, ranks, routing);
 }
 
 SimResult run(const Schedule& schedule, const Network& s, Model model, std::uint64_t bytes) {

@@ -13,6 +13,7 @@
 #include "core/registry.hpp"
 #include "sim/simgrid_model.hpp"
 #include "sim/simulate.hpp"
+#include "sim_test_support.hpp"
 #include "topology/mapping.hpp"
 #include "topology/routing.hpp"
 #include "topology/topology.hpp"
@@ -20,38 +21,13 @@
 namespace topocoll::sim {
 namespace {
 
-topo::NetworkParams paper_params() {
-  topo::NetworkParams p;  // swing-nsdi24.txt section 5, alpha of trivance.txt section 6
-  p.bandwidth_bytes_per_s = 400e9 / 8;
-  p.link_latency_s = 100e-9;
-  p.hop_latency_s = 300e-9;
-  p.alpha_s = 1.5e-6;
-  return p;
-}
-
-struct Network {
-  std::unique_ptr<topo::Topology> topology;
-  std::unique_ptr<topo::Router> router;
-  topo::Mapping mapping;
-};
+using testing::build;
+using testing::paper_params;
+using Network = testing::TestNetwork;
 
 Network setup(const std::string& spec, int ranks, const std::string& routing = "dor",
               topo::NetworkParams params = paper_params()) {
-  Network n;
-  n.topology = topo::make_topology(spec, params);
-  n.router = topo::make_router(*n.topology, routing);
-  n.mapping = topo::make_mapping("linear", ranks, *n.topology);
-  return n;
-}
-
-SchedulePtr build(const std::string& name, Collective c, int ranks, std::vector<int> dims = {},
-                  int ports = 0) {
-  ScheduleRequest request;
-  request.collective = c;
-  request.ranks = ranks;
-  request.dims = std::move(dims);
-  request.ports = ports;
-  return registry().build(name, request);
+  return testing::make_network(spec, ranks, routing, params);
 }
 
 SimResult run(const Schedule& schedule, const Network& n, Model model, std::uint64_t bytes) {

@@ -2,9 +2,12 @@
 // Hand-built networks and schedules for the simulator tests: links and routes spelled out,
 // so that each expected time is a closed form computed in the test.
 #include <map>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "core/registry.hpp"
 #include "core/schedule.hpp"
 #include "sim/simulate.hpp"
 #include "topology/mapping.hpp"
@@ -74,6 +77,43 @@ inline topo::NetworkParams quiet() {
   p.link_latency_s = 0;
   p.hop_latency_s = 0;
   return p;
+}
+
+// The papers' links: swing-nsdi24.txt section 5 (400 Gb/s, 100 ns, 300 ns per hop) and the
+// per-step alpha of trivance.txt section 6.
+inline topo::NetworkParams paper_params() {
+  topo::NetworkParams p;
+  p.bandwidth_bytes_per_s = 400e9 / 8;
+  p.link_latency_s = 100e-9;
+  p.hop_latency_s = 300e-9;
+  p.alpha_s = 1.5e-6;
+  return p;
+}
+
+// A topology with its router and the linear mapping of `ranks`.
+struct TestNetwork {
+  std::unique_ptr<topo::Topology> topology;
+  std::unique_ptr<topo::Router> router;
+  topo::Mapping mapping;
+};
+
+inline TestNetwork make_network(const std::string& spec, int ranks, const std::string& routing,
+                                topo::NetworkParams params = paper_params()) {
+  TestNetwork n;
+  n.topology = topo::make_topology(spec, params);
+  n.router = topo::make_router(*n.topology, routing);
+  n.mapping = topo::make_mapping("linear", ranks, *n.topology);
+  return n;
+}
+
+inline SchedulePtr build(const std::string& name, Collective c, int ranks,
+                         std::vector<int> dims = {}, int ports = 0) {
+  ScheduleRequest request;
+  request.collective = c;
+  request.ranks = ranks;
+  request.dims = std::move(dims);
+  request.ports = ports;
+  return registry().build(name, request);
 }
 
 }  // namespace topocoll::sim::testing
