@@ -8,6 +8,7 @@
 //                                [--skip A,B]   (compare: leave these algorithms out)
 //                                [--simgrid-limit CPU_SECONDS] [--csv FILE]   (simgrid)
 //   build/cpp/topocoll_sim_bench one ALGORITHM AxB BYTES [ROUTING]   (one flow run, for profiling)
+//   --no-symmetry: simulate every rank even where the run has a translation symmetry
 //
 // Prints Markdown tables (docs/simulator-benchmark.md records them).
 #include <sys/mman.h>
@@ -42,6 +43,8 @@ struct Run {
   double wall_s = 0, cpu_s = 0, sim_time_s = 0, peak_mib = 0;
   double messages = 0, transfers = 0;
 };
+
+bool g_use_symmetry = true;  // --no-symmetry: simulate every rank
 
 std::vector<int> square(int side, int dims) { return std::vector<int>(dims, side); }
 
@@ -84,6 +87,7 @@ sim::SimResult simulate_on(const std::string& algorithm, const std::vector<int>&
   sim::SimConfig config;
   config.model = model;
   config.vector_bytes = bytes;
+  config.use_symmetry = g_use_symmetry;
   return sim::simulate(*schedule, *topology, *router, mapping, config);
 }
 
@@ -500,6 +504,8 @@ int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "all";
   int jobs = 2, case_limit_s = 60, simgrid_limit_s = 600;
   std::string csv_path, skip;
+  for (int i = 2; i < argc; ++i)
+    if (std::strcmp(argv[i], "--no-symmetry") == 0) g_use_symmetry = false;
   for (int i = 2; i + 1 < argc; ++i) {
     if (std::strcmp(argv[i], "--skip") == 0) skip = argv[i + 1];
     if (std::strcmp(argv[i], "--simgrid-limit") == 0)
@@ -520,10 +526,11 @@ int main(int argc, char** argv) {
     }
     bool one_d = false;
     const auto r = simulate_on(argv[2], dims, std::strtoull(argv[4], nullptr, 10),
-                               topo::preset_params("swing"), argc > 5 ? argv[5] : "minimal", one_d);
-    std::printf("time_s %.17g messages %llu transfers %llu\n", r.time_s,
-                static_cast<unsigned long long>(r.messages),
-                static_cast<unsigned long long>(r.transfers));
+                               topo::preset_params("swing"), argc > 5 && argv[5][0] != '-' ? argv[5] : "minimal", one_d);
+    std::printf("time_s %.17g messages %llu transfers %llu symmetry %lld mean_util %.9g\n",
+                r.time_s, static_cast<unsigned long long>(r.messages),
+                static_cast<unsigned long long>(r.transfers),
+                static_cast<long long>(r.symmetry_group), r.mean_link_utilization);
     return 0;
   }
   if (all || mode == "speed") {

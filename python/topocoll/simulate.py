@@ -323,6 +323,7 @@ class Network:
             transfers=raw["transfers"],
             max_link_utilization=raw["max_link_utilization"],
             mean_link_utilization=raw["mean_link_utilization"],
+            symmetry_group=raw["symmetry_group"],
             rank_finish_s=list(raw["rank_finish_s"]),
             links=raw.get("links"),
         )
@@ -354,6 +355,8 @@ class SimResult:
     transfers: int
     max_link_utilization: float
     mean_link_utilization: float
+    # hosts per orbit of the translation symmetry the flow model simulated once (1: none)
+    symmetry_group: int = 1
     rank_finish_s: list[float] = field(default_factory=list, repr=False)
     links: list[dict] | None = field(default=None, repr=False)
 

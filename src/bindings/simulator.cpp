@@ -76,6 +76,7 @@ nb::dict result_dict(const sim::SimResult& r, const topo::Topology& t, bool with
   d["max_link_utilization"] = r.max_link_utilization;
   d["mean_link_utilization"] = r.mean_link_utilization;
   d["rank_finish_s"] = r.rank_finish_s;
+  d["symmetry_group"] = r.symmetry_group;
   if (with_links) {
     nb::list links;
     for (const auto& u : r.links) {
@@ -99,8 +100,9 @@ nb::dict run_simulation(const Schedule& schedule, const topo::Topology& topology
                         const topo::Router& router, const std::string& mapping,
                         const std::string& model, std::uint64_t vector_bytes, int element_bytes,
                         bool record_links, const std::string& trace_path, std::uint64_t mtu,
-                        std::uint64_t header, std::uint64_t buffer) {
+                        std::uint64_t header, std::uint64_t buffer, bool symmetry) {
   sim::SimConfig config;
+  config.use_symmetry = symmetry;
   config.model = model_from(model);
   config.packet = {mtu, header, buffer};
   if (config.model == sim::Model::packet) sim::check_packet_params(config.packet);
@@ -183,7 +185,7 @@ void bind_simulator(nb::module_& m) {
         "model"_a = "flow", "vector_bytes"_a, "element_bytes"_a = 1, "record_links"_a = false,
         "trace_path"_a = "", "mtu"_a = sim::PacketParams{}.mtu_bytes,
         "header"_a = sim::PacketParams{}.header_bytes,
-        "buffer"_a = sim::PacketParams{}.buffer_bytes);
+        "buffer"_a = sim::PacketParams{}.buffer_bytes, "symmetry"_a = true);
 }
 
 }  // namespace topocoll::bindings

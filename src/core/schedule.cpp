@@ -1,5 +1,6 @@
 #include "core/schedule.hpp"
 
+#include <atomic>
 #include <stdexcept>
 
 namespace topocoll {
@@ -34,6 +35,11 @@ std::optional<std::string> placement_problem(const ScheduleInfo& info) {
     taken[static_cast<std::size_t>(node)] = true;
   }
   return std::nullopt;
+}
+
+std::uint64_t Schedule::next_serial() {
+  static std::atomic<std::uint64_t> counter{0};
+  return ++counter;
 }
 
 std::vector<Step> Schedule::steps_of(int rank) const {

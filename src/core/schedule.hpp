@@ -9,6 +9,7 @@
 //  - alltoall: slots [0, B) are the send buffer (chunk d goes to rank d), slots [B, 2B) the
 //    receive buffer (chunk s came from rank s).
 //  - slots past those are scratch space the algorithm may use.
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -57,6 +58,9 @@ class Schedule {
 
   [[nodiscard]] const ScheduleInfo& info() const { return info_; }
   [[nodiscard]] int ranks() const { return info_.ranks; }
+  // Distinct for every schedule object of the process, never reused: the key of caches that
+  // hold an analysis of one schedule (the simulator's symmetry search).
+  [[nodiscard]] std::uint64_t serial() const { return serial_; }
 
   [[nodiscard]] virtual int step_count(int rank) const = 0;
   // Fills `out` (which arrives empty) with the operations of step `step` of `rank`.
@@ -69,7 +73,10 @@ class Schedule {
   ScheduleInfo& mutable_info() { return info_; }
 
  private:
+  static std::uint64_t next_serial();
+
   ScheduleInfo info_;
+  std::uint64_t serial_ = next_serial();
 };
 
 using SchedulePtr = std::unique_ptr<Schedule>;

@@ -40,7 +40,6 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
       config_(config),
       params_(topology.params()),
       message_bytes_(schedule.info(), config),
-      routes_(topology, router),
       count_routes_(topology, router) {
   check_mapping(schedule, topology, mapping);
   // The schedule's placement puts rank r on node node_of(r) of its shape; the mapping puts
@@ -51,6 +50,7 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
   for (int r = 0; r < schedule.ranks(); ++r)
     host_of_[static_cast<std::size_t>(r)] =
         mapping.host_of[static_cast<std::size_t>(schedule.info().node_of(r))];
+  use_symmetry_if_any(router);
   if (config.model == Model::flow) {
     network_ = std::make_unique<FlowNetwork>(topology);
   } else if (config.model == Model::packet) {
@@ -66,6 +66,27 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
 }
 
 Engine::~Engine() = default;
+
+// Only the flow model reduces: its max-min rates are unique, so a symmetric state stays
+// symmetric (docs/simulator-engines.md, "Symmetry"). A trace names every rank's messages.
+void Engine::use_symmetry_if_any(const topo::Router& router) {
+  if (config_.model == Model::flow && config_.use_symmetry && config_.trace_path.empty())
+    symmetry_ = TranslationSymmetry::find(schedule_, topology_, router, host_of_,
+                                          message_bytes_.equal_blocks());
+  if (!symmetry_) {
+    routes_.emplace(topology_, router);
+    return;
+  }
+  orbit_router_ = std::make_unique<OrbitRouter>(router, *symmetry_);
+  routes_.emplace(topology_, *orbit_router_);
+  rank_of_host_.assign(static_cast<std::size_t>(topology_.host_count()), -1);
+  for (int r = 0; r < schedule_.ranks(); ++r)
+    rank_of_host_[static_cast<std::size_t>(host_of_[static_cast<std::size_t>(r)])] = r;
+}
+
+bool Engine::simulated(int rank) const {
+  return !symmetry_ || symmetry_->in_domain(host_of_[static_cast<std::size_t>(rank)]);
+}
 
 double Engine::range_bytes(BlockIndex begin, BlockIndex end) const {
   return static_cast<double>(message_bytes_.range(begin, end));
@@ -175,7 +196,7 @@ void Engine::post_send(int rank, const Operation& op, double now) {
   const int dst = host_of_[static_cast<std::size_t>(op.peer)];
   auto send_message = [&](double bytes) {
     const std::uint32_t m = allocate(messages_, free_messages_);
-    const auto paths = routes_.paths(src, dst);
+    const auto paths = routes_->paths(src, dst);
     messages_[m] = {id, static_cast<int>(paths.size()), bytes, now};
     ++ops_[id].messages_left;
     ++message_count_;
@@ -196,6 +217,12 @@ void Engine::post_recv(int rank, const Operation& op) {
 }
 
 void Engine::deliver(int sender, int receiver, int port, double now) {
+  if (!simulated(receiver)) {  // the same delivery in the receiver's orbit copy in the domain
+    const int host = host_of_[static_cast<std::size_t>(receiver)];
+    sender = rank_of_host_[static_cast<std::size_t>(
+        symmetry_->shift_like(host_of_[static_cast<std::size_t>(sender)], host))];
+    receiver = rank_of_host_[static_cast<std::size_t>(symmetry_->representative(host))];
+  }
   const std::uint64_t key = channel_key(sender, receiver, port);
   Channel& ch = channels_[key];
   ++ch.delivered;
@@ -244,9 +271,32 @@ void Engine::transfer_done(std::uint32_t tag, double now) {
   operation_done(done.sender, now);
 }
 
+// From the domain's orbit copies to every rank and link: each orbit is |group| copies of its
+// representative.
+void Engine::expand_orbits(SimResult& result, std::vector<LinkUsage>& usage) const {
+  const auto copies = static_cast<std::uint64_t>(symmetry_->group_size());
+  result.symmetry_group = symmetry_->group_size();
+  result.messages *= copies;
+  result.transfers *= copies;
+  for (int r = 0; r < schedule_.ranks(); ++r) {
+    const int host = symmetry_->representative(host_of_[static_cast<std::size_t>(r)]);
+    result.rank_finish_s[static_cast<std::size_t>(r)] =
+        ranks_[static_cast<std::size_t>(rank_of_host_[static_cast<std::size_t>(host)])].finish;
+  }
+  std::vector<LinkUsage> all(usage.size());
+  for (std::size_t l = 0; l < usage.size(); ++l) {
+    all[l] = usage[static_cast<std::size_t>(symmetry_->link_representative(static_cast<int>(l)))];
+    all[l].link = static_cast<int>(l);
+  }
+  usage = std::move(all);
+}
+
 SimResult Engine::run() {
   const int ranks = schedule_.ranks();
+  int simulated_ranks = 0;
   for (int r = 0; r < ranks; ++r) {
+    if (!simulated(r)) continue;
+    ++simulated_ranks;
     if (ranks_[static_cast<std::size_t>(r)].steps == 0) {
       ++finished_ranks_;
       continue;
@@ -273,10 +323,10 @@ SimResult Engine::run() {
         step_done(t.rank, now);
     }
   }
-  if (finished_ranks_ != ranks) {
+  if (finished_ranks_ != simulated_ranks) {
     for (int r = 0; r < ranks; ++r) {
       const RankState& rs = ranks_[static_cast<std::size_t>(r)];
-      if (rs.step < rs.steps)
+      if (simulated(r) && rs.step < rs.steps)
         throw std::runtime_error("the schedule deadlocks: rank " + std::to_string(r) +
                                  " waits forever in step " + std::to_string(rs.step) +
                                  " (a receive without a matching send)");
@@ -295,6 +345,7 @@ SimResult Engine::run() {
     result.goodput_gbps = static_cast<double>(config_.vector_bytes) * 8 / result.time_s / 1e9;
   std::vector<LinkUsage> usage;
   network_->link_usage(result.time_s, usage);
+  if (symmetry_) expand_orbits(result, usage);
   double sum = 0;
   int used = 0;
   for (const LinkUsage& u : usage) {

@@ -39,6 +39,7 @@
 #include "sim/route_cache.hpp"
 #include "sim/simulate.hpp"
 #include "sim/trace_writer.hpp"
+#include "sim/translation_symmetry.hpp"
 
 namespace topocoll::sim {
 
@@ -95,6 +96,10 @@ class Engine {
   void step_done(int rank, double now);
   void transfer_done(std::uint32_t tag, double now);
   void add_timer(double time, int rank, TimerKind kind);
+  void use_symmetry_if_any(const topo::Router& router);
+  // Whether the rank is simulated: all are, unless a symmetry leaves one host per orbit.
+  [[nodiscard]] bool simulated(int rank) const;
+  void expand_orbits(SimResult& result, std::vector<LinkUsage>& usage) const;
   [[nodiscard]] std::uint64_t channel_key(int sender, int receiver, int port) const;
   template <typename T>
   static std::uint32_t allocate(std::vector<T>& pool, std::vector<std::uint32_t>& free);
@@ -104,7 +109,10 @@ class Engine {
   const SimConfig& config_;
   const topo::NetworkParams& params_;
   MessageBytes message_bytes_;
-  RouteCache routes_;
+  std::optional<TranslationSymmetry> symmetry_;
+  std::unique_ptr<OrbitRouter> orbit_router_;  // routes_ of a symmetric run use it
+  std::vector<int> rank_of_host_;              // symmetric runs: host -> rank, -1 for none
+  std::optional<RouteCache> routes_;
   RouteCache count_routes_;  // the analytic pre-pass routes with its own cache
   std::unique_ptr<Network> network_;
   std::optional<TraceWriter> trace_;

@@ -20,12 +20,16 @@ class MessageBytes {
   MessageBytes(const ScheduleInfo& info, const SimConfig& config);
   [[nodiscard]] std::uint64_t range(BlockIndex begin, BlockIndex end) const;
   [[nodiscard]] std::uint64_t set(const BlockSet& blocks) const;
+  // Every slot (user, mirrored and scratch) holds the same bytes: a message's bytes are then
+  // its block count times one block size.
+  [[nodiscard]] bool equal_blocks() const { return equal_blocks_; }
 
  private:
   BlockPartition partition_;
   std::uint64_t element_bytes_;
   bool alltoall_;
   std::uint64_t scratch_slot_bytes_ = 0;
+  bool equal_blocks_ = true;
 };
 
 }  // namespace topocoll::sim

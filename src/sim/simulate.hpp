@@ -32,6 +32,9 @@ struct SimConfig {
   int element_bytes = 1;           // bytes per element, for the block partition
   bool record_links = false;       // fill SimResult::links
   std::string trace_path;          // Chrome trace-event JSON, empty for none
+  // Flow model on a torus or hypercube: simulate one host per orbit of the run's translation
+  // symmetry when it has one (translation_symmetry.hpp). Off: every rank (tests compare both).
+  bool use_symmetry = true;
   PacketParams packet;             // Model::packet only
 };
 
@@ -50,6 +53,9 @@ struct SimResult {
   double mean_link_utilization = 0;
   std::vector<LinkUsage> links;  // when record_links
   std::vector<double> rank_finish_s;
+  // Hosts per orbit of the translation symmetry the flow model exploited (1: none); the ranks
+  // actually simulated are the ranks / symmetry_group of one orbit copy.
+  std::int64_t symmetry_group = 1;
 };
 
 // Throws UnsupportedRequest for a request the model cannot serve (more ranks than hosts, ...).

@@ -17,6 +17,11 @@ class GridRouter : public Router {
   GridRouter(const GridTopology& topology, bool minimal) : grid_(topology), minimal_(minimal) {}
   void route_set(int src, int dst, RouteSet& out) const override;
   [[nodiscard]] std::string name() const override { return minimal_ ? "minimal" : "dor"; }
+  // Paths depend only on the offsets between the hosts (ties go + on even rings), and a
+  // torus or hypercube looks the same from every host; a mesh has edges.
+  [[nodiscard]] bool commutes_with_translations() const override {
+    return grid_.kind() != GridTopology::Kind::mesh;
+  }
 
  private:
   // Appends `steps` links from `node` along `dim`; returns the node reached.

@@ -51,6 +51,10 @@ class Router {
   // Allocation-free once `out` has grown; the flow engine calls it for every message.
   virtual void route_set(int src, int dst, RouteSet& out) const = 0;
   [[nodiscard]] virtual std::string name() const = 0;
+  // True when translating source and destination by a translation of the topology (a torus
+  // or hypercube: GridTopology::translate) translates every path by it, shares unchanged.
+  // The flow model's symmetry reduction relies on it (docs/simulator-engines.md).
+  [[nodiscard]] virtual bool commutes_with_translations() const { return false; }
 };
 
 // Throws UnsupportedRequest for a routing the topology does not offer, naming those it does.

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "core/registry.hpp"
+#include "topology/grid.hpp"
 #include "topology/topology.hpp"
 #include "topology_test_support.hpp"
 
@@ -49,6 +50,53 @@ TEST(Routing, GridPathsAreMinimal) {
     expect_all_pairs_minimal(spec, "minimal");
     expect_all_pairs_minimal(spec, "dor");
   }
+}
+
+// Host `h` moved by the coordinates of host `g` (mod each size: XOR on a hypercube).
+int translate(const GridTopology& grid, int h, int g) {
+  int moved = 0;
+  for (int d = 0; d < grid.dimensions(); ++d)
+    moved += (grid.coordinate(h, d) + grid.coordinate(g, d)) % grid.size(d) * grid.stride(d);
+  return moved;
+}
+
+// What the flow model's symmetry reduction relies on: on tori and hypercubes, the paths between
+// translated hosts are the translated paths (links numbered node-major, port-minor), shares
+// unchanged; a mesh does not claim it.
+TEST(Routing, GridRoutesCommuteWithTranslations) {
+  for (const char* spec : {"ring:7", "ring:8", "torus:4x6", "torus:3x4x2", "hypercube:3"}) {
+    for (const char* routing : {"minimal", "dor"}) {
+      SCOPED_TRACE(std::string(spec) + " " + routing);
+      const auto topology = make_topology(spec, NetworkParams{});
+      const auto& grid = dynamic_cast<const GridTopology&>(*topology);
+      const auto router = make_router(*topology, routing);
+      EXPECT_TRUE(router->commutes_with_translations());
+      const int hosts = grid.host_count();
+      const int ports = static_cast<int>(grid.links().size()) / hosts;
+      RouteSet base, moved;
+      for (int g = 1; g < hosts; ++g) {
+        for (int src = 0; src < hosts; ++src) {
+          for (int dst = 0; dst < hosts; ++dst) {
+            if (src == dst) continue;
+            router->route_set(src, dst, base);
+            router->route_set(translate(grid, src, g), translate(grid, dst, g), moved);
+            ASSERT_EQ(base.shares, moved.shares);
+            ASSERT_EQ(base.offsets, moved.offsets);
+            for (std::size_t i = 0; i < base.links.size(); ++i) {
+              const int l = base.links[i];
+              const int expected = translate(grid, l / ports, g) * ports + l % ports;
+              ASSERT_EQ(moved.links[i], expected) << src << "->" << dst << " moved by " << g;
+              const Link& link = grid.links()[static_cast<std::size_t>(expected)];
+              ASSERT_EQ(link.from, translate(grid, grid.links()[static_cast<std::size_t>(l)].from, g));
+              ASSERT_EQ(link.to, translate(grid, grid.links()[static_cast<std::size_t>(l)].to, g));
+            }
+          }
+        }
+      }
+    }
+  }
+  const auto mesh = make_topology("mesh:3x4", NetworkParams{});
+  EXPECT_FALSE(make_router(*mesh, "minimal")->commutes_with_translations());
 }
 
 TEST(Routing, HyperXAndFatTreePathsAreMinimal) {

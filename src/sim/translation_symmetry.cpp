@@ -1,0 +1,196 @@
+#include "sim/translation_symmetry.hpp"
+
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <utility>
+
+namespace topocoll::sim {
+namespace {
+
+std::uint64_t mix64(std::uint64_t z) {  // splitmix64's finalizer
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// Two independent 64-bit hashes of a rank's step sequence: equal signatures stand for equal
+// sequences (a false match among the 2^128 values is out of reach of any grid we can build).
+struct Signature {
+  std::uint64_t a = 0x9e3779b97f4a7c15ULL;
+  std::uint64_t b = 0xd1b54a32d192ed03ULL;
+  void add(std::uint64_t x) {
+    a = mix64(a ^ (x + 0x632be59bd9b4e019ULL));
+    b = mix64((b + x) * 0xff51afd7ed558ccdULL + 0x2545f4914f6cdd1dULL);
+  }
+  bool operator==(const Signature&) const = default;
+};
+
+// The offset from host `from` to host `to` as one number: per dimension (to - from) mod size.
+std::uint64_t displacement(const topo::GridTopology& grid, int from, int to) {
+  std::uint64_t d = 0;
+  for (int dim = grid.dimensions() - 1; dim >= 0; --dim) {
+    const int n = grid.size(dim);
+    d = d * static_cast<std::uint64_t>(n) +
+        static_cast<std::uint64_t>((grid.coordinate(to, dim) - grid.coordinate(from, dim) + n) % n);
+  }
+  return d;
+}
+
+// What the flow model sees of a rank's run, relative to its host: per step, its operations in
+// posting order with their kind, port, peer offset, the block count of every message and of
+// every reduction. With equal blocks, bytes are block counts times one block size.
+Signature rank_signature(const Schedule& schedule, const topo::GridTopology& grid,
+                         std::span<const int> host_of, int rank, Step& step) {
+  Signature sig;
+  const int steps = schedule.step_count(rank);
+  sig.add(static_cast<std::uint64_t>(steps));
+  const int host = host_of[static_cast<std::size_t>(rank)];
+  for (int k = 0; k < steps; ++k) {
+    step.clear();
+    schedule.build_step(rank, k, step);
+    sig.add(0xabcdef0000000000ULL + step.ops.size());
+    for (const Operation& op : step.ops) {
+      sig.add(static_cast<std::uint64_t>(op.kind) | static_cast<std::uint64_t>(op.combine) << 8 |
+              static_cast<std::uint64_t>(op.port) << 16);
+      if (op.kind != OpKind::copy) {
+        if (op.peer < 0 || op.peer >= schedule.ranks()) {
+          sig.add(~0ULL);  // the engine refuses it; no symmetry is claimed for it
+          continue;
+        }
+        sig.add(displacement(grid, host, host_of[static_cast<std::size_t>(op.peer)]));
+      }
+      if (op.kind == OpKind::send) {
+        sig.add(op.blocks.range_count());
+        for (const auto& r : op.blocks.ranges()) sig.add(r.size());
+      }
+      if (op.combine == Combine::reduce && op.kind != OpKind::send)
+        sig.add(op.blocks.block_count());
+    }
+  }
+  return sig;
+}
+
+// Host h moved by `by` along dimension `dim`.
+int shift_along(const topo::GridTopology& grid, int host, int dim, int by) {
+  const int n = grid.size(dim);
+  const int x = grid.coordinate(host, dim);
+  return host + ((x + by) % n - x) * grid.stride(dim);
+}
+
+// Smallest t dividing the dimension's size such that moving every host by t along it maps
+// every host's signature onto an equal one.
+int period_along(const topo::GridTopology& grid, const std::vector<Signature>& by_host, int dim) {
+  const int n = grid.size(dim);
+  for (int t = 1; t < n; ++t) {
+    if (n % t != 0) continue;
+    bool invariant = true;
+    for (int h = 0; h < grid.host_count() && invariant; ++h)
+      invariant = by_host[static_cast<std::size_t>(h)] ==
+                  by_host[static_cast<std::size_t>(shift_along(grid, h, dim, t))];
+    if (invariant) return t;
+  }
+  return n;
+}
+
+std::vector<int> search_periods(const Schedule& schedule, const topo::GridTopology& grid,
+                                std::span<const int> host_of) {
+  Signature empty;  // hosts without a rank
+  empty.add(~0ULL);
+  std::vector<Signature> by_host(static_cast<std::size_t>(grid.host_count()), empty);
+  Step step;
+  for (int r = 0; r < schedule.ranks(); ++r)
+    by_host[static_cast<std::size_t>(host_of[static_cast<std::size_t>(r)])] =
+        rank_signature(schedule, grid, host_of, r, step);
+  std::vector<int> periods;
+  for (int dim = 0; dim < grid.dimensions(); ++dim)
+    periods.push_back(period_along(grid, by_host, dim));
+  return periods;
+}
+
+// Searches are cached per schedule object, network and placement: a compare sweep asks again
+// for every vector size.
+struct CacheEntry {
+  std::uint64_t schedule = 0;
+  std::string network;
+  std::vector<int> host_of;
+  std::vector<int> periods;
+};
+
+std::vector<int> cached_periods(const Schedule& schedule, const topo::GridTopology& grid,
+                                const topo::Router& router, std::span<const int> host_of) {
+  static std::mutex mutex;
+  static std::vector<CacheEntry> cache;
+  const std::string network = grid.spec() + "|" + router.name();
+  auto matches = [&](const CacheEntry& e) {
+    return e.schedule == schedule.serial() && e.network == network &&
+           std::equal(e.host_of.begin(), e.host_of.end(), host_of.begin(), host_of.end());
+  };
+  {
+    const std::lock_guard lock(mutex);
+    for (const CacheEntry& e : cache)
+      if (matches(e)) return e.periods;
+  }
+  std::vector<int> periods = search_periods(schedule, grid, host_of);
+  const std::lock_guard lock(mutex);
+  constexpr std::size_t kEntries = 32;  // a compare sweep's algorithms, with room to spare
+  if (cache.size() == kEntries) cache.erase(cache.begin());
+  cache.push_back({schedule.serial(), network, {host_of.begin(), host_of.end()}, periods});
+  return periods;
+}
+
+}  // namespace
+
+std::optional<TranslationSymmetry> TranslationSymmetry::find(const Schedule& schedule,
+                                                             const topo::Topology& topology,
+                                                             const topo::Router& router,
+                                                             std::span<const int> host_of,
+                                                             bool equal_blocks) {
+  const auto* grid = dynamic_cast<const topo::GridTopology*>(&topology);
+  if (grid == nullptr || grid->kind() == topo::GridTopology::Kind::mesh || !equal_blocks ||
+      !router.commutes_with_translations() || grid->host_count() != grid->node_count())
+    return std::nullopt;
+  const auto ports = static_cast<int>(grid->links().size()) / grid->host_count();
+  for (std::size_t l = 0; l < grid->links().size(); ++l)
+    if (grid->links()[l].from != static_cast<int>(l) / ports) return std::nullopt;
+  std::vector<int> periods = cached_periods(schedule, *grid, router, host_of);
+  TranslationSymmetry symmetry(*grid, std::move(periods));
+  if (symmetry.group_size() == 1) return std::nullopt;
+  return symmetry;
+}
+
+TranslationSymmetry::TranslationSymmetry(const topo::GridTopology& grid, std::vector<int> periods)
+    : grid_(&grid), periods_(std::move(periods)) {
+  for (int d = 0; d < grid.dimensions(); ++d)
+    group_size_ *= grid.size(d) / periods_[static_cast<std::size_t>(d)];
+  ports_per_node_ =
+      static_cast<int>(grid.links().size()) / std::max(1, grid.host_count());
+}
+
+bool TranslationSymmetry::in_domain(int host) const {
+  for (int d = 0; d < grid_->dimensions(); ++d)
+    if (grid_->coordinate(host, d) >= periods_[static_cast<std::size_t>(d)]) return false;
+  return true;
+}
+
+int TranslationSymmetry::shift_like(int host, int reference) const {
+  for (int d = 0; d < grid_->dimensions(); ++d) {
+    const int x = grid_->coordinate(reference, d);
+    const int back = x - x % periods_[static_cast<std::size_t>(d)];
+    if (back != 0) host = shift_along(*grid_, host, d, grid_->size(d) - back);
+  }
+  return host;
+}
+
+// Tori and hypercubes number their links node-major, port-minor (GridTopology::port_link).
+int TranslationSymmetry::link_representative(int link) const {
+  const int node = link / ports_per_node_;
+  return representative(node) * ports_per_node_ + link % ports_per_node_;
+}
+
+void OrbitRouter::route_set(int src, int dst, topo::RouteSet& out) const {
+  inner_.route_set(src, dst, out);
+  for (int& l : out.links) l = symmetry_.link_representative(l);
+}
+
+}  // namespace topocoll::sim

@@ -1,0 +1,69 @@
+#pragma once
+// Translation symmetry of a flow-model run on a torus or hypercube (docs/simulator-engines.md,
+// "Symmetry"). When moving every host by a translation g of the grid maps the run onto itself
+// (the rank on host h+g runs the steps of the rank on h with every peer moved by g and the same
+// bytes, and routes move with their hosts), every state of the run is g-invariant: the ranks of
+// an orbit finish together and the flows of an orbit share bandwidth at the same rate. The flow
+// model then simulates one host per orbit (the domain: coordinates below the periods) on the
+// links of one orbit each, where a flow that crosses k links of an orbit carries k times its
+// load. Nothing is assumed about the algorithm: the search compares every rank's steps.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "core/schedule.hpp"
+#include "topology/grid.hpp"
+#include "topology/routing.hpp"
+
+namespace topocoll::sim {
+
+class TranslationSymmetry {
+ public:
+  // The largest group of per-dimension translations the run is invariant under, or nullopt
+  // when it is only the identity or the run does not qualify (not a torus or hypercube, a
+  // router that does not commute with translations, or blocks of unequal sizes). `host_of`
+  // places rank r on host host_of[r]. The search reads every step of every rank once per
+  // schedule object and mapping; the result is cached, since with equal blocks the bytes of a
+  // message are its block count times the block size at every vector size.
+  [[nodiscard]] static std::optional<TranslationSymmetry> find(const Schedule& schedule,
+                                                               const topo::Topology& topology,
+                                                               const topo::Router& router,
+                                                               std::span<const int> host_of,
+                                                               bool equal_blocks);
+
+  [[nodiscard]] std::int64_t group_size() const { return group_size_; }
+  [[nodiscard]] const std::vector<int>& periods() const { return periods_; }
+  // Whether `host` is its orbit's representative (every coordinate below its period).
+  [[nodiscard]] bool in_domain(int host) const;
+  // `host` moved by the translation that takes `reference` into the domain.
+  [[nodiscard]] int shift_like(int host, int reference) const;
+  [[nodiscard]] int representative(int host) const { return shift_like(host, host); }
+  // The link of the domain's orbit copy that `link` translates to.
+  [[nodiscard]] int link_representative(int link) const;
+
+ private:
+  TranslationSymmetry(const topo::GridTopology& grid, std::vector<int> periods);
+
+  const topo::GridTopology* grid_;
+  std::vector<int> periods_;
+  std::int64_t group_size_ = 1;
+  int ports_per_node_ = 0;
+};
+
+// A router whose paths are those of `inner` with every link replaced by its orbit's
+// representative: the links of the reduced flow model.
+class OrbitRouter final : public topo::Router {
+ public:
+  OrbitRouter(const topo::Router& inner, const TranslationSymmetry& symmetry)
+      : inner_(inner), symmetry_(symmetry) {}
+  void route_set(int src, int dst, topo::RouteSet& out) const override;
+  [[nodiscard]] std::string name() const override { return inner_.name(); }
+
+ private:
+  const topo::Router& inner_;
+  const TranslationSymmetry& symmetry_;
+};
+
+}  // namespace topocoll::sim
