@@ -4,7 +4,7 @@
 // Every measurement runs in a child process, so its peak RSS is its own.
 //
 //   build/cpp/topocoll_sim_bench speed|scaling|rings|simgrid|compare|deficiency|all [--jobs N]
-//                                [--case-limit CPU_SECONDS]   (compare: per size and algorithm)
+//                                [--case-limit CPU_SECONDS]   (compare: per algorithm, 25 sizes)
 //                                [--skip A,B]   (compare: leave these algorithms out)
 //                                [--simgrid-limit CPU_SECONDS] [--csv FILE]   (simgrid)
 //   build/cpp/topocoll_sim_bench one ALGORITHM AxB BYTES [ROUTING]   (one flow run, for profiling)
@@ -297,23 +297,41 @@ std::vector<std::string> logarithmic_allreduce(const std::vector<int>& dims) {
   return names;
 }
 
+// One algorithm of a compare sweep at the 25 sizes 32 B .. 512 MiB, as one `topocoll compare`
+// worker runs it: the schedule, topology and router built once (the flow model's symmetry
+// search is cached per schedule). `messages` carries the count of sizes run on one orbit copy.
+Run sweep_sizes(const std::string& algorithm, const std::vector<int>& dims,
+                const topo::NetworkParams& params) {
+  bool one_d = false;
+  const auto schedule = build(algorithm, dims, one_d);
+  const auto topology = topo::make_topology("torus:" + shape_name(dims), params);
+  const auto router = topo::make_router(*topology, "minimal");
+  const auto mapping = topo::make_mapping("linear", schedule->ranks(), *topology);
+  Run r;
+  for (int k = 5; k <= 29; ++k) {
+    sim::SimConfig config;
+    config.vector_bytes = std::uint64_t{1} << k;
+    config.use_symmetry = g_use_symmetry;
+    const auto result = sim::simulate(*schedule, *topology, *router, mapping, config);
+    r.transfers += static_cast<double>(result.transfers);
+    r.messages += result.symmetry_group > 1 ? 1 : 0;
+    r.sim_time_s = result.time_s;
+  }
+  return r;
+}
+
 // A 64x64 `compare`: every logarithmic allreduce algorithm and bucket at 25 sizes (32 B to
-// 512 MiB), spread over `jobs` child processes.
+// 512 MiB), spread over `jobs` child processes, one algorithm (all its sizes) per child.
 void compare_sweep(int jobs, int case_limit_s, const std::string& skip) {
   const auto params = topo::preset_params("swing");
   const std::vector<int> dims{64, 64};
   std::vector<std::string> algorithms;
   for (const auto& a : logarithmic_allreduce(dims))
     if (("," + skip + ",").find("," + a + ",") == std::string::npos) algorithms.push_back(a);
-  std::vector<std::pair<std::string, std::uint64_t>> cases;
-  for (const auto& a : algorithms)
-    for (int k = 5; k <= 29; ++k) cases.emplace_back(a, std::uint64_t{1} << k);
   const auto t0 = std::chrono::steady_clock::now();
-  double transfers = 0, peak = 0;
-  int failed = 0;
-  std::vector<Run> runs(cases.size());
-  // Workers pull the next case from a counter in shared memory, so long cases do not pile up
-  // on one worker; each reports per case its simulated time, transfers and CPU seconds.
+  std::vector<Run> runs(algorithms.size());
+  // Workers pull the next algorithm from a counter in shared memory, so long ones do not pile
+  // up on one worker; each reports per algorithm its transfers, reduced sizes and CPU seconds.
   auto* next = static_cast<std::atomic<std::size_t>*>(
       mmap(nullptr, sizeof(std::atomic<std::size_t>), PROT_READ | PROT_WRITE,
            MAP_SHARED | MAP_ANONYMOUS, -1, 0));
@@ -326,12 +344,12 @@ void compare_sweep(int jobs, int case_limit_s, const std::string& skip) {
     const pid_t pid = fork();
     if (pid == 0) {
       close(fds[0]);
-      for (std::size_t i; (i = next->fetch_add(1)) < cases.size();) {
-        const Run r = measure(
-            [&] { return flow_run(cases[i].first, dims, cases[i].second, params); }, case_limit_s);
+      for (std::size_t i; (i = next->fetch_add(1)) < algorithms.size();) {
+        const Run r = measure([&] { return sweep_sizes(algorithms[i], dims, params); },
+                              case_limit_s);
         char buf[160];
-        const int n = std::snprintf(buf, sizeof buf, "%zu %.17g %.17g %.6f %.3f\n", i,
-                                    r.ok ? r.sim_time_s : -1.0, r.transfers, r.cpu_s, r.peak_mib);
+        const int n = std::snprintf(buf, sizeof buf, "%zu %d %.17g %.17g %.6f %.3f\n", i,
+                                    r.ok ? 1 : 0, r.messages, r.transfers, r.cpu_s, r.peak_mib);
         (void)!write(fds[1], buf, static_cast<std::size_t>(n));
       }
       _exit(0);
@@ -339,6 +357,8 @@ void compare_sweep(int jobs, int case_limit_s, const std::string& skip) {
     close(fds[1]);
     children.emplace_back(pid, fds[0]);
   }
+  double transfers = 0, peak = 0, cpu_total = 0;
+  int failed = 0;
   for (auto [pid, fd] : children) {
     std::string text;
     char buf[4096];
@@ -349,16 +369,15 @@ void compare_sweep(int jobs, int case_limit_s, const std::string& skip) {
     rusage usage{};
     wait4(pid, &status, 0, &usage);
     std::size_t i;
-    double t, tr, cpu, mib;
+    int ok;
+    double reduced, tr, cpu, mib;
     for (const char* p = text.c_str();
-         std::sscanf(p, "%zu %lf %lf %lf %lf", &i, &t, &tr, &cpu, &mib) == 5;) {
+         std::sscanf(p, "%zu %d %lf %lf %lf %lf", &i, &ok, &reduced, &tr, &cpu, &mib) == 6;) {
       peak = std::max(peak, mib);
-      runs[i].ok = t >= 0;
-      runs[i].sim_time_s = t;
-      runs[i].cpu_s = cpu;
-      runs[i].transfers = tr;
+      runs[i] = Run{ok == 1, "", 0, cpu, 0, mib, reduced, tr};
       transfers += tr;
-      failed += t < 0 ? 1 : 0;
+      cpu_total += cpu;
+      failed += ok == 1 ? 0 : 1;
       p = std::strchr(p, '\n');
       if (p == nullptr) break;
       ++p;
@@ -366,34 +385,25 @@ void compare_sweep(int jobs, int case_limit_s, const std::string& skip) {
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf(
-      "| torus | algorithms | sizes | simulations | refused | transfers | wall s (%d jobs) | CPU s "
-      "| peak RSS MiB |\n",
+      "| torus | algorithms | sizes | simulations | algorithms stopped | transfers | wall s (%d "
+      "jobs) | CPU s | peak RSS MiB |\n",
       jobs);
   std::printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
   std::string list;
   for (const auto& a : algorithms) list += (list.empty() ? "" : ", ") + a;
-  double cpu_total = 0;
-  for (const Run& r : runs) cpu_total += r.cpu_s;
   std::printf("| 64x64 | %s | 32B..512MiB (25) | %zu | %d | %.0f | %.1f | %.1f | %.0f |\n",
-              list.c_str(), cases.size(), failed, transfers, wall, cpu_total, peak);
+              list.c_str(), algorithms.size() * 25, failed, transfers, wall, cpu_total, peak);
   std::printf(
-      "\n| algorithm | transfers (25 sizes) | CPU s (25 sizes) | refused sizes |\n| --- | --- | "
-      "--- | --- |\n");
-  for (const auto& a : algorithms) {
-    double tr = 0, cpu = 0;
-    int refused = 0;
-    for (std::size_t i = 0; i < cases.size(); ++i) {
-      if (cases[i].first != a) continue;
-      tr += runs[i].transfers;
-      cpu += runs[i].cpu_s;
-      refused += runs[i].ok ? 0 : 1;
-    }
-    std::printf("| %s | %.0f | %.2f | %d |\n", a.c_str(), tr, cpu, refused);
+      "\n| algorithm | transfers (25 sizes) | CPU s (25 sizes) | sizes run on one orbit copy "
+      "|\n| --- | --- | --- | --- |\n");
+  for (std::size_t i = 0; i < algorithms.size(); ++i) {
+    const Run& r = runs[i];
+    if (!r.ok)
+      std::printf("| %s | | stopped at %d CPU s | |\n", algorithms[i].c_str(), case_limit_s);
+    else
+      std::printf("| %s | %.0f | %.2f | %.0f |\n", algorithms[i].c_str(), r.transfers, r.cpu_s,
+                  r.messages);
   }
-  std::printf(
-      "\nA size counts as refused when the algorithm cannot run it or its run passed %d "
-      "CPU s.\n",
-      case_limit_s);
 }
 
 // Deficiency closed forms at finite p (zero latency, so the time is the bandwidth term),
@@ -502,7 +512,7 @@ void deficiency_table(int limit_s) {
 
 int main(int argc, char** argv) {
   const std::string mode = argc > 1 ? argv[1] : "all";
-  int jobs = 2, case_limit_s = 60, simgrid_limit_s = 600;
+  int jobs = 2, case_limit_s = 300, simgrid_limit_s = 600;
   std::string csv_path, skip;
   for (int i = 2; i < argc; ++i)
     if (std::strcmp(argv[i], "--no-symmetry") == 0) g_use_symmetry = false;

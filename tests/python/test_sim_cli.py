@@ -320,3 +320,26 @@ def test_compare_under_mpirun_merges_like_one_process(run_cli, tmp_path):
     assert launched.returncode == 0, launched.stderr
     # Rank 0 alone prints, and what it prints is the single-process answer.
     assert json.loads(launched.stdout) == compare_json(run_cli, *FEW)
+
+
+def test_symmetry_reduction_is_reported_and_changes_no_result():
+    """The flow model runs one host per orbit of a translation symmetry (docs/simulator-
+    engines.md, "Symmetry"); the core's switch gives the full run to compare with."""
+    from topocoll import _core
+
+    topology = _core.make_topology("torus:8x8", _core.network_preset("swing"))
+    router = _core.make_router(topology, "minimal")
+    schedule = _core.build("swing-bw", "allreduce", 64, [8, 8], 0, 0, True)
+    reduced = _core.simulate(schedule, topology, router, vector_bytes=1 << 20, record_links=True)
+    full = _core.simulate(
+        schedule, topology, router, vector_bytes=1 << 20, record_links=True, symmetry=False
+    )
+    assert reduced["symmetry_group"] == 16 and full["symmetry_group"] == 1
+    assert reduced["time_s"] == pytest.approx(full["time_s"], rel=1e-9)
+    assert reduced["messages"] == full["messages"]
+    assert [link["bytes"] for link in reduced["links"]] == pytest.approx(
+        [link["bytes"] for link in full["links"]], rel=1e-9
+    )
+    result = topocoll.simulate("torus:8x8", "allreduce", "bucket", "1MiB")
+    assert result.symmetry_group == 64
+    assert topocoll.simulate("torus:8x8", "allreduce", "bucket", "1000B").symmetry_group == 1
