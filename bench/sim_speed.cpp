@@ -345,8 +345,8 @@ void compare_sweep(int jobs, int case_limit_s, const std::string& skip) {
     if (pid == 0) {
       close(fds[0]);
       for (std::size_t i; (i = next->fetch_add(1)) < algorithms.size();) {
-        const Run r = measure([&] { return sweep_sizes(algorithms[i], dims, params); },
-                              case_limit_s);
+        const Run r =
+            measure([&] { return sweep_sizes(algorithms[i], dims, params); }, case_limit_s);
         char buf[160];
         const int n = std::snprintf(buf, sizeof buf, "%zu %d %.17g %.17g %.6f %.3f\n", i,
                                     r.ok ? 1 : 0, r.messages, r.transfers, r.cpu_s, r.peak_mib);
@@ -536,7 +536,8 @@ int main(int argc, char** argv) {
     }
     bool one_d = false;
     const auto r = simulate_on(argv[2], dims, std::strtoull(argv[4], nullptr, 10),
-                               topo::preset_params("swing"), argc > 5 && argv[5][0] != '-' ? argv[5] : "minimal", one_d);
+                               topo::preset_params("swing"),
+                               argc > 5 && argv[5][0] != '-' ? argv[5] : "minimal", one_d);
     std::printf("time_s %.17g messages %llu transfers %llu symmetry %lld mean_util %.9g\n",
                 r.time_s, static_cast<unsigned long long>(r.messages),
                 static_cast<unsigned long long>(r.transfers),
