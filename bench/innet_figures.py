@@ -1,11 +1,12 @@
-"""Shapes of canary-fgcs24 Figs. 2, 7a, 8, 9, 10a and 11 from `topocoll innet` runs: goodput of
-Canary, one and four static trees and the ring, with and without congestion, against the share
-of hosts, the size, the number of tenants, host noise and the timeout. Five random allocations
-(seeds) per point, as the paper does.
+"""Shapes of canary-fgcs24 Figs. 2, 7a, 7b, 8, 9, 10a, 10b and 11 from `topocoll innet` runs:
+goodput of Canary, one and four static trees and the ring, with and without congestion, against
+the share of hosts, the size, the number of tenants, host noise and the timeout, and (7b, 10b)
+the distribution of link utilization. Five random allocations (seeds) per point, as the paper
+does.
 
     .venv/bin/python bench/innet_figures.py fig7a --topology fattree:canary --jobs 2
     .venv/bin/python bench/innet_figures.py fig8 --topology fattree:2:8:8:8 --size 256KiB
-    (figures: fig2, fig7a, fig8, fig9, fig10, fig11)
+    (figures: fig2, fig7a, fig7b, fig8, fig9, fig10, fig10b, fig11)
 
 Each point is the mean over the seeds; the JSON of every run is written next to the plot, and a
 Markdown table of the means is printed. --jobs runs that many simulations at once (threads: the
@@ -20,6 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 from topocoll import _core
+from topocoll.innet_cli import plot_shares, utilization_shares
 
 ALGORITHMS = ("canary", "static-1", "static-4", "ring")
 
@@ -30,7 +32,9 @@ ENGINE: dict = {}  # options every run gets (--congestion, --flow-control)
 
 def run_one(topology, algorithm: str, options: dict) -> dict:
     r = _core.innet_run(topology, algorithm, options)
-    r.pop("links")
+    links = r.pop("links")
+    if options.get("links"):  # kept as the share of links per 10% utilization bin
+        r["utilization_shares"] = utilization_shares(links)
     return r
 
 
@@ -135,8 +139,38 @@ def fig11(args, topology) -> tuple[dict, str]:
     return runs, "Fig. 11: goodput against host noise (1us delays) and the Canary timeout"
 
 
+def fig7b(args, topology) -> tuple[dict, str]:
+    hosts = topology.hosts // 2
+    runs = {}
+    for algorithm in ALGORITHMS[:3]:
+        runs[f"{algorithm} congested"] = seeds(
+            args, topology, algorithm, hosts, args.size, True, links=True
+        )
+    return runs, "Fig. 7b: link utilization, half the hosts in the allreduce, the rest congesting"
+
+
+def fig10b(args, topology) -> tuple[dict, str]:
+    tenants = 20
+    runs = {}
+    for algorithm in ALGORITHMS[:3]:
+        runs[f"{algorithm} x{tenants}"] = seeds(
+            args,
+            topology,
+            algorithm,
+            topology.hosts // tenants * tenants,
+            args.size,
+            False,
+            tenants=tenants,
+            partition_table=True,
+            links=True,
+        )
+    return runs, "Fig. 10b: link utilization of 20 concurrent allreduces (partitioned tables)"
+
+
 FIGURES = {"fig2": fig2, "fig7a": fig7a, "fig8": fig8, "fig9": fig9, "fig10": fig10}
 FIGURES["fig11"] = fig11
+FIGURES["fig7b"] = fig7b
+FIGURES["fig10b"] = fig10b
 
 
 def plot(runs: dict, title: str, path: Path) -> None:
@@ -154,6 +188,19 @@ def plot(runs: dict, title: str, path: Path) -> None:
     ax.set_title(title, fontsize=9)
     fig.tight_layout()
     fig.savefig(path)
+
+
+def print_shares(runs: dict, caption: str, path: Path) -> None:
+    """The mean over the seeds of each bin's share of links, plotted and printed."""
+    means = {
+        name: [statistics.mean(r["utilization_shares"][b] for r in rs) for b in range(10)]
+        for name, rs in runs.items()
+    }
+    plot_shares(str(path), means, caption)
+    print("| run | " + " | ".join(f"{10 * b}-{10 * b + 10}%" for b in range(10)) + " |")
+    print("|---" * 11 + "|")
+    for name, shares in means.items():
+        print(f"| {name} | " + " | ".join(f"{v:.1f}" for v in shares) + " |")
 
 
 def main() -> None:
@@ -186,7 +233,11 @@ def main() -> None:
     stem = f"innet-{args.figure}{args.suffix}"
     (out / f"{stem}.json").write_text(json.dumps(runs, indent=1, sort_keys=True))
     engine = f"congestion {args.congestion}, flow control {args.flow_control}"
-    plot(runs, f"{title}\n{args.topology}, {args.size >> 10} KiB, {engine}", out / f"{stem}.png")
+    caption = f"{title}\n{args.topology}, {args.size >> 10} KiB, {engine}"
+    if all("utilization_shares" in r for rs in runs.values() for r in rs):
+        print_shares(runs, caption, out / f"{stem}.png")
+    else:
+        plot(runs, caption, out / f"{stem}.png")
     print("| run | goodput Gb/s (mean) | min | max | exact |")
     print("|---|---|---|---|---|")
     for name, rs in runs.items():

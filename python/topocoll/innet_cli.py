@@ -147,23 +147,31 @@ def write_links(path: str, topology, results: dict[str, dict]) -> None:
                 )
 
 
+def utilization_shares(links: list[dict]) -> list[float]:
+    """Percent of the links in each 10% utilization bin (0-10%, ..., 90-100%)."""
+    counts = [0] * 10
+    for row in links:
+        counts[min(int(min(row["utilization"], 1.0) * 10), 9)] += 1
+    return [100 * c / max(1, len(links)) for c in counts]
+
+
 def plot_links(path: str, results: dict[str, dict]) -> None:
     """The distribution of link utilization per algorithm (the shape of canary-fgcs24 Fig. 7b):
     the share of links in each 10% utilization bin."""
+    plot_shares(path, {name: utilization_shares(r["links"]) for name, r in results.items()})
+
+
+def plot_shares(path: str, shares: dict[str, list[float]], title: str = "") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6, 4))
-    bins = [i / 10 for i in range(11)]
-    for name, r in results.items():
-        values = [min(row["utilization"], 1.0) for row in r["links"]]
-        counts = [0] * 10
-        for v in values:
-            counts[min(int(v * 10), 9)] += 1
-        shares = [100 * c / max(1, len(values)) for c in counts]
-        ax.plot([100 * (b + 0.05) for b in bins[:-1]], shares, marker="o", label=name)
+    for name, values in shares.items():
+        ax.plot([10 * b + 5 for b in range(10)], values, marker="o", label=name)
+    if title:
+        ax.set_title(title, fontsize=9)
     ax.set_xlabel("link utilization (%)")
     ax.set_ylabel("links (%)")
     ax.legend()
