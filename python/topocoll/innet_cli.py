@@ -22,14 +22,17 @@ LINK_COLUMNS = ("algorithm", "link", "label", "bytes", "utilization")
 MAX_JOBS = 64
 
 
-def parse_failure(text: str) -> tuple[str, float]:
-    """`spine3@20us` -> ("spine3", 2e-5)."""
-    name, at, when = text.partition("@")
+def parse_failure(text: str, option: str = "--fail-switch") -> tuple[str, float]:
+    """`spine3@20us` -> ("spine3", 2e-5); `leaf0->spine1@5us` -> ("leaf0->spine1", 5e-6)."""
+    name, at, when = text.rpartition("@")
     if not at or not name:
-        raise InputError(
-            f"--fail-switch {text!r} not understood; accepted: SWITCH@TIME, e.g. spine3@20us "
-            "(SWITCH: leafN, spineN or a switch index)"
+        accepted = (
+            "SWITCH@TIME, e.g. spine3@20us (SWITCH: leafN, spineN or a switch index)"
+            if option == "--fail-switch"
+            else "LINK@TIME, e.g. leaf0->spine1@20us (LINK: a switch-to-switch link label or "
+            "index; both directions fail)"
         )
+        raise InputError(f"{option} {text!r} not understood; accepted: {accepted}")
     return name, parse_duration(when)
 
 
@@ -52,6 +55,7 @@ def options_from(args: argparse.Namespace) -> dict:
                 f"--{option.replace('_', '-')} {value} out of range; accepted: 1..2^31-1"
             )
     failures = [parse_failure(f) for f in args.fail_switch or []]
+    link_failures = [parse_failure(f, "--fail-link") for f in args.fail_link or []]
     options = {
         "size_bytes": parse_size(args.size),
         "tenants": args.tenants,
@@ -73,6 +77,8 @@ def options_from(args: argparse.Namespace) -> dict:
         "max_attempts": args.max_attempts,
         "fail_switches": [name for name, _ in failures],
         "fail_times": [when for _, when in failures],
+        "fail_links": [name for name, _ in link_failures],
+        "fail_link_times": [when for _, when in link_failures],
         "links": bool(args.links) or bool(getattr(args, "plot", None)),
     }
     if args.hosts is not None:
@@ -229,6 +235,11 @@ def add_parser(sub) -> None:
         "--noise", type=float, default=0.0, help="probability a host delays a packet 1us"
     )
     p.add_argument("--fail-switch", action="append", help="SWITCH@TIME, e.g. spine3@20us")
+    p.add_argument(
+        "--fail-link",
+        action="append",
+        help="LINK@TIME, e.g. leaf0->spine1@20us (both directions of the cable fail)",
+    )
     p.add_argument("--tenants", type=int, default=1, help="concurrent allreduces (default 1)")
     p.add_argument("--lossy", action="store_true", help="tail drop instead of credits")
     p.add_argument(

@@ -70,6 +70,20 @@ int switch_node(const topo::Topology& t, const std::string& name) {
   return t.host_count() + index;
 }
 
+// A link by its label ("leaf0->spine1") or index; the checks of run_innet name what fails.
+int link_id(const topo::Topology& t, const std::string& name) {
+  for (std::size_t l = 0; l < t.links().size(); ++l)
+    if (t.links()[l].label == name) return static_cast<int>(l);
+  const bool digits = !name.empty() && name.size() <= 9 &&
+                      name.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits)
+    throw UnsupportedRequest("link '" + name +
+                             "' not understood; accepted: a link label such as leaf0->spine1, or "
+                             "a link index 0.." +
+                             std::to_string(t.links().size() - 1));
+  return std::stoi(name);
+}
+
 nb::dict result_dict(const InnetResult& r) {
   nb::dict d;
   d["completed"] = r.completed;
@@ -140,6 +154,11 @@ InnetConfig config_from(const topo::Topology& topology, const std::string& algor
   if (switches.size() != times.size()) throw UnsupportedRequest("one failure time per switch");
   for (std::size_t i = 0; i < switches.size(); ++i)
     c.faults.push_back(sim::packet::Fault{switch_node(topology, switches[i]), -1, times[i]});
+  const auto links = option<std::vector<std::string>>(o, "fail_links", {});
+  const auto link_times = option<std::vector<double>>(o, "fail_link_times", {});
+  if (links.size() != link_times.size()) throw UnsupportedRequest("one failure time per link");
+  for (std::size_t i = 0; i < links.size(); ++i)
+    c.faults.push_back(sim::packet::Fault{-1, link_id(topology, links[i]), link_times[i]});
   return c;
 }
 

@@ -27,8 +27,8 @@ MessageBytes::MessageBytes(const ScheduleInfo& info, const SimConfig& config)
     scratch_slot_bytes_ =
         std::max(scratch_slot_bytes_, partition_.size(static_cast<BlockIndex>(b)) * element_bytes_);
   for (int b = 0; b < partition_.blocks(); ++b)
-    equal_blocks_ = equal_blocks_ &&
-                    partition_.size(static_cast<BlockIndex>(b)) * element_bytes_ == scratch_slot_bytes_;
+    equal_blocks_ = equal_blocks_ && partition_.size(static_cast<BlockIndex>(b)) * element_bytes_ ==
+                                         scratch_slot_bytes_;
 }
 
 std::uint64_t MessageBytes::range(BlockIndex begin, BlockIndex end) const {

@@ -35,7 +35,7 @@ struct SimConfig {
   // Flow model on a torus or hypercube: simulate one host per orbit of the run's translation
   // symmetry when it has one (translation_symmetry.hpp). Off: every rank (tests compare both).
   bool use_symmetry = true;
-  PacketParams packet;             // Model::packet only
+  PacketParams packet;  // Model::packet only
 };
 
 struct LinkUsage {

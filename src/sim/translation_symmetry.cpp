@@ -163,8 +163,7 @@ TranslationSymmetry::TranslationSymmetry(const topo::GridTopology& grid, std::ve
     : grid_(&grid), periods_(std::move(periods)) {
   for (int d = 0; d < grid.dimensions(); ++d)
     group_size_ *= grid.size(d) / periods_[static_cast<std::size_t>(d)];
-  ports_per_node_ =
-      static_cast<int>(grid.links().size()) / std::max(1, grid.host_count());
+  ports_per_node_ = static_cast<int>(grid.links().size()) / std::max(1, grid.host_count());
 }
 
 bool TranslationSymmetry::in_domain(int host) const {

@@ -4,6 +4,7 @@
 
 #include "core/registry.hpp"
 #include "sim/packet/engine.hpp"
+#include "topology/fattree.hpp"
 #include "topology/params.hpp"
 #include "topology/topology.hpp"
 
@@ -93,6 +94,20 @@ TEST(InnetExact, CanarySpineFailsMidRun) {
   const InnetResult r = run_innet(*t, c);
   expect_exact(r);
   EXPECT_GT(r.drops, 0u);
+}
+
+// A leaf-spine cable fails mid-run (both directions): what was on it is lost and the hosts'
+// timers recover every block, for Canary's adaptive paths and for a static tree over it.
+TEST(InnetExact, LeafSpineCableFailsMidRun) {
+  auto t = small_tree();
+  const auto& tree = dynamic_cast<const topo::FatTreeTopology&>(*t);
+  for (Algorithm algorithm : {Algorithm::canary, Algorithm::static_trees}) {
+    InnetConfig c = base(algorithm);
+    c.faults.push_back(Fault{-1, tree.leaf_up(0, 1), 2e-6});  // leaf 0 <-> spine 1
+    const InnetResult r = run_innet(*t, c);
+    expect_exact(r);
+    EXPECT_GT(r.drops, 0u);
+  }
 }
 
 TEST(InnetExact, CanarySeveralTenants) {

@@ -87,7 +87,8 @@ TEST(Routing, GridRoutesCommuteWithTranslations) {
               const int expected = translate(grid, l / ports, g) * ports + l % ports;
               ASSERT_EQ(moved.links[i], expected) << src << "->" << dst << " moved by " << g;
               const Link& link = grid.links()[static_cast<std::size_t>(expected)];
-              ASSERT_EQ(link.from, translate(grid, grid.links()[static_cast<std::size_t>(l)].from, g));
+              ASSERT_EQ(link.from,
+                        translate(grid, grid.links()[static_cast<std::size_t>(l)].from, g));
               ASSERT_EQ(link.to, translate(grid, grid.links()[static_cast<std::size_t>(l)].to, g));
             }
           }

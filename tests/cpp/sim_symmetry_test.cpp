@@ -16,7 +16,9 @@ namespace {
 using testing::build;
 using testing::make_network;
 
-bool close(double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); }
+bool close(double a, double b) {
+  return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b));
+}
 
 SimResult run(const Schedule& schedule, const testing::TestNetwork& net, std::uint64_t bytes,
               bool symmetry) {
@@ -34,8 +36,8 @@ std::int64_t expect_reduction_exact(const Schedule& schedule, const testing::Tes
   const SimResult full = run(schedule, net, bytes, false);
   const SimResult reduced = run(schedule, net, bytes, true);
   EXPECT_EQ(full.symmetry_group, 1) << what;
-  EXPECT_TRUE(close(full.time_s, reduced.time_s)) << what << ": " << full.time_s << " vs "
-                                                   << reduced.time_s;
+  EXPECT_TRUE(close(full.time_s, reduced.time_s))
+      << what << ": " << full.time_s << " vs " << reduced.time_s;
   EXPECT_EQ(full.messages, reduced.messages) << what;
   EXPECT_EQ(full.transfers, reduced.transfers) << what;
   EXPECT_TRUE(close(full.max_link_utilization, reduced.max_link_utilization)) << what;
@@ -79,8 +81,8 @@ TEST(SimSymmetry, ReducedRunsEqualFullRunsForEveryAllreduceAlgorithm) {
         const auto schedule = build_for(*algo, dims);
         if (!schedule) continue;
         for (const std::uint64_t bytes : {std::uint64_t{1} << 16, std::uint64_t{1} << 22}) {
-          const std::string what = algo->name + " on " + spec + " " + routing + " " +
-                                   std::to_string(bytes) + " B";
+          const std::string what =
+              algo->name + " on " + spec + " " + routing + " " + std::to_string(bytes) + " B";
           if (expect_reduction_exact(*schedule, net, bytes, what) > 1) ++reduced;
         }
       }
@@ -96,15 +98,15 @@ TEST(SimSymmetry, ReducedRunsEqualFullRunsForEveryAllreduceAlgorithm) {
 TEST(SimSymmetry, GroupsFollowTheSchedules) {
   const auto net = make_network("torus:8x8", 64, "minimal");
   const std::uint64_t bytes = 1 << 20;
-  EXPECT_EQ(run(*build("bucket", Collective::allreduce, 64, {8, 8}), net, bytes, true)
-                .symmetry_group,
-            64);
-  EXPECT_EQ(run(*build("swing-bw", Collective::allreduce, 64, {8, 8}), net, bytes, true)
-                .symmetry_group,
-            16);
-  EXPECT_EQ(run(*build("recdoub-bw", Collective::allreduce, 64, {8, 8}), net, bytes, true)
-                .symmetry_group,
-            4);
+  EXPECT_EQ(
+      run(*build("bucket", Collective::allreduce, 64, {8, 8}), net, bytes, true).symmetry_group,
+      64);
+  EXPECT_EQ(
+      run(*build("swing-bw", Collective::allreduce, 64, {8, 8}), net, bytes, true).symmetry_group,
+      16);
+  EXPECT_EQ(
+      run(*build("recdoub-bw", Collective::allreduce, 64, {8, 8}), net, bytes, true).symmetry_group,
+      4);
   EXPECT_EQ(run(*build("ring", Collective::allreduce, 64), net, bytes, true).symmetry_group, 8);
 }
 
@@ -129,9 +131,8 @@ TEST(SimSymmetry, NoReductionWithoutItsPreconditions) {
   SimConfig traced;
   traced.vector_bytes = 1 << 20;
   traced.trace_path = ::testing::TempDir() + "symmetry_trace.json";
-  EXPECT_EQ(simulate(*schedule, *torus.topology, *torus.router, torus.mapping, traced)
-                .symmetry_group,
-            1);
+  EXPECT_EQ(
+      simulate(*schedule, *torus.topology, *torus.router, torus.mapping, traced).symmetry_group, 1);
 }
 
 }  // namespace

@@ -47,6 +47,13 @@ def test_drops_collisions_failure_tenants_stay_exact(capsys):
     assert len(r["tenant_time_s"]) == 2
 
 
+def test_a_failed_cable_between_switches_stays_exact(capsys):
+    out = run_json(capsys, "--algorithms", "canary,static-1", "--fail-link", "leaf0->spine1@2us")
+    for r in out.values():
+        assert r["exact"] and r["completed"]
+    assert out["static-1"]["drops"] + out["canary"]["drops"] > 0
+
+
 def test_same_seed_same_bytes(capsys, tmp_path):
     outputs = []
     for i in range(2):
@@ -70,6 +77,11 @@ def test_same_seed_same_bytes(capsys, tmp_path):
         ["--fail-switch", "spine1@1s"],
         ["--fail-switch", "spine9@1us"],
         ["--fail-switch", "nonsense"],
+        ["--fail-link", "h0->leaf0@1us"],
+        ["--fail-link", "leaf0->spine9@1us"],
+        ["--fail-link", "leaf0->spine1@1s"],
+        ["--fail-link", "leaf0->spine1"],
+        ["--fail-link", "99999@1us"],
         ["--algorithms", "static-0"],
         ["--algorithms", "swing"],
         ["--congestion", "heavy"],

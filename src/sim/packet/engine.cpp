@@ -261,15 +261,25 @@ void Engine::forward(int node, std::uint32_t p) {
   enqueue(link, p);
 }
 
-int Engine::up_port(int leaf, const Packet& pk, int default_spine) {
+int Engine::up_port(int leaf, const Packet& pk, int default_spine, int dst_leaf) {
   const int leaf_index = leaf - host_count_;
-  auto usable = [&](int s) { return !ports_[topo_.leaf_up(leaf_index, s)].failed; };
+  // A spine is usable while both cables of the path through it are up: the routing tables are
+  // taken to reconverge at once when a link or switch fails, so no new packet is sent toward
+  // a spine that can no longer reach the destination leaf.
+  auto usable = [&](int s) {
+    return !ports_[topo_.leaf_up(leaf_index, s)].failed &&
+           !ports_[topo_.leaf_up(dst_leaf - host_count_, s) + 1].failed;
+  };
   if (config_.ecmp) {
-    // one path per (source, destination) pair
-    const int s = static_cast<int>(
+    // one path per (source, destination) pair; the next usable spine when it is down
+    const int hashed = static_cast<int>(
         mix64((static_cast<std::uint64_t>(pk.src) << 32) ^ static_cast<std::uint64_t>(pk.dst)) %
         static_cast<std::uint64_t>(spines_));
-    return usable(s) ? topo_.leaf_up(leaf_index, s) : -1;
+    for (int i = 0; i < spines_; ++i) {
+      const int s = (hashed + i) % spines_;
+      if (usable(s)) return topo_.leaf_up(leaf_index, s);
+    }
+    return -1;
   }
   // canary-fgcs24 5.2: the default up port unless its buffer is more than half full (or its
   // link is down), then the up port with the fewest queued bytes.
@@ -296,7 +306,7 @@ int Engine::route(int node, const Packet& pk) {
     if (dst_leaf == node) return topo_.host_up(dst) + 1;
     if (dst_leaf < 0) return topo_.leaf_up(node - host_count_, dst - first_spine);  // to a spine
     if (pk.tree >= 0) return topo_.leaf_up(node - host_count_, pk.tree);            // static path
-    return up_port(node, pk, dst % spines_);
+    return up_port(node, pk, dst % spines_, dst_leaf);
   }
   return topo_.leaf_up(dst_leaf - host_count_, node - first_spine) + 1;  // spine: down
 }

@@ -195,7 +195,7 @@ class Engine {
   void on_arrive(int link, std::uint32_t p);
   void forward(int node, std::uint32_t p);  // route toward pkt.dst
   int route(int node, const Packet& pk);
-  int up_port(int leaf, const Packet& pk, int default_spine);
+  int up_port(int leaf, const Packet& pk, int default_spine, int dst_leaf);
   void apply_fault(int index);
   [[nodiscard]] bool is_host(int node) const { return node < host_count_; }
   [[nodiscard]] int leaf_node(int host) const { return host_count_ + topo_.leaf_of(host); }

@@ -60,7 +60,15 @@ const topo::FatTreeTopology& check_innet(const topo::Topology& topology,
                                                     std::to_string(horizon) + " s)");
     check(f.node < 0 || (f.node >= topology.host_count() && f.node < topology.node_count()),
           "failed switch out of range; accepted: 0.." + std::to_string(switches - 1));
-    check(f.link < static_cast<int>(topology.links().size()), "failed link id out of range");
+    const auto links = static_cast<int>(topology.links().size());
+    check(f.link < links, "failed link " + std::to_string(f.link) + " out of range; accepted: 0.." +
+                              std::to_string(links - 1));
+    // A host's only cable failing would leave its allreduce unfinishable by construction.
+    check(f.link < 0 ||
+              (topology.links()[static_cast<std::size_t>(f.link)].from >= topology.host_count() &&
+               topology.links()[static_cast<std::size_t>(f.link)].to >= topology.host_count()),
+          "failed link " + topology.links()[static_cast<std::size_t>(std::max(0, f.link))].label +
+              " connects a host; accepted: a cable between two switches, e.g. leaf0->spine1");
   }
   return *fattree;
 }
