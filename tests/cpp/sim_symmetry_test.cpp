@@ -55,15 +55,16 @@ std::int64_t expect_reduction_exact(const Schedule& schedule, const testing::Tes
 
 // The algorithm on the torus shape when it takes one, else as a ring of the ranks mapped
 // linearly (as `topocoll compare` does).
-SchedulePtr build_for(const AlgorithmInfo& algo, const std::vector<int>& dims) {
+SchedulePtr build_for(const AlgorithmInfo& algo, const std::vector<int>& dims,
+                      Collective collective = Collective::allreduce) {
   int ranks = 1;
   for (int d : dims) ranks *= d;
   try {
-    return build(algo.name, Collective::allreduce, ranks, dims);
+    return build(algo.name, collective, ranks, dims);
   } catch (const UnsupportedRequest&) {
   }
   try {
-    return build(algo.name, Collective::allreduce, ranks);
+    return build(algo.name, collective, ranks);
   } catch (const UnsupportedRequest&) {
     return nullptr;
   }
@@ -89,6 +90,24 @@ TEST(SimSymmetry, ReducedRunsEqualFullRunsForEveryAllreduceAlgorithm) {
     }
   }
   EXPECT_GE(reduced, 40);  // most of them have a symmetry on these tori
+}
+
+// The other collectives: chunked ones (blocks per rank), rooted ones (the root breaks every
+// translation but a tree can still repeat), alltoall (receive slots mirror the send slots).
+TEST(SimSymmetry, ReducedRunsEqualFullRunsForEveryCollective) {
+  const auto net = make_network("torus:8x8", 64, "minimal");
+  int reduced = 0;
+  for (const Collective c : all_collectives()) {
+    if (c == Collective::allreduce) continue;  // above
+    for (const AlgorithmInfo* algo : registry().for_collective(c)) {
+      const auto schedule = build_for(*algo, {8, 8}, c);
+      if (!schedule) continue;
+      if (expect_reduction_exact(*schedule, net, 1 << 16,
+                                 algo->name + " " + std::string(collective_name(c))) > 1)
+        ++reduced;
+    }
+  }
+  EXPECT_GE(reduced, 15);  // reduce-scatter, allgather and alltoall schedules repeat too
 }
 
 // The groups found follow the schedules' structure: bucket is the same from every rank, Swing's
