@@ -252,7 +252,10 @@ def add_parser(sub) -> None:
     p.add_argument("--buffer", default="64KiB", help="bytes per port buffer (default 64KiB)")
     p.add_argument("--elements", type=int, default=256, help="int32 elements per packet")
     p.add_argument("--max-attempts", type=int, default=3, help="Canary tries before fallback")
-    p.add_argument("--max-time", help="simulated horizon (default 20x size/bandwidth + 500us)")
+    p.add_argument(
+        "--max-time",
+        help="simulated horizon (default 20x size/bandwidth + 500us, ring: + 50us per step)",
+    )
     p.add_argument("--jobs", "-j", type=int, default=1, help="algorithms run in parallel")
     p.add_argument("--json", action="store_true", help="one JSON object per algorithm")
     p.add_argument("--links", help="write per-link utilization to this CSV file")

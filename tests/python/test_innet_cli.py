@@ -129,3 +129,12 @@ def test_link_utilization_plot(capsys, tmp_path):
     assert main([*SMALL, "--algorithms", "canary", "--plot", str(plot)]) == 0
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert main([*SMALL, "--plot", str(tmp_path / "links.txt")]) == 2
+
+
+def test_a_long_ring_finishes_within_the_default_horizon(capsys):
+    """598 ring steps under congestion take longer than the in-network horizon of 20x
+    size/bandwidth + 500 us; the ring's default horizon grows with its steps."""
+    args = ["innet", "--topology", "fattree:2:32:16:16", "--hosts", "300", "--size", "1KiB"]
+    assert main([*args, "--algorithms", "ring", "--json"]) == 0
+    ring = json.loads(capsys.readouterr().out)["ring"]
+    assert ring["completed"] and ring["exact"] and ring["time_s"] > 500e-6

@@ -48,9 +48,7 @@ Engine::Engine(const topo::FatTreeTopology& topology, const InnetConfig& config,
   const auto e = static_cast<std::uint64_t>(config_.elements_per_packet);
   blocks_ = static_cast<int>((elements_ + e - 1) / e);
   const double bandwidth = links.front().bandwidth_bytes_per_s;
-  horizon_ = config_.max_time_s > 0
-                 ? config_.max_time_s
-                 : 20.0 * static_cast<double>(config_.size_bytes) / bandwidth + 500e-6;
+  horizon_ = config_.max_time_s > 0 ? config_.max_time_s : default_horizon_s(config_, bandwidth);
   hosts_.resize(static_cast<std::size_t>(host_count_));
   for (int h = 0; h < host_count_; ++h)
     host_keys_.push_back(mix64(config_.seed ^ (static_cast<std::uint64_t>(h) << 40)));

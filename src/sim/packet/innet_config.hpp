@@ -1,5 +1,6 @@
 #pragma once
 // What one in-network allreduce run is asked to do, and what it reports.
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string>
@@ -53,6 +54,17 @@ struct InnetConfig {
   std::uint64_t seed = 1;
   bool link_stats = false;
 };
+
+// The simulated time after which a run stops unfinished when `max_time_s` is 0. Generous for
+// every algorithm: in-network allreduces end within a few times size / bandwidth unless
+// something goes wrong (20x, plus 500 us for latency and timers); a ring's 2(P-1) steps each
+// wait a round trip through the congested network, so it gets 50 us more per step.
+inline double default_horizon_s(const InnetConfig& c, double bandwidth_bytes_per_s) {
+  double horizon = 20.0 * static_cast<double>(c.size_bytes) / bandwidth_bytes_per_s + 500e-6;
+  if (c.algorithm == Algorithm::ring && c.tenants > 0)
+    horizon += 2.0 * std::max(0, c.hosts / c.tenants - 1) * 50e-6;
+  return horizon;
+}
 
 struct LinkUse {
   int link = 0;

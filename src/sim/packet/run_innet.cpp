@@ -51,9 +51,8 @@ const topo::FatTreeTopology& check_innet(const topo::Topology& topology,
   check_config(*fattree, config);
   const int switches = topology.node_count() - topology.host_count();
   const double bandwidth = topology.links().front().bandwidth_bytes_per_s;
-  const double horizon = config.max_time_s > 0
-                             ? config.max_time_s
-                             : 20.0 * static_cast<double>(config.size_bytes) / bandwidth + 500e-6;
+  const double horizon =
+      config.max_time_s > 0 ? config.max_time_s : default_horizon_s(config, bandwidth);
   for (const Fault& f : config.faults) {
     check(f.time_s >= 0 && f.time_s <= horizon, "failure time " + std::to_string(f.time_s) +
                                                     " s is past the end of the run (" +
