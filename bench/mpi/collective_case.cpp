@@ -19,7 +19,8 @@ const std::vector<CollectiveSpec>& specs() {
   static const std::vector<CollectiveSpec> all = [] {
     std::vector<CollectiveSpec> out;
     for (const auto& c : mpi::kMpiCollectives)  // Open MPI's tuned names are MPI's names
-      out.push_back({c.name, c.id, c.core, c.reduction, c.rooted, chunked(c.id), c.name});
+      out.push_back(
+          {c.name, c.id, c.core, is_reduction(c.core), is_rooted(c.core), chunked(c.id), c.name});
     return out;
   }();
   return all;

@@ -139,6 +139,15 @@ std::vector<int> cached_periods(const Schedule& schedule, const topo::GridTopolo
   return periods;
 }
 
+// Links per node when the grid numbers its links node-major, port-minor (link l leaves node
+// l / ports; GridTopology::port_link), which link_representative relies on; 0 otherwise.
+int node_major_ports(const topo::GridTopology& grid) {
+  const auto ports = static_cast<int>(grid.links().size()) / std::max(1, grid.host_count());
+  for (std::size_t l = 0; l < grid.links().size(); ++l)
+    if (ports == 0 || grid.links()[l].from != static_cast<int>(l) / ports) return 0;
+  return ports;
+}
+
 }  // namespace
 
 std::optional<TranslationSymmetry> TranslationSymmetry::find(const Schedule& schedule,
@@ -150,20 +159,18 @@ std::optional<TranslationSymmetry> TranslationSymmetry::find(const Schedule& sch
   if (grid == nullptr || grid->kind() == topo::GridTopology::Kind::mesh || !equal_blocks ||
       !router.commutes_with_translations() || grid->host_count() != grid->node_count())
     return std::nullopt;
-  const auto ports = static_cast<int>(grid->links().size()) / grid->host_count();
-  for (std::size_t l = 0; l < grid->links().size(); ++l)
-    if (grid->links()[l].from != static_cast<int>(l) / ports) return std::nullopt;
-  std::vector<int> periods = cached_periods(schedule, *grid, router, host_of);
-  TranslationSymmetry symmetry(*grid, std::move(periods));
+  const int ports = node_major_ports(*grid);
+  if (ports == 0) return std::nullopt;
+  TranslationSymmetry symmetry(*grid, ports, cached_periods(schedule, *grid, router, host_of));
   if (symmetry.group_size() == 1) return std::nullopt;
   return symmetry;
 }
 
-TranslationSymmetry::TranslationSymmetry(const topo::GridTopology& grid, std::vector<int> periods)
-    : grid_(&grid), periods_(std::move(periods)) {
+TranslationSymmetry::TranslationSymmetry(const topo::GridTopology& grid, int ports_per_node,
+                                         std::vector<int> periods)
+    : grid_(&grid), periods_(std::move(periods)), ports_per_node_(ports_per_node) {
   for (int d = 0; d < grid.dimensions(); ++d)
     group_size_ *= grid.size(d) / periods_[static_cast<std::size_t>(d)];
-  ports_per_node_ = static_cast<int>(grid.links().size()) / std::max(1, grid.host_count());
 }
 
 bool TranslationSymmetry::in_domain(int host) const {
@@ -181,7 +188,6 @@ int TranslationSymmetry::shift_like(int host, int reference) const {
   return host;
 }
 
-// Tori and hypercubes number their links node-major, port-minor (GridTopology::port_link).
 int TranslationSymmetry::link_representative(int link) const {
   const int node = link / ports_per_node_;
   return representative(node) * ports_per_node_ + link % ports_per_node_;

@@ -44,12 +44,12 @@ class TranslationSymmetry {
   [[nodiscard]] int link_representative(int link) const;
 
  private:
-  TranslationSymmetry(const topo::GridTopology& grid, std::vector<int> periods);
+  TranslationSymmetry(const topo::GridTopology& grid, int ports_per_node, std::vector<int> periods);
 
   const topo::GridTopology* grid_;
   std::vector<int> periods_;
-  std::int64_t group_size_ = 1;
   int ports_per_node_ = 0;
+  std::int64_t group_size_ = 1;
 };
 
 // A router whose paths are those of `inner` with every link replaced by its orbit's

@@ -226,13 +226,7 @@ TEST(Routing, HammingMeshMinimalUsesBothBoardEdges) {
 
 TEST(Routing, GraphRoutesSplitOverShortestPaths) {
   // A 4-cycle of switches with a host on each: two shortest paths between opposite hosts.
-  const std::string path = ::testing::TempDir() + "graph_cycle.json";
-  std::ofstream(path) << R"({"nodes": [
-      {"name": "h0", "host": true}, {"name": "h1", "host": true}, {"name": "h2", "host": true},
-      {"name": "h3", "host": true}, {"name": "s0"}, {"name": "s1"}, {"name": "s2"}, {"name": "s3"}],
-    "links": [{"from": "h0", "to": "s0"}, {"from": "h1", "to": "s1"}, {"from": "h2", "to": "s2"},
-      {"from": "h3", "to": "s3"}, {"from": "s0", "to": "s1"}, {"from": "s1", "to": "s2"},
-      {"from": "s2", "to": "s3"}, {"from": "s3", "to": "s0"}]})";
+  const std::string path = testing::write_cycle_graph("graph_cycle.json");
   const auto graph = make_topology("graph:" + path, NetworkParams{});
   const auto minimal = make_router(*graph, "minimal");
   const auto distance = hop_distances(*graph, 0);

@@ -10,7 +10,6 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <fstream>
 
 #include "core/registry.hpp"
 #include "sim/packet_network.hpp"
@@ -18,6 +17,7 @@
 #include "sim_test_support.hpp"
 #include "topology/mapping.hpp"
 #include "topology/routing.hpp"
+#include "topology_test_support.hpp"
 
 namespace topocoll::sim {
 namespace {
@@ -310,13 +310,7 @@ TEST(SimPacketModel, RunsOnEveryTopologyKind) {
     EXPECT_GT(r.time_s, flow * 0.5) << spec;
   }
   // A graph file: a 4-cycle of switches with a host on each (two paths between opposite hosts).
-  const std::string path = ::testing::TempDir() + "packet_graph_cycle.json";
-  std::ofstream(path) << R"({"nodes": [
-      {"name": "h0", "host": true}, {"name": "h1", "host": true}, {"name": "h2", "host": true},
-      {"name": "h3", "host": true}, {"name": "s0"}, {"name": "s1"}, {"name": "s2"}, {"name": "s3"}],
-    "links": [{"from": "h0", "to": "s0"}, {"from": "h1", "to": "s1"}, {"from": "h2", "to": "s2"},
-      {"from": "h3", "to": "s3"}, {"from": "s0", "to": "s1"}, {"from": "s1", "to": "s2"},
-      {"from": "s2", "to": "s3"}, {"from": "s3", "to": "s0"}]})";
+  const std::string path = topo::testing::write_cycle_graph("packet_graph_cycle.json");
   const Net graph("graph:" + path);
   const auto schedule = build("recdoub-lat", 4);
   EXPECT_GT(graph.run(*schedule, Model::packet, 1 << 16, tiny).time_s, 0);

@@ -2,13 +2,28 @@
 // Checks shared by the topology, routing and mapping tests.
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <queue>
+#include <string>
 #include <vector>
 
 #include "topology/routing.hpp"
 #include "topology/topology.hpp"
 
 namespace topocoll::topo::testing {
+
+// Writes a graph file of a 4-cycle of switches with a host on each (two shortest paths
+// between opposite hosts) into the test's temporary folder; returns its path.
+inline std::string write_cycle_graph(const std::string& file_name) {
+  const std::string path = ::testing::TempDir() + file_name;
+  std::ofstream(path) << R"({"nodes": [
+      {"name": "h0", "host": true}, {"name": "h1", "host": true}, {"name": "h2", "host": true},
+      {"name": "h3", "host": true}, {"name": "s0"}, {"name": "s1"}, {"name": "s2"}, {"name": "s3"}],
+    "links": [{"from": "h0", "to": "s0"}, {"from": "h1", "to": "s1"}, {"from": "h2", "to": "s2"},
+      {"from": "h3", "to": "s3"}, {"from": "s0", "to": "s1"}, {"from": "s1", "to": "s2"},
+      {"from": "s2", "to": "s3"}, {"from": "s3", "to": "s0"}]})";
+  return path;
+}
 
 // Hop distance from `src` to every node over the directed links.
 inline std::vector<int> hop_distances(const Topology& topology, int src) {

@@ -14,8 +14,8 @@ namespace topocoll::mpitest {
 using Coll = mpi::MpiCollective;
 
 inline const char* coll_name(Coll c) { return mpi::info(c).name; }
-inline bool is_reduction(Coll c) { return mpi::info(c).reduction; }
-inline bool is_rooted(Coll c) { return mpi::info(c).rooted; }
+inline bool is_reduction(Coll c) { return topocoll::is_reduction(mpi::core_collective(c)); }
+inline bool is_rooted(Coll c) { return topocoll::is_rooted(mpi::core_collective(c)); }
 
 struct CheckCase {
   Coll coll = Coll::allreduce;

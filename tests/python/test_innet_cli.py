@@ -138,3 +138,16 @@ def test_a_long_ring_finishes_within_the_default_horizon(capsys):
     assert main([*args, "--algorithms", "ring", "--json"]) == 0
     ring = json.loads(capsys.readouterr().out)["ring"]
     assert ring["completed"] and ring["exact"] and ring["time_s"] > 500e-6
+
+
+def test_api_failure_lists_must_pair_names_with_times():
+    from topocoll import _core
+
+    topology = _core.make_topology("fattree:2:4:4:4", _core.network_preset("canary"))
+    options = {"hosts": 10, "size_bytes": 32 << 10, "fail_links": ["leaf0->spine1"]}
+    with pytest.raises(ValueError, match="one failure time per link"):
+        _core.innet_run(topology, "canary", {**options, "fail_link_times": []})
+    with pytest.raises(ValueError, match="accepted: a link label such as leaf0->spine1"):
+        _core.innet_run(
+            topology, "canary", {**options, "fail_links": ["x"], "fail_link_times": [1e-6]}
+        )

@@ -25,22 +25,20 @@ enum class MpiCollective {
 struct MpiCollectiveInfo {
   MpiCollective id;
   const char* name;  // MPI's name, lower case: "reduce_scatter_block"
-  Collective core;   // the registry's collective that serves it (two map to reduce-scatter)
-  bool reduction;    // takes an MPI_Op
-  bool rooted;       // takes a root
+  Collective core;   // the registry's collective that serves it (two map to reduce-scatter);
+                     // whether it takes an MPI_Op or a root is is_reduction / is_rooted of it
 };
 
 inline constexpr std::array<MpiCollectiveInfo, 9> kMpiCollectives{{
-    {MpiCollective::allreduce, "allreduce", Collective::allreduce, true, false},
-    {MpiCollective::reduce_scatter_block, "reduce_scatter_block", Collective::reduce_scatter, true,
-     false},
-    {MpiCollective::reduce_scatter, "reduce_scatter", Collective::reduce_scatter, true, false},
-    {MpiCollective::allgather, "allgather", Collective::allgather, false, false},
-    {MpiCollective::bcast, "bcast", Collective::bcast, false, true},
-    {MpiCollective::reduce, "reduce", Collective::reduce, true, true},
-    {MpiCollective::gather, "gather", Collective::gather, false, true},
-    {MpiCollective::scatter, "scatter", Collective::scatter, false, true},
-    {MpiCollective::alltoall, "alltoall", Collective::alltoall, false, false},
+    {MpiCollective::allreduce, "allreduce", Collective::allreduce},
+    {MpiCollective::reduce_scatter_block, "reduce_scatter_block", Collective::reduce_scatter},
+    {MpiCollective::reduce_scatter, "reduce_scatter", Collective::reduce_scatter},
+    {MpiCollective::allgather, "allgather", Collective::allgather},
+    {MpiCollective::bcast, "bcast", Collective::bcast},
+    {MpiCollective::reduce, "reduce", Collective::reduce},
+    {MpiCollective::gather, "gather", Collective::gather},
+    {MpiCollective::scatter, "scatter", Collective::scatter},
+    {MpiCollective::alltoall, "alltoall", Collective::alltoall},
 }};
 
 [[nodiscard]] constexpr const MpiCollectiveInfo& info(MpiCollective c) {
