@@ -194,9 +194,9 @@ void Engine::post_send(int rank, const Operation& op, double now) {
   ++rs.pending;
   const int src = host_of_[static_cast<std::size_t>(rank)];
   const int dst = host_of_[static_cast<std::size_t>(op.peer)];
+  const auto paths = routes_->paths(src, dst);  // one lookup for all the ranges
   auto send_message = [&](double bytes) {
     const std::uint32_t m = allocate(messages_, free_messages_);
-    const auto paths = routes_->paths(src, dst);
     messages_[m] = {id, static_cast<int>(paths.size()), bytes, now};
     ++ops_[id].messages_left;
     ++message_count_;

@@ -26,14 +26,6 @@ int FlowNetwork::new_flow() {
   return static_cast<int>(flows_.size()) - 1;
 }
 
-void FlowNetwork::push(double time, int flow, std::uint32_t version, Kind kind) {
-  Event e;
-  e.flow = flow;
-  e.version = version & 0x7fffffffu;
-  e.activates = kind == Kind::activate ? 1 : 0;
-  events_.push(time, e);
-}
-
 // The group started at `now` on this very path that still waits out its latency, or -1. Only
 // the groups started last are looked at: the ranges of one send are started one after the
 // other (per path), and a group missed here is only a smaller group, never a different result.
@@ -42,11 +34,11 @@ int FlowNetwork::forming_group(double now, const PathView& path, bool moves) con
     if (g < 0) continue;
     const Flow& flow = flows_[static_cast<std::size_t>(g)];
     if (flow.path != path.links || flow.moves != moves || !flow.live || flow.in_links ||
-        flow.start != now || static_cast<int>(flow.hops.size()) != path.hops)
+        flow.start != now || flow.hops != path.hops)
       continue;
     bool same = true;
     for (int h = 0; h < path.hops && same; ++h)
-      same = flow.hops[static_cast<std::size_t>(h)].link == path.links[h];
+      same = hop_link_[static_cast<std::size_t>(flow.first + h)] == path.links[h];
     if (same) return g;
   }
   return -1;
@@ -63,8 +55,15 @@ void FlowNetwork::start(double now, const PathView& path, double bytes, int /*st
   }
   const int f = new_flow();
   Flow& flow = flows_[static_cast<std::size_t>(f)];
-  flow.hops.clear();
-  for (int h = 0; h < path.hops; ++h) flow.hops.push_back({path.links[h], 0});
+  if (flow.hop_capacity < path.hops) {  // a new stretch of the pools; the old one is left
+    flow.first = static_cast<int>(hop_link_.size());
+    flow.hop_capacity = path.hops;
+    hop_link_.resize(hop_link_.size() + static_cast<std::size_t>(path.hops) + 1);
+    hop_slot_.resize(hop_link_.size());
+  }
+  flow.hops = path.hops;
+  std::copy(path.links, path.links + path.hops, hop_link_.begin() + flow.first);
+  hop_link_[static_cast<std::size_t>(flow.first + path.hops)] = -1;
   flow.parts.clear();
   flow.parts.push_back({bytes, tag});
   flow.next = 0;
@@ -76,11 +75,10 @@ void FlowNetwork::start(double now, const PathView& path, double bytes, int /*st
   flow.last = now;
   flow.in_links = false;
   flow.live = true;
-  flow.version = (flow.version + 1) & 0x7fffffffu;
   ++groups_started_;
   recent_[recent_next_] = f;
   recent_next_ = (recent_next_ + 1) % recent_.size();
-  push(now + path.latency_s, f, flow.version, moves ? Kind::activate : Kind::complete);
+  events_.set(f, now + path.latency_s);
 }
 
 double FlowNetwork::next_time() const { return events_.empty() ? kNever : events_.next_time(); }
@@ -98,24 +96,25 @@ void FlowNetwork::activate(int f, double now) {
   flow.in_links = true;
   flow.last = now;
   added_.push_back(f);
-  for (int h = 0; h < static_cast<int>(flow.hops.size()); ++h) {
-    Hop& hop = flow.hops[static_cast<std::size_t>(h)];
-    LinkState& link = links_[static_cast<std::size_t>(hop.link)];
+  for (int h = flow.first; h < flow.first + flow.hops; ++h) {
+    const int l = hop_link_[static_cast<std::size_t>(h)];
+    LinkState& link = links_[static_cast<std::size_t>(l)];
     if (link.flows.empty()) link.busy_since = now;
-    hop.slot = static_cast<int>(link.flows.size());
-    link.flows.push_back({f, h, weight, 0.0});
+    hop_slot_[static_cast<std::size_t>(h)] = static_cast<int>(link.flows.size());
+    link.flows.push_back({f, h, flow.first, weight, 0.0});
     link.weight += weight;
     link.bytes += total;
-    mark_dirty(hop.link);
+    mark_dirty(l);
   }
 }
 
 void FlowNetwork::push_completion(int f, double now) {
-  Flow& flow = flows_[static_cast<std::size_t>(f)];
-  flow.version = (flow.version + 1) & 0x7fffffffu;
+  const Flow& flow = flows_[static_cast<std::size_t>(f)];
   if (flow.rate > 0) {
     const double left = std::max(0.0, flow.parts[flow.next].bytes - flow.sent);
-    push(now + left / flow.rate, f, flow.version, Kind::complete);
+    events_.set(f, now + left / flow.rate);
+  } else {
+    events_.remove(f);
   }
 }
 
@@ -146,11 +145,12 @@ void FlowNetwork::complete_parts(int f, double now, double end,
     return;
   }
   const int ended = static_cast<int>(done - first);
-  for (const Hop& hop : flow.hops) {
-    LinkState& link = links_[static_cast<std::size_t>(hop.link)];
+  for (int h = flow.first; h < flow.first + flow.hops; ++h) {
+    const int l = hop_link_[static_cast<std::size_t>(h)];
+    LinkState& link = links_[static_cast<std::size_t>(l)];
     link.weight -= ended;
-    link.flows[static_cast<std::size_t>(hop.slot)].weight -= ended;
-    mark_dirty(hop.link);
+    link.flows[static_cast<std::size_t>(hop_slot_[static_cast<std::size_t>(h)])].weight -= ended;
+    mark_dirty(l);
   }
   flow.next = static_cast<std::uint32_t>(done);
   flow.sent = sent_before + flow.rate * (now - last_before);
@@ -161,16 +161,17 @@ void FlowNetwork::complete_parts(int f, double now, double end,
 void FlowNetwork::leave_links(int f, double now) {
   Flow& flow = flows_[static_cast<std::size_t>(f)];
   const int weight = flow.weight();
-  for (const Hop& hop : flow.hops) {
-    LinkState& link = links_[static_cast<std::size_t>(hop.link)];
+  for (int h = flow.first; h < flow.first + flow.hops; ++h) {
+    const int l = hop_link_[static_cast<std::size_t>(h)];
+    const int slot = hop_slot_[static_cast<std::size_t>(h)];
+    LinkState& link = links_[static_cast<std::size_t>(l)];
     const Member moved = link.flows.back();
-    link.flows[static_cast<std::size_t>(hop.slot)] = moved;
-    flows_[static_cast<std::size_t>(moved.flow)].hops[static_cast<std::size_t>(moved.hop)].slot =
-        hop.slot;
+    link.flows[static_cast<std::size_t>(slot)] = moved;
+    hop_slot_[static_cast<std::size_t>(moved.hop)] = slot;
     link.flows.pop_back();
     link.weight -= weight;
     if (link.flows.empty()) link.busy += now - link.busy_since;
-    mark_dirty(hop.link);
+    mark_dirty(l);
   }
 }
 
@@ -178,13 +179,12 @@ void FlowNetwork::advance(double now, std::vector<std::uint32_t>& completed) {
   const double end = instant_end(now);
   batch_.clear();
   events_.pop_until(end, batch_);
-  for (const Event& e : batch_) {
-    Flow& flow = flows_[static_cast<std::size_t>(e.flow)];
-    if (!flow.live || flow.version != e.version) continue;  // superseded prediction
-    if (e.activates)
-      activate(e.flow, now);
+  for (const int f : batch_) {
+    const Flow& flow = flows_[static_cast<std::size_t>(f)];
+    if (flow.moves && !flow.in_links)
+      activate(f, now);
     else
-      complete_parts(e.flow, now, end, completed);
+      complete_parts(f, now, end, completed);
   }
   recompute(now);
 }
@@ -218,8 +218,9 @@ double FlowNetwork::divergence_level() const {
   for (int f : added_) {
     const Flow& flow = flows_[static_cast<std::size_t>(f)];
     if (!flow.live || !flow.in_links) continue;
-    for (const Hop& hop : flow.hops) {
-      const LinkState& link = links_[static_cast<std::size_t>(hop.link)];
+    for (int h = flow.first; h < flow.first + flow.hops; ++h) {
+      const LinkState& link =
+          links_[static_cast<std::size_t>(hop_link_[static_cast<std::size_t>(h)])];
       level = std::min(level, link.capacity / link.weight);
     }
   }
@@ -248,10 +249,10 @@ void FlowNetwork::collect_component(int seed_link, double fixed_below) {
       if (flow_epoch_[static_cast<std::size_t>(m.flow)] == mark) continue;
       flow_epoch_[static_cast<std::size_t>(m.flow)] = mark;
       comp_flows_.push_back(m.flow);
-      for (const Hop& hop : flows_[static_cast<std::size_t>(m.flow)].hops) {
-        if (link_epoch_[static_cast<std::size_t>(hop.link)] == mark) continue;
-        link_epoch_[static_cast<std::size_t>(hop.link)] = mark;
-        comp_links_.push_back(hop.link);
+      for (const int* l = &hop_link_[static_cast<std::size_t>(m.first)]; *l >= 0; ++l) {
+        if (link_epoch_[static_cast<std::size_t>(*l)] == mark) continue;
+        link_epoch_[static_cast<std::size_t>(*l)] = mark;
+        comp_links_.push_back(*l);
       }
     }
     cap_left_[ul] = links_[ul].capacity - fixed_load;
@@ -288,11 +289,10 @@ void FlowNetwork::fill_levels() {
           double& r = new_rate_[static_cast<std::size_t>(m.flow)];
           if (r >= 0) continue;
           r = rate;
-          const Flow& flow = flows_[static_cast<std::size_t>(m.flow)];
           const int weight = m.weight;
           const double used = weight == 1 ? rate : rate * weight;
-          for (const Hop& hop : flow.hops) {
-            const auto u = static_cast<std::size_t>(hop.link);
+          for (const int* l = &hop_link_[static_cast<std::size_t>(m.first)]; *l >= 0; ++l) {
+            const auto u = static_cast<std::size_t>(*l);
             cap_left_[u] -= used;
             unfrozen_[u] -= weight;
           }
@@ -319,8 +319,8 @@ void FlowNetwork::fill_component(double now) {
     // Alone among the flows to fill: the tightest link's capacity left, shared by its parts.
     const Flow& flow = flows_[static_cast<std::size_t>(comp_flows_[0])];
     double rate = kNever;
-    for (const Hop& hop : flow.hops) {
-      const auto u = static_cast<std::size_t>(hop.link);
+    for (int h = flow.first; h < flow.first + flow.hops; ++h) {
+      const auto u = static_cast<std::size_t>(hop_link_[static_cast<std::size_t>(h)]);
       rate = std::min(rate, cap_left_[u] / unfrozen_[u]);
     }
     new_rate_[static_cast<std::size_t>(comp_flows_[0])] = std::max(rate, 0.0);
@@ -334,9 +334,10 @@ void FlowNetwork::fill_component(double now) {
     flow.sent += flow.rate * (now - flow.last);
     flow.last = now;
     flow.rate = rate;
-    for (const Hop& hop : flow.hops)
-      links_[static_cast<std::size_t>(hop.link)].flows[static_cast<std::size_t>(hop.slot)].rate =
-          rate;
+    for (int h = flow.first; h < flow.first + flow.hops; ++h)
+      links_[static_cast<std::size_t>(hop_link_[static_cast<std::size_t>(h)])]
+          .flows[static_cast<std::size_t>(hop_slot_[static_cast<std::size_t>(h)])]
+          .rate = rate;
     push_completion(f, now);
   }
 }

@@ -15,8 +15,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "sim/deadline_heap.hpp"
 #include "sim/network.hpp"
-#include "sim/time_buckets.hpp"
 #include "topology/topology.hpp"
 
 namespace topocoll::sim {
@@ -36,16 +36,14 @@ class FlowNetwork final : public Network {
   [[nodiscard]] std::uint64_t groups_started() const { return groups_started_; }
 
  private:
-  struct Hop {
-    int link = 0;
-    int slot = 0;  // position of this flow in the link's list
-  };
   struct Part {  // one transfer of a group
     double bytes = 0;
     std::uint32_t tag = 0;
   };
-  struct Flow {                 // a group of transfers sharing a path and a start; one rate for all
-    std::vector<Hop> hops;      // capacity kept when the slot is reused
+  struct Flow {     // a group of transfers sharing a path and a start; one rate for all
+    int first = 0;  // its hops in hop_link_/hop_slot_: [first, first + hops)
+    int hops = 0;
+    int hop_capacity = 0;       // kept when the slot is reused
     std::vector<Part> parts;    // by bytes once active; parts [next, end) still move
     const int* path = nullptr;  // the route's links, to recognize a group while it forms
     double start = 0;
@@ -53,15 +51,15 @@ class FlowNetwork final : public Network {
     double rate = 0;  // bytes per second, per part
     double last = 0;
     std::uint32_t next = 0;
-    std::uint32_t version = 0;  // invalidates stale completion events (31 bits used)
     bool in_links = false;
     bool live = false;
     bool moves = false;  // bytes to send over links (else: latency only)
     [[nodiscard]] int weight() const { return static_cast<int>(parts.size() - next); }
   };
-  struct Member {  // a flow on a link, with copies of its weight and rate for the scans
+  struct Member {  // a flow on a link, with copies of its weight, hops and rate for the scans
     int flow = 0;
-    int hop = 0;
+    int hop = 0;    // index into hop_link_/hop_slot_
+    int first = 0;  // the flow's first hop there: the scans walk its links without the Flow
     int weight = 0;
     double rate = 0;
   };
@@ -73,16 +71,9 @@ class FlowNetwork final : public Network {
     double busy = 0;
     double busy_since = 0;
   };
-  enum class Kind : std::uint8_t { activate, complete };
-  struct Event {  // 8 bytes; the time is the bucket's
-    int flow = 0;
-    std::uint32_t version : 31 = 0;
-    std::uint32_t activates : 1 = 0;
-  };
 
   int new_flow();
   [[nodiscard]] int forming_group(double now, const PathView& path, bool moves) const;
-  void push(double time, int flow, std::uint32_t version, Kind kind);
   void push_completion(int f, double now);
   void activate(int f, double now);
   void complete_parts(int f, double now, double end, std::vector<std::uint32_t>& completed);
@@ -96,9 +87,15 @@ class FlowNetwork final : public Network {
 
   std::vector<LinkState> links_;
   std::vector<Flow> flows_;
+  // Every flow's links, then -1, and its position in each link's member list, side by side
+  // in two pools: the max-min scans go from a link's member straight to the flow's links.
+  std::vector<int> hop_link_;
+  std::vector<int> hop_slot_;
   std::vector<int> free_flows_;
-  TimeBuckets<Event> events_;
-  std::vector<Event> batch_;
+  // Per live flow, its one pending event: the end of its latency (activation) while it moves
+  // and is not on its links yet, else the completion of its next part.
+  DeadlineHeap events_;
+  std::vector<int> batch_;
   std::array<int, 8> recent_{-1, -1, -1, -1, -1, -1, -1, -1};  // groups started last
   std::size_t recent_next_ = 0;
   std::uint64_t groups_started_ = 0;
