@@ -55,10 +55,12 @@ void FlowNetwork::start(double now, const PathView& path, double bytes, int /*st
   }
   const int f = new_flow();
   Flow& flow = flows_[static_cast<std::size_t>(f)];
-  if (flow.hop_capacity < path.hops) {  // a new stretch of the pools; the old one is left
+  if (flow.hop_capacity < path.hops) {
+    // A new stretch of the pools; the old one is left behind. Doubling keeps what a slot
+    // leaves behind below twice its longest path, however path lengths grow.
     flow.first = static_cast<int>(hop_link_.size());
-    flow.hop_capacity = path.hops;
-    hop_link_.resize(hop_link_.size() + static_cast<std::size_t>(path.hops) + 1);
+    flow.hop_capacity = std::max(path.hops, 2 * flow.hop_capacity);
+    hop_link_.resize(hop_link_.size() + static_cast<std::size_t>(flow.hop_capacity) + 1);
     hop_slot_.resize(hop_link_.size());
   }
   flow.hops = path.hops;
