@@ -5,6 +5,9 @@
 // entries used to outnumber the live ones many times over on runs without symmetry, and
 // skipping them was a third of the run time (cache misses on a heap of dead entries).
 //
+// EventHeap (event_heap.hpp) is the plain queue the other engines use; it cannot find an entry
+// again, which moving and removing need, hence the position index kept here.
+//
 // Ties on time pop in the order the times were last set, as a queue of events would: the
 // flow model's results do not depend on that order, but bit-identical runs do.
 #include <cstddef>
