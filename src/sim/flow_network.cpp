@@ -56,12 +56,14 @@ void FlowNetwork::start(double now, const PathView& path, double bytes, int /*st
   const int f = new_flow();
   Flow& flow = flows_[static_cast<std::size_t>(f)];
   if (flow.hop_capacity < path.hops) {
-    // A new stretch of the pools; the old one is left behind. Doubling keeps what a slot
-    // leaves behind below twice its longest path, however path lengths grow.
-    flow.first = static_cast<int>(hop_link_.size());
+    // A new stretch of the pools (the group's number, its links, -1); the old one is left
+    // behind. Doubling keeps what a slot leaves behind below twice its longest path, however
+    // path lengths grow.
+    flow.first = static_cast<int>(hop_link_.size()) + 1;
     flow.hop_capacity = std::max(path.hops, 2 * flow.hop_capacity);
-    hop_link_.resize(hop_link_.size() + static_cast<std::size_t>(flow.hop_capacity) + 1);
+    hop_link_.resize(hop_link_.size() + static_cast<std::size_t>(flow.hop_capacity) + 2);
     hop_slot_.resize(hop_link_.size());
+    hop_link_[static_cast<std::size_t>(flow.first - 1)] = f;
   }
   flow.hops = path.hops;
   std::copy(path.links, path.links + path.hops, hop_link_.begin() + flow.first);
@@ -103,7 +105,7 @@ void FlowNetwork::activate(int f, double now) {
     LinkState& link = links_[static_cast<std::size_t>(l)];
     if (link.flows.empty()) link.busy_since = now;
     hop_slot_[static_cast<std::size_t>(h)] = static_cast<int>(link.flows.size());
-    link.flows.push_back({f, h, flow.first, weight, 0.0});
+    link.flows.push_back({flow.first, weight, 0.0});
     link.weight += weight;
     link.bytes += total;
     mark_dirty(l);
@@ -160,6 +162,17 @@ void FlowNetwork::complete_parts(int f, double now, double end,
   push_completion(f, now);  // superseded if the recomputation changes the rate
 }
 
+// The hop of the group starting at `first` that holds `slot` of `link`'s member list: a
+// member does not keep its hop, so that it fits 16 bytes (the scans are bound by reading
+// members), and a path may cross one link twice under the symmetry reduction.
+int FlowNetwork::hop_of(int first, int link, std::size_t slot) const {
+  int h = first;
+  while (hop_link_[static_cast<std::size_t>(h)] != link ||
+         hop_slot_[static_cast<std::size_t>(h)] != static_cast<int>(slot))
+    ++h;
+  return h;
+}
+
 void FlowNetwork::leave_links(int f, double now) {
   Flow& flow = flows_[static_cast<std::size_t>(f)];
   const int weight = flow.weight();
@@ -169,7 +182,7 @@ void FlowNetwork::leave_links(int f, double now) {
     LinkState& link = links_[static_cast<std::size_t>(l)];
     const Member moved = link.flows.back();
     link.flows[static_cast<std::size_t>(slot)] = moved;
-    hop_slot_[static_cast<std::size_t>(moved.hop)] = slot;
+    hop_slot_[static_cast<std::size_t>(hop_of(moved.first, l, link.flows.size() - 1))] = slot;
     link.flows.pop_back();
     link.weight -= weight;
     if (link.flows.empty()) link.busy += now - link.busy_since;
@@ -248,9 +261,10 @@ void FlowNetwork::collect_component(int seed_link, double fixed_below) {
         fixed_weight += m.weight;
         continue;
       }
-      if (flow_epoch_[static_cast<std::size_t>(m.flow)] == mark) continue;
-      flow_epoch_[static_cast<std::size_t>(m.flow)] = mark;
-      comp_flows_.push_back(m.flow);
+      const int f = flow_of(m);
+      if (flow_epoch_[static_cast<std::size_t>(f)] == mark) continue;
+      flow_epoch_[static_cast<std::size_t>(f)] = mark;
+      comp_flows_.push_back(f);
       for (const int* l = &hop_link_[static_cast<std::size_t>(m.first)]; *l >= 0; ++l) {
         if (link_epoch_[static_cast<std::size_t>(*l)] == mark) continue;
         link_epoch_[static_cast<std::size_t>(*l)] = mark;
@@ -287,8 +301,9 @@ void FlowNetwork::fill_levels() {
       const auto ul = static_cast<std::size_t>(l);
       if (unfrozen_[ul] > 0 && cap_left_[ul] / unfrozen_[ul] <= at_level) {
         for (const Member& m : links_[ul].flows) {
-          if (flow_epoch_[static_cast<std::size_t>(m.flow)] != mark) continue;  // fixed
-          double& r = new_rate_[static_cast<std::size_t>(m.flow)];
+          const auto f = static_cast<std::size_t>(flow_of(m));
+          if (flow_epoch_[f] != mark) continue;  // fixed
+          double& r = new_rate_[f];
           if (r >= 0) continue;
           r = rate;
           const int weight = m.weight;

@@ -56,10 +56,10 @@ class FlowNetwork final : public Network {
     bool moves = false;  // bytes to send over links (else: latency only)
     [[nodiscard]] int weight() const { return static_cast<int>(parts.size() - next); }
   };
-  struct Member {  // a flow on a link, with copies of its weight, hops and rate for the scans
-    int flow = 0;
-    int hop = 0;    // index into hop_link_/hop_slot_
-    int first = 0;  // the flow's first hop there: the scans walk its links without the Flow
+  // A flow on a link, with copies of its weight and rate for the scans, in 16 bytes: the
+  // scans of large components are bound by loading members.
+  struct Member {
+    int first = 0;  // the flow's first hop in hop_link_: its links follow, its number precedes
     int weight = 0;
     double rate = 0;
   };
@@ -78,6 +78,10 @@ class FlowNetwork final : public Network {
   void activate(int f, double now);
   void complete_parts(int f, double now, double end, std::vector<std::uint32_t>& completed);
   void leave_links(int f, double now);
+  [[nodiscard]] int hop_of(int first, int link, std::size_t slot) const;
+  [[nodiscard]] int flow_of(const Member& m) const {
+    return hop_link_[static_cast<std::size_t>(m.first - 1)];
+  }
   void mark_dirty(int link);
   void recompute(double now);
   [[nodiscard]] double divergence_level() const;
@@ -87,8 +91,9 @@ class FlowNetwork final : public Network {
 
   std::vector<LinkState> links_;
   std::vector<Flow> flows_;
-  // Every flow's links, then -1, and its position in each link's member list, side by side
-  // in two pools: the max-min scans go from a link's member straight to the flow's links.
+  // Every flow's number, its links and -1, and its position in each link's member list, side
+  // by side in two pools: the max-min scans go from a link's member straight to the flow's
+  // links and number.
   std::vector<int> hop_link_;
   std::vector<int> hop_slot_;
   std::vector<int> free_flows_;
