@@ -37,38 +37,31 @@ std::uint64_t displacement(const topo::GridTopology& grid, int from, int to) {
   return d;
 }
 
-// What the flow model sees of a rank's run, relative to its host: per step, its operations in
+// What the flow model sees of a rank's step k, relative to its host: its operations in
 // posting order with their kind, port, peer offset, the block count of every message and of
 // every reduction. With equal blocks, bytes are block counts times one block size.
-Signature rank_signature(const Schedule& schedule, const topo::GridTopology& grid,
-                         std::span<const int> host_of, int rank, Step& step) {
-  Signature sig;
-  const int steps = schedule.step_count(rank);
-  sig.add(static_cast<std::uint64_t>(steps));
+void add_step(Signature& sig, const Schedule& schedule, const topo::GridTopology& grid,
+              std::span<const int> host_of, int rank, int k, Step& step) {
   const int host = host_of[static_cast<std::size_t>(rank)];
-  for (int k = 0; k < steps; ++k) {
-    step.clear();
-    schedule.build_step(rank, k, step);
-    sig.add(0xabcdef0000000000ULL + step.ops.size());
-    for (const Operation& op : step.ops) {
-      sig.add(static_cast<std::uint64_t>(op.kind) | static_cast<std::uint64_t>(op.combine) << 8 |
-              static_cast<std::uint64_t>(op.port) << 16);
-      if (op.kind != OpKind::copy) {
-        if (op.peer < 0 || op.peer >= schedule.ranks()) {
-          sig.add(~0ULL);  // the engine refuses it; no symmetry is claimed for it
-          continue;
-        }
-        sig.add(displacement(grid, host, host_of[static_cast<std::size_t>(op.peer)]));
+  step.clear();
+  schedule.build_step(rank, k, step);
+  sig.add(0xabcdef0000000000ULL + step.ops.size());
+  for (const Operation& op : step.ops) {
+    sig.add(static_cast<std::uint64_t>(op.kind) | static_cast<std::uint64_t>(op.combine) << 8 |
+            static_cast<std::uint64_t>(op.port) << 16);
+    if (op.kind != OpKind::copy) {
+      if (op.peer < 0 || op.peer >= schedule.ranks()) {
+        sig.add(~0ULL);  // the engine refuses it; no symmetry is claimed for it
+        continue;
       }
-      if (op.kind == OpKind::send) {
-        sig.add(op.blocks.range_count());
-        for (const auto& r : op.blocks.ranges()) sig.add(r.size());
-      }
-      if (op.combine == Combine::reduce && op.kind != OpKind::send)
-        sig.add(op.blocks.block_count());
+      sig.add(displacement(grid, host, host_of[static_cast<std::size_t>(op.peer)]));
     }
+    if (op.kind == OpKind::send) {
+      sig.add(op.blocks.range_count());
+      for (const auto& r : op.blocks.ranges()) sig.add(r.size());
+    }
+    if (op.combine == Combine::reduce && op.kind != OpKind::send) sig.add(op.blocks.block_count());
   }
-  return sig;
 }
 
 // Host h moved by `by` along dimension `dim`.
@@ -93,18 +86,40 @@ int period_along(const topo::GridTopology& grid, const std::vector<Signature>& b
   return n;
 }
 
+bool trivial(const topo::GridTopology& grid, const std::vector<int>& periods) {
+  for (int dim = 0; dim < grid.dimensions(); ++dim)
+    if (periods[static_cast<std::size_t>(dim)] != grid.size(dim)) return false;
+  return true;
+}
+
+// Every host's signature grows one step at a time, across all ranks. A translation that maps
+// the signatures of the first steps apart cannot map the whole runs onto each other, so the
+// search stops at the first step after which no translation is left (a schedule without
+// symmetry usually shows it in its first steps, and reading the rest would be wasted).
 std::vector<int> search_periods(const Schedule& schedule, const topo::GridTopology& grid,
                                 std::span<const int> host_of) {
   Signature empty;  // hosts without a rank
   empty.add(~0ULL);
   std::vector<Signature> by_host(static_cast<std::size_t>(grid.host_count()), empty);
+  int most_steps = 0;
+  for (int r = 0; r < schedule.ranks(); ++r) {
+    const int steps = schedule.step_count(r);
+    Signature& sig = by_host[static_cast<std::size_t>(host_of[static_cast<std::size_t>(r)])];
+    sig = Signature{};
+    sig.add(static_cast<std::uint64_t>(steps));
+    most_steps = std::max(most_steps, steps);
+  }
+  std::vector<int> periods(static_cast<std::size_t>(grid.dimensions()));
   Step step;
-  for (int r = 0; r < schedule.ranks(); ++r)
-    by_host[static_cast<std::size_t>(host_of[static_cast<std::size_t>(r)])] =
-        rank_signature(schedule, grid, host_of, r, step);
-  std::vector<int> periods;
-  for (int dim = 0; dim < grid.dimensions(); ++dim)
-    periods.push_back(period_along(grid, by_host, dim));
+  for (int k = 0; k <= most_steps; ++k) {
+    for (int dim = 0; dim < grid.dimensions(); ++dim)
+      periods[static_cast<std::size_t>(dim)] = period_along(grid, by_host, dim);
+    if (k == most_steps || trivial(grid, periods)) break;
+    for (int r = 0; r < schedule.ranks(); ++r)
+      if (k < schedule.step_count(r))
+        add_step(by_host[static_cast<std::size_t>(host_of[static_cast<std::size_t>(r)])], schedule,
+                 grid, host_of, r, k, step);
+  }
   return periods;
 }
 
