@@ -51,7 +51,7 @@ class RingLayout {
   RingLayout(int n, int t);
   [[nodiscard]] static int balanced_digits(int n);  // the t above for an allreduce
   [[nodiscard]] long long position(long long d) const;
-  // The positions of the blocks of `pieces`, as sorted disjoint ranges.
+  // The positions of the blocks of `pieces`, as sorted disjoint ranges, touching ones merged.
   void positions(const std::vector<Progression>& pieces, std::vector<BlockRange>& out) const;
 
  private:
