@@ -24,20 +24,21 @@ void BlockSet::add(const BlockSet& other) {
   for (const auto& r : other.ranges_) add(r.begin, r.end);
 }
 
-void BlockSet::normalize() {
-  if (is_normalized()) return;
-  std::sort(ranges_.begin(), ranges_.end(),
+void sort_and_merge(std::vector<BlockRange>& ranges) {
+  std::sort(ranges.begin(), ranges.end(),
             [](const BlockRange& a, const BlockRange& b) { return a.begin < b.begin; });
-  std::vector<BlockRange> merged;
-  merged.reserve(ranges_.size());
-  for (const auto& r : ranges_) {
-    if (!merged.empty() && r.begin <= merged.back().end) {
-      merged.back().end = std::max(merged.back().end, r.end);
-    } else {
-      merged.push_back(r);
-    }
+  std::size_t kept = 0;
+  for (const auto& r : ranges) {
+    if (kept > 0 && r.begin <= ranges[kept - 1].end)
+      ranges[kept - 1].end = std::max(ranges[kept - 1].end, r.end);
+    else
+      ranges[kept++] = r;
   }
-  ranges_ = std::move(merged);
+  ranges.resize(kept);
+}
+
+void BlockSet::normalize() {
+  if (!is_normalized()) sort_and_merge(ranges_);
 }
 
 bool BlockSet::is_normalized() const {

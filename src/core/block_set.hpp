@@ -17,6 +17,9 @@ struct BlockRange {
   friend bool operator==(const BlockRange&, const BlockRange&) = default;
 };
 
+// Sorts ranges by their start and merges the overlapping or touching ones, in place.
+void sort_and_merge(std::vector<BlockRange>& ranges);
+
 class BlockSet {
  public:
   BlockSet() = default;

@@ -27,6 +27,13 @@ TEST(BlockSet, NormalizeSortsAndMergesOverlaps) {
   EXPECT_EQ(s.range_count(), 2u);
 }
 
+// Touching ranges merge as overlapping ones do, and a range inside another disappears.
+TEST(BlockSet, SortAndMergeJoinsTouchingRanges) {
+  std::vector<BlockRange> ranges{{6, 7}, {0, 2}, {2, 3}, {5, 6}, {9, 12}, {10, 11}};
+  sort_and_merge(ranges);
+  EXPECT_EQ(ranges, (std::vector<BlockRange>{{0, 3}, {5, 7}, {9, 12}}));
+}
+
 TEST(BlockSet, ClippedKeepsOnlyTheWindow) {
   BlockSet s;
   s.add(0, 4);

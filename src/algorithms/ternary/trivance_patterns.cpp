@@ -150,18 +150,9 @@ void RingLayout::positions(const std::vector<Progression>& pieces,
   out.clear();
   for (const Progression& p : pieces)
     if (p.count > 0) append(p, out);
-  std::sort(out.begin(), out.end(),
-            [](const BlockRange& a, const BlockRange& b) { return a.begin < b.begin; });
-  // Touching ranges merged: a torus schedule repeats these lists once per position of its
+  // Touching ranges merged too: a torus schedule repeats these lists once per position of its
   // slower dimensions, so every range saved here is saved many times over.
-  std::size_t kept = 0;
-  for (const BlockRange& r : out) {
-    if (kept > 0 && out[kept - 1].end == r.begin)
-      out[kept - 1].end = r.end;
-    else
-      out[kept++] = r;
-  }
-  out.resize(kept);
+  sort_and_merge(out);
 }
 
 std::shared_ptr<const RingPattern> trivance_ring(int n) {
