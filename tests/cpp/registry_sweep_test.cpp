@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <set>
 #include <string>
 #include <vector>
@@ -76,6 +77,40 @@ TEST(RegistrySweep, EveryRequestVerifiesOrIsRejected) {
       }
     }
     EXPECT_GT(counts.verified, 0) << algo.name << " served no request up to P=" << kMaxRanks;
+  }
+}
+
+// Fingerprint mode in windows of three slots: every pass reuses the state and the message
+// buffers of the one before (sends hand their buffers to receivers, which keep them), and
+// collectives where ranks receive more than they send (gather, reduce trees) or change their
+// operation count from step to step must still verify.
+TEST(RegistrySweep, WindowedFingerprintVerifies) {
+  for (const AlgorithmInfo& algo : registry().all()) {
+    for (Collective collective : algo.collectives) {
+      for (int ranks : {5, 12, 16}) {
+        const std::vector<std::vector<int>> shapes = shapes_for(algo, ranks);
+        if (shapes.empty()) continue;
+        ScheduleRequest request;
+        request.collective = collective;
+        request.ranks = ranks;
+        request.dims = shapes.front();
+        request.root = is_rooted(collective) ? ranks - 1 : 0;
+        SchedulePtr schedule;
+        try {
+          schedule = registry().build(algo.name, request);
+        } catch (const UnsupportedRequest&) {
+          continue;
+        }
+        VerifyOptions options;
+        options.mode = VerifyMode::fingerprint;
+        options.memory_budget = 3 * 12 * static_cast<std::uint64_t>(ranks);  // 3 slots
+        const VerifyReport report = verify(*schedule, options);
+        EXPECT_TRUE(report.ok) << algo.name << " " << collective_name(collective) << " P=" << ranks
+                               << ": " << report.message;
+        if (schedule->info().keeps_positions && schedule->info().total_slots() > 3)
+          EXPECT_GT(report.passes, 1) << algo.name << " " << collective_name(collective);
+      }
+    }
   }
 }
 

@@ -50,15 +50,37 @@ struct Workspace {
     int pending = 0;
     std::vector<char> matched;  // per op of the current step
     std::vector<Values> data;   // per op: outgoing (send) or incoming data
+    // Emptied buffers kept for the rank's next snapshots. A send hands its buffer to the
+    // receiver, which keeps it once applied, so in balanced exchanges a rank holds one buffer
+    // per send of a step, not one per operation (the footprint is first-touched memory).
+    std::vector<Values> spare;
     bool finished = false;
     // Back to the start of the schedule; the data buffers keep their capacity.
     void reset() {
       step_count = step = pending = 0;
       current.clear();
       matched.clear();
-      for (auto& d : data) d.clear();
+      for (auto& d : data) recycle(d);
       finished = false;
     }
+    // Takes a kept buffer for a snapshot, if the slot has none.
+    void borrow(Values& slot) {
+      if (slot.capacity() > 0 || spare.empty()) return;
+      slot.swap(spare.back());
+      spare.pop_back();
+    }
+    // Gives the slot's buffer back for later snapshots; the slot is left without one.
+    void recycle(Values& slot) {
+      slot.clear();
+      if (slot.capacity() == 0) return;
+      if (spare.size() < kMaxSpare)
+        spare.emplace_back().swap(slot);
+      else
+        Values().swap(slot);
+    }
+    // More than a step's sends ever need: ranks that receive more than they send (the
+    // leaves of a gather tree) free the rest.
+    static constexpr std::size_t kMaxSpare = 16;
   };
   std::vector<RankState> ranks;
   Values state;
@@ -153,6 +175,17 @@ class Engine {
   std::optional<Finding> snapshot(int rank, int step, const Operation& op, const BlockSet& blocks,
                                   Values& out) {
     out.clear();
+    // Exactly the window's share, in one allocation: growth by doubling would leave up to
+    // half of every buffer allocated for nothing.
+    std::size_t in_window = 0;
+    for (const auto& range : blocks.ranges()) {
+      const BlockIndex b0 = std::max(range.begin, w0_);
+      const BlockIndex b1 = std::min(range.end, w1_);
+      if (b0 < b1) in_window += b1 - b0;
+    }
+    if (in_window == 0) return std::nullopt;
+    ranks_[static_cast<std::size_t>(rank)].borrow(out);
+    out.reserve(in_window);
     for (const auto& range : blocks.ranges()) {
       const BlockIndex b0 = std::max(range.begin, w0_);
       const BlockIndex b1 = std::min(range.end, w1_);
@@ -187,11 +220,13 @@ class Engine {
       if (auto f = check_step_shape(info_, options_, r, rs.step, rs.current)) return f;
     const auto n = rs.current.ops.size();
     rs.matched.assign(n, 0);
+    for (std::size_t i = n; i < rs.data.size(); ++i) rs.recycle(rs.data[i]);
     rs.data.resize(n);
     rs.pending = 0;
     for (std::size_t i = 0; i < n; ++i) {
       const Operation& op = rs.current.ops[i];
-      rs.data[i].clear();
+      // A receive's slot takes the sender's buffer in pair(): it needs none of its own.
+      rs.recycle(rs.data[i]);
       if (op.kind == OpKind::send) {
         if (auto f = snapshot(r, rs.step, op, op.blocks, rs.data[i])) return f;
       } else if (op.kind == OpKind::copy && !op.after_receives()) {
@@ -315,7 +350,7 @@ class Engine {
       const Operation& op = rs.current.ops[i];
       if (op.kind == OpKind::send || op.after_receives()) continue;
       if (auto f = apply(r, op, rs.data[i])) return f;
-      rs.data[i].clear();
+      rs.recycle(rs.data[i]);
     }
     // Local work between rounds: every after-receives copy reads what the step left, then
     // they apply in list order.
@@ -327,7 +362,7 @@ class Engine {
     for (std::size_t i = 0; i < n; ++i) {
       if (!rs.current.ops[i].after_receives()) continue;
       if (auto f = apply(r, rs.current.ops[i], rs.data[i])) return f;
-      rs.data[i].clear();
+      rs.recycle(rs.data[i]);
     }
     if (++rs.step == rs.step_count) rs.finished = true;
     return std::nullopt;
