@@ -160,11 +160,14 @@ TEST(VerifyEstimate, CountsStateWorkAndWindows) {
   EXPECT_EQ(e.rank_steps, 300u * 2u * 299u);
   EXPECT_EQ(e.passes, 1u);
   EXPECT_EQ(e.work, 4 * e.rank_steps + 3 * e.slot_states);
-  // 1.5 x 8 bytes x 300 ranks = 3600 bytes per slot: 50 slots a window, 6 windows.
-  options.memory_budget = 3600 * 50;
+  // In one pass: the state and half of it in message buffers, 300 x 450 x 8 bytes.
+  EXPECT_EQ(e.memory_bytes, 300u * 450u * 8u + 300u * 512u);
+  // In windows a rank's buffer may hold a whole window: 2 x 8 bytes x 300 ranks = 4800 bytes
+  // per slot of a window, so 50 slots a window and 6 windows.
+  options.memory_budget = 4800 * 50;
   const VerifyEstimate windows = estimate_verify(*schedule, options);
   EXPECT_EQ(windows.passes, 6u);
-  EXPECT_EQ(windows.memory_bytes, 300u * 50u * 12u + 300u * 512u);
+  EXPECT_EQ(windows.memory_bytes, 300u * 50u * 16u + 300u * 512u);
   const VerifyReport report = verify(*schedule, options);
   EXPECT_TRUE(report.ok) << report.message;
   EXPECT_EQ(static_cast<std::uint64_t>(report.passes), windows.passes);

@@ -22,6 +22,15 @@ std::uint64_t saturating_add(std::uint64_t a, std::uint64_t b) {
   return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+// Slots of one window a rank's message buffers may hold at once. A send snapshots its share of
+// the window; the buffer then passes to the receiver, which keeps it for its own sends, so
+// every buffer grows to the largest share of the pass. In one pass that is at most about half
+// of the slots (a step sends half of a rank's data); in a window of a larger vector one rank's
+// send can cover the whole window.
+std::uint64_t in_flight_slots(std::uint64_t width, std::uint64_t slots) {
+  return std::min(width, (slots + 1) / 2);
+}
+
 }  // namespace
 
 std::uint64_t bytes_per_slot_state(const VerifyOptions& options) {
@@ -32,13 +41,16 @@ std::uint64_t bytes_per_slot_state(const VerifyOptions& options) {
 BlockIndex window_width(const ScheduleInfo& info, const VerifyOptions& options,
                         std::uint64_t value_bytes, bool allow_windows) {
   const auto slots = static_cast<BlockIndex>(info.total_slots());
-  // State plus in-flight copies: a step sends at most about half of every rank's data.
-  const std::uint64_t per_slot = 3ULL * value_bytes * static_cast<std::uint64_t>(info.ranks) / 2;
-  if (!allow_windows || !info.keeps_positions || per_slot == 0 ||
-      saturating_multiply(per_slot, slots) <= options.memory_budget)
+  const std::uint64_t per_rank_slot =
+      saturating_multiply(value_bytes, static_cast<std::uint64_t>(std::max(info.ranks, 0)));
+  const std::uint64_t one_pass =
+      saturating_multiply(per_rank_slot, saturating_add(slots, in_flight_slots(slots, slots)));
+  if (!allow_windows || !info.keeps_positions || per_rank_slot == 0 ||
+      one_pass <= options.memory_budget)
     return slots;
-  return static_cast<BlockIndex>(
-      std::clamp<std::uint64_t>(options.memory_budget / per_slot, 1, slots));
+  // State plus a buffer of up to the window per rank.
+  return static_cast<BlockIndex>(std::clamp<std::uint64_t>(
+      options.memory_budget / saturating_multiply(2, per_rank_slot), 1, slots));
 }
 
 VerifyEstimate estimate_verify(const Schedule& schedule, const VerifyOptions& options) {
@@ -54,13 +66,10 @@ VerifyEstimate estimate_verify(const Schedule& schedule, const VerifyOptions& op
   for (int r = 0; r < info.ranks; ++r)
     e.rank_steps += static_cast<std::uint64_t>(std::max(schedule.step_count(r), 0));
   e.slot_states = saturating_multiply(ranks, slots);
-  const std::uint64_t in_window = saturating_multiply(ranks, width);
-  std::uint64_t per_state = 3 * value / 2 + (exact ? kExactNodeBytes : 0);
-  e.memory_bytes = saturating_add(saturating_multiply(in_window, per_state),
-                                  saturating_multiply(ranks, kBytesPerRank));
-  // Weights from timing the verifier on rank-step-bound (recursive doubling at 2^16 ranks)
-  // and slot-bound (ring at 4100 ranks) runs: a rank-step costs about as much as four slot
-  // states, a slot state is written, moved and checked about three times.
+  const std::uint64_t per_rank = saturating_add(
+      saturating_multiply(width, value + (exact ? kExactNodeBytes : 0)),
+      saturating_add(saturating_multiply(in_flight_slots(width, slots), value), kBytesPerRank));
+  e.memory_bytes = saturating_multiply(ranks, per_rank);
   e.work = saturating_add(saturating_multiply(4, saturating_multiply(e.passes, e.rank_steps)),
                           saturating_multiply(e.slot_states, 3));
   return e;

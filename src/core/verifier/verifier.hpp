@@ -50,9 +50,10 @@ struct VerifyOptions {
   // Check that every peer is a neighbour in a torus of these sizes (empty: no check). A
   // hypercube of dimension d is the torus 2x2x...x2.
   std::vector<int> adjacency_torus;
-  // Memory budget for block state, in bytes; the verifier splits the blocks into windows
-  // and runs the schedule once per window when a single pass would not fit. Fresh memory is
-  // expensive to touch, so a smaller budget with more passes is often faster.
+  // Memory budget for block state and message buffers, in bytes; the verifier splits the
+  // blocks into windows and runs the schedule once per window when a single pass would not
+  // fit. Each pass generates the whole schedule again, but fresh memory is expensive to touch:
+  // around 1 GiB the two balance (docs/verification-benchmark.md).
   std::uint64_t memory_budget = 1ULL << 30;
   int threads = 0;  // 0: hardware concurrency
 };
