@@ -52,9 +52,9 @@ struct VerifyOptions {
   std::vector<int> adjacency_torus;
   // Memory budget for block state and message buffers, in bytes; the verifier splits the
   // blocks into windows and runs the schedule once per window when a single pass would not
-  // fit. Each pass generates the whole schedule again, but fresh memory is expensive to touch:
-  // around 1 GiB the two balance (docs/verification-benchmark.md).
-  std::uint64_t memory_budget = 1ULL << 30;
+  // fit. Each pass generates the whole schedule again: swing-bw on 128x128 took 18-20 s in 11
+  // passes of 1.5 GiB and 23-27 s in 16 of 1 GiB (docs/verification-benchmark.md).
+  std::uint64_t memory_budget = 3ULL << 29;  // 1.5 GiB
   int threads = 0;  // 0: hardware concurrency
 };
 
