@@ -78,8 +78,8 @@ struct Workspace {
       else
         Values().swap(slot);
     }
-    // More than a step's sends ever need: ranks that receive more than they send (the
-    // leaves of a gather tree) free the rest.
+    // More than a step's sends ever need: ranks that receive more than they send (the root
+    // of a gather) free the rest.
     static constexpr std::size_t kMaxSpare = 16;
   };
   std::vector<RankState> ranks;

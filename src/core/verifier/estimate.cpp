@@ -70,6 +70,9 @@ VerifyEstimate estimate_verify(const Schedule& schedule, const VerifyOptions& op
       saturating_multiply(width, value + (exact ? kExactNodeBytes : 0)),
       saturating_add(saturating_multiply(in_flight_slots(width, slots), value), kBytesPerRank));
   e.memory_bytes = saturating_multiply(ranks, per_rank);
+  // Weights from timing the verifier on rank-step-bound (recursive doubling at 2^16 ranks)
+  // and slot-bound (ring at 4100 ranks) runs: a rank-step costs about as much as four slot
+  // states, a slot state is written, moved and checked about three times.
   e.work = saturating_add(saturating_multiply(4, saturating_multiply(e.passes, e.rank_steps)),
                           saturating_multiply(e.slot_states, 3));
   return e;
