@@ -62,7 +62,10 @@ bool BlockSet::contains(BlockIndex block) const {
 
 BlockSet BlockSet::clipped(BlockIndex begin, BlockIndex end) const {
   BlockSet out;
-  for (const auto& r : ranges_) out.add(std::max(r.begin, begin), std::min(r.end, end));
+  for (const auto& r : ranges_) {
+    const BlockRange part = r.clipped(begin, end);
+    out.add(part.begin, part.end);
+  }
   return out;
 }
 

@@ -14,6 +14,12 @@ struct BlockRange {
   BlockIndex begin = 0;
   BlockIndex end = 0;  // exclusive
   [[nodiscard]] BlockIndex size() const { return end - begin; }
+  // The part inside [lo, hi); empty (size 0) when they do not overlap.
+  [[nodiscard]] BlockRange clipped(BlockIndex lo, BlockIndex hi) const {
+    const BlockIndex b = begin > lo ? begin : lo;
+    const BlockIndex e = end < hi ? end : hi;
+    return {b, e > b ? e : b};
+  }
   friend bool operator==(const BlockRange&, const BlockRange&) = default;
 };
 

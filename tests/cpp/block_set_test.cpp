@@ -34,6 +34,17 @@ TEST(BlockSet, SortAndMergeJoinsTouchingRanges) {
   EXPECT_EQ(ranges, (std::vector<BlockRange>{{0, 3}, {5, 7}, {9, 12}}));
 }
 
+// A range's window part: the overlap, or an empty range when there is none (never a
+// wrapped-around size, BlockIndex being unsigned).
+TEST(BlockRange, ClippedIsTheOverlapOrEmpty) {
+  const BlockRange r{4, 10};
+  EXPECT_EQ(r.clipped(0, 6), (BlockRange{4, 6}));
+  EXPECT_EQ(r.clipped(6, 20), (BlockRange{6, 10}));
+  EXPECT_EQ(r.clipped(5, 7), (BlockRange{5, 7}));
+  EXPECT_EQ(r.clipped(10, 12).size(), 0u);
+  EXPECT_EQ(r.clipped(0, 3).size(), 0u);
+}
+
 TEST(BlockSet, ClippedKeepsOnlyTheWindow) {
   BlockSet s;
   s.add(0, 4);

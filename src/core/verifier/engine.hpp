@@ -178,18 +178,13 @@ class Engine {
     // Exactly the window's share, in one allocation: growth by doubling would leave up to
     // half of every buffer allocated for nothing.
     std::size_t in_window = 0;
-    for (const auto& range : blocks.ranges()) {
-      const BlockIndex b0 = std::max(range.begin, w0_);
-      const BlockIndex b1 = std::min(range.end, w1_);
-      if (b0 < b1) in_window += b1 - b0;
-    }
+    for (const auto& range : blocks.ranges()) in_window += range.clipped(w0_, w1_).size();
     if (in_window == 0) return std::nullopt;
     ranks_[static_cast<std::size_t>(rank)].borrow(out);
     out.reserve(in_window);
     for (const auto& range : blocks.ranges()) {
-      const BlockIndex b0 = std::max(range.begin, w0_);
-      const BlockIndex b1 = std::min(range.end, w1_);
-      if (b0 >= b1) continue;
+      const auto [b0, b1] = range.clipped(w0_, w1_);
+      if (b0 == b1) continue;
       const std::size_t at = out.size();
       const Value* first = &slot(rank, b0);
       out.insert(out.end(), first, first + (b1 - b0));  // one bulk copy per range
@@ -313,9 +308,8 @@ class Engine {
     RankState& rs = ranks_[r];
     auto in = incoming.begin();
     for (const auto& range : op.blocks.ranges()) {
-      const BlockIndex b0 = std::max(range.begin, w0_);
-      const BlockIndex b1 = std::min(range.end, w1_);
-      if (b0 >= b1) continue;
+      const auto [b0, b1] = range.clipped(w0_, w1_);
+      if (b0 == b1) continue;
       Value* target = &slot(r, b0);
       const std::size_t length = b1 - b0;
       if (op.combine == Combine::copy) {
