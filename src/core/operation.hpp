@@ -54,9 +54,21 @@ struct Operation {
   friend bool operator==(const Operation&, const Operation&) = default;
 };
 
+// A step of another lane of the same rank that must have completed before a step starts
+// (DESIGN.md, "The schedule model": lanes meet only where the schedule says so).
+struct Dependency {
+  int lane = 0;
+  int step = 0;
+  friend bool operator==(const Dependency&, const Dependency&) = default;
+};
+
 struct Step {
   std::vector<Operation> ops;
-  void clear() { ops.clear(); }
+  std::vector<Dependency> after;  // steps of other lanes this step waits for
+  void clear() {
+    ops.clear();
+    after.clear();
+  }
   [[nodiscard]] bool empty() const { return ops.empty(); }
 };
 

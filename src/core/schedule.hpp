@@ -1,6 +1,12 @@
 #pragma once
 // The contract every part of topocoll consumes: a collective on P ranks over B blocks, given
-// lazily as per-rank lists of steps (DESIGN.md, "The schedule model").
+// lazily as per-rank lanes of steps (DESIGN.md, "The schedule model").
+//
+// Lanes: a rank runs one or more lanes, each an ordered list of steps that progresses on its
+// own (one per concurrent sub-collective, port or channel). A lane starts step k+1 once its step
+// k completed and every step named in step k+1's `after` list completed; nothing else
+// synchronises lanes. A port belongs to one lane of a rank, so sends and receives still match
+// per (sender, receiver, port) in each lane's posting order.
 //
 // Buffer layout (slots are block-sized places in a rank's memory):
 //  - every collective but alltoall: slots [0, B) are the user vector. For the collectives whose
@@ -11,6 +17,7 @@
 //  - slots past those are scratch space the algorithm may use.
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,12 +69,27 @@ class Schedule {
   // hold an analysis of one schedule (the simulator's symmetry search).
   [[nodiscard]] std::uint64_t serial() const { return serial_; }
 
-  [[nodiscard]] virtual int step_count(int rank) const = 0;
-  // Fills `out` (which arrives empty) with the operations of step `step` of `rank`.
-  virtual void build_step(int rank, int step, Step& out) const = 0;
+  // A one-lane schedule overrides step_count and build_step; a schedule of several lanes
+  // overrides the three lane functions instead, and its step_count and build_step then give
+  // the lock-step view, a one-lane form of the same schedule that analyses counting per step
+  // (and wrappers not written for lanes) use. By default step k holds every lane's step k,
+  // which is right for lanes without dependencies; a schedule whose lanes depend on each other
+  // overrides it so that no step comes before a step it waits for. Executors (verifier,
+  // simulator, MPI) use the lanes.
+  [[nodiscard]] virtual int lane_count(int rank) const;
+  [[nodiscard]] virtual int lane_step_count(int rank, int lane) const;
+  // Fills `out` (which arrives empty) with step `step` of lane `lane` of `rank`.
+  virtual void build_lane_step(int rank, int lane, int step, Step& out) const;
 
-  // Materializes one rank (tests, export).
+  [[nodiscard]] virtual int step_count(int rank) const;
+  // Fills `out` (which arrives empty) with the operations of step `step` of `rank`.
+  virtual void build_step(int rank, int step, Step& out) const;
+
+  // Materializes one rank (tests, export): the lock-step view, and one lane.
   [[nodiscard]] std::vector<Step> steps_of(int rank) const;
+  [[nodiscard]] std::vector<Step> lane_steps_of(int rank, int lane) const;
+  // Whether any rank has more than one lane.
+  [[nodiscard]] bool has_lanes() const;
 
  protected:
   ScheduleInfo& mutable_info() { return info_; }
@@ -87,15 +109,31 @@ using SchedulePtr = std::unique_ptr<Schedule>;
 // A schedule held in memory: hand-written, loaded from JSON, or a materialized copy.
 class ExplicitSchedule final : public Schedule {
  public:
+  using Lanes = std::vector<std::vector<Step>>;  // per lane, its steps
+  // One lane per rank.
   ExplicitSchedule(ScheduleInfo info, std::vector<std::vector<Step>> rank_steps);
+  // rank_lanes[r][l] lists lane l's steps of rank r; every rank has at least one lane.
+  ExplicitSchedule(ScheduleInfo info, std::vector<Lanes> rank_lanes);
+  [[nodiscard]] int lane_count(int rank) const override;
+  [[nodiscard]] int lane_step_count(int rank, int lane) const override;
+  void build_lane_step(int rank, int lane, int step, Step& out) const override;
+  // The lock-step view by levels: a step's level is one more than its lane's previous step's
+  // and than the steps it waits for; step k holds every lane step of level k.
   [[nodiscard]] int step_count(int rank) const override;
   void build_step(int rank, int step, Step& out) const override;
 
-  [[nodiscard]] std::vector<std::vector<Step>>& rank_steps() { return rank_steps_; }
-  [[nodiscard]] const std::vector<std::vector<Step>>& rank_steps() const { return rank_steps_; }
+  // Lane 0's steps of every rank (the whole schedule when it has one lane).
+  [[nodiscard]] std::vector<Step>& lane_zero(int rank) { return rank_lanes_.at(rank).front(); }
+  [[nodiscard]] std::vector<Lanes>& rank_lanes() { return rank_lanes_; }
+  [[nodiscard]] const std::vector<Lanes>& rank_lanes() const { return rank_lanes_; }
 
  private:
-  std::vector<std::vector<Step>> rank_steps_;
+  // Per rank and lane, each step's level; computed on first use (the steps may be edited
+  // through rank_lanes() until then).
+  [[nodiscard]] const std::vector<std::vector<int>>& levels(int rank) const;
+  std::vector<Lanes> rank_lanes_;
+  mutable std::vector<std::vector<std::vector<int>>> levels_;
+  mutable std::once_flag levels_once_;
 };
 
 [[nodiscard]] std::unique_ptr<ExplicitSchedule> materialize(const Schedule& schedule);

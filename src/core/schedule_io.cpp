@@ -11,7 +11,11 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kFormat = "topocoll-schedule";
-constexpr int kVersion = 1;
+// Version 1 lists one lane of steps per rank ("steps"); version 2 lists lanes ("lanes") whose
+// steps may wait for steps of other lanes ("after"). Both are read; a schedule is written in
+// version 1 when every rank has one lane.
+constexpr int kVersionOneLane = 1;
+constexpr int kVersionLanes = 2;
 // Limits of the format: P as the fingerprint counts it, B such that the slots of an alltoall
 // (2B) and every block index stay within 32-bit integers.
 constexpr long long kMaxRanks = 1LL << 24;
@@ -159,8 +163,11 @@ ScheduleInfo info_from_json(const json& doc) {
   auto format = doc.find("format");
   if (format == doc.end() || *format != kFormat)
     top.fail(std::string("'format' must be \"") + kFormat + "\"");
-  if (integer(field(doc, "version", top), "version", top, 0, 1 << 20) != kVersion)
-    top.fail("unsupported 'version'; accepted: " + std::to_string(kVersion));
+  const long long version = integer(field(doc, "version", top), "version", top, 0, 1 << 20);
+  if (version != kVersionOneLane && version != kVersionLanes)
+    top.fail("unsupported 'version' " + std::to_string(version) + "; accepted: " +
+             std::to_string(kVersionOneLane) + " (one lane per rank, 'steps') or " +
+             std::to_string(kVersionLanes) + " (lanes, 'lanes')");
   ScheduleInfo info;
   const auto& name = field(doc, "collective", top);
   auto collective = name.is_string() ? parse_collective(name.get<std::string>()) : std::nullopt;
@@ -208,13 +215,72 @@ ScheduleInfo info_from_json(const json& doc) {
   return info;
 }
 
+
+json step_to_json(const Step& s, bool with_dependencies) {
+  json ops = json::array();
+  for (const Operation& op : s.ops) ops.push_back(op_to_json(op));
+  if (!with_dependencies || s.after.empty()) return ops;
+  json after = json::array();
+  for (const Dependency& d : s.after) after.push_back({d.lane, d.step});
+  return {{"ops", std::move(ops)}, {"after", std::move(after)}};
+}
+
+json lane_to_json(const std::vector<Step>& steps, bool with_dependencies) {
+  json out = json::array();
+  for (const Step& s : steps) out.push_back(step_to_json(s, with_dependencies));
+  return out;
+}
+
+// A step: a list of operations, or (version 2) {"ops": [...], "after": [[lane, step], ...]}.
+Step step_from_json(const json& value, const ScheduleInfo& info, int rank, bool lanes,
+                    const Where& at_step) {
+  Step step;
+  const json* ops = &value;
+  if (lanes && value.is_object()) {
+    for (const auto& [key, unused] : value.items())
+      if (key != "ops" && key != "after")
+        at_step.fail("unknown field '" + key + "' of a step; accepted: ops, after");
+    ops = &field(value, "ops", at_step);
+    if (auto it = value.find("after"); it != value.end()) {
+      if (!it->is_array()) at_step.fail("'after' must be a list of [lane, step] pairs");
+      for (const auto& pair : *it) {
+        if (!pair.is_array() || pair.size() != 2)
+          at_step.fail("'after' must be a list of [lane, step] pairs");
+        step.after.push_back(
+            {static_cast<int>(integer(pair[0], "after", at_step, 0, kMaxPorts)),
+             static_cast<int>(integer(pair[1], "after", at_step, 0, 1 << 30))});
+      }
+    }
+  }
+  if (!ops->is_array())
+    at_step.fail(lanes ? "a step must be a list of operations or {\"ops\": [...], \"after\": "
+                         "[[lane, step], ...]}"
+                       : "a step must be a list of operations");
+  for (std::size_t i = 0; i < ops->size(); ++i) {
+    const Where at_op{at_step.text + " op " + std::to_string(i)};
+    step.ops.push_back(op_from_json((*ops)[i], info, rank, at_op));
+  }
+  return step;
+}
+
+std::vector<Step> steps_from_json(const json& steps, const ScheduleInfo& info, int rank,
+                                  bool lanes, const std::string& where) {
+  if (!steps.is_array()) Where{where}.fail("steps must be a list");
+  std::vector<Step> out;
+  for (std::size_t k = 0; k < steps.size(); ++k)
+    out.push_back(step_from_json(steps[k], info, rank, lanes,
+                                 Where{where + " step " + std::to_string(k)}));
+  return out;
+}
+
 }  // namespace
 
 std::string schedule_to_json(const Schedule& schedule, int indent) {
   const ScheduleInfo& info = schedule.info();
+  const bool lanes = schedule.has_lanes();
   json doc;
   doc["format"] = kFormat;
-  doc["version"] = kVersion;
+  doc["version"] = lanes ? kVersionLanes : kVersionOneLane;
   doc["collective"] = collective_name(info.collective);
   doc["algorithm"] = info.algorithm;
   doc["ranks"] = info.ranks;
@@ -227,15 +293,16 @@ std::string schedule_to_json(const Schedule& schedule, int indent) {
   if (!info.placement.empty()) doc["placement"] = info.placement;
   json ranks = json::array();
   for (int r = 0; r < info.ranks; ++r) {
-    json steps = json::array();
-    for (const Step& s : schedule.steps_of(r)) {
-      json ops = json::array();
-      for (const Operation& op : s.ops) ops.push_back(op_to_json(op));
-      steps.push_back(std::move(ops));
+    if (!lanes) {
+      ranks.push_back(lane_to_json(schedule.lane_steps_of(r, 0), false));
+      continue;
     }
-    ranks.push_back(std::move(steps));
+    json rank_lanes = json::array();
+    for (int l = 0; l < schedule.lane_count(r); ++l)
+      rank_lanes.push_back(lane_to_json(schedule.lane_steps_of(r, l), true));
+    ranks.push_back(std::move(rank_lanes));
   }
-  doc["steps"] = std::move(ranks);
+  doc[lanes ? "lanes" : "steps"] = std::move(ranks);
   return doc.dump(indent);
 }
 
@@ -248,25 +315,29 @@ std::unique_ptr<ExplicitSchedule> schedule_from_json(const std::string& text) {
   }
   ScheduleInfo info = info_from_json(doc);
   const Where top{""};
-  const json& ranks = field(doc, "steps", top);
+  const bool lanes = doc["version"] == kVersionLanes;
+  const char* key = lanes ? "lanes" : "steps";
+  if (doc.contains(lanes ? "steps" : "lanes"))
+    top.fail(std::string("version ") + (lanes ? "2 lists 'lanes', not 'steps'"
+                                              : "1 lists 'steps', not 'lanes' (use version 2)"));
+  const json& ranks = field(doc, key, top);
   if (!ranks.is_array() || static_cast<int>(ranks.size()) != info.ranks)
-    top.fail("'steps' must hold one list of steps per rank (" + std::to_string(info.ranks) + ")");
-  std::vector<std::vector<Step>> rank_steps(static_cast<std::size_t>(info.ranks));
+    top.fail(std::string("'") + key + "' must hold one entry per rank (" +
+             std::to_string(info.ranks) + ")");
+  std::vector<ExplicitSchedule::Lanes> rank_lanes(static_cast<std::size_t>(info.ranks));
   for (int r = 0; r < info.ranks; ++r) {
-    if (!ranks[r].is_array()) Where{"rank " + std::to_string(r)}.fail("steps must be a list");
-    for (std::size_t k = 0; k < ranks[r].size(); ++k) {
-      const json& ops = ranks[r][k];
-      const Where at_step{"rank " + std::to_string(r) + " step " + std::to_string(k)};
-      if (!ops.is_array()) at_step.fail("a step must be a list of operations");
-      Step step;
-      for (std::size_t i = 0; i < ops.size(); ++i) {
-        const Where at_op{at_step.text + " op " + std::to_string(i)};
-        step.ops.push_back(op_from_json(ops[i], info, r, at_op));
-      }
-      rank_steps[r].push_back(std::move(step));
+    const std::string where = "rank " + std::to_string(r);
+    if (!lanes) {
+      rank_lanes[r].push_back(steps_from_json(ranks[r], info, r, false, where));
+      continue;
     }
+    if (!ranks[r].is_array() || ranks[r].empty())
+      Where{where}.fail("'lanes' must list at least one lane (a list of steps) per rank");
+    for (std::size_t l = 0; l < ranks[r].size(); ++l)
+      rank_lanes[r].push_back(
+          steps_from_json(ranks[r][l], info, r, true, where + " lane " + std::to_string(l)));
   }
-  return std::make_unique<ExplicitSchedule>(std::move(info), std::move(rank_steps));
+  return std::make_unique<ExplicitSchedule>(std::move(info), std::move(rank_lanes));
 }
 
 std::string schedule_to_text(const Schedule& schedule) {
@@ -278,13 +349,21 @@ std::string schedule_to_text(const Schedule& schedule) {
   if (is_rooted(info.collective)) os << ", root " << info.root;
   os << '\n';
   for (int r = 0; r < info.ranks; ++r) {
-    const auto steps = schedule.steps_of(r);
-    for (std::size_t k = 0; k < steps.size(); ++k) {
-      os << "rank " << r << " step " << k << ':';
-      if (steps[k].ops.empty()) os << " (idle)";
-      for (std::size_t i = 0; i < steps[k].ops.size(); ++i)
-        os << (i ? " | " : " ") << steps[k].ops[i].to_string();
-      os << '\n';
+    const int lanes = schedule.lane_count(r);
+    for (int l = 0; l < lanes; ++l) {
+      const auto steps = schedule.lane_steps_of(r, l);
+      for (std::size_t k = 0; k < steps.size(); ++k) {
+        os << "rank " << r;
+        if (lanes > 1) os << " lane " << l;
+        os << " step " << k << ':';
+        if (steps[k].ops.empty()) os << " (idle)";
+        for (std::size_t i = 0; i < steps[k].ops.size(); ++i)
+          os << (i ? " | " : " ") << steps[k].ops[i].to_string();
+        for (std::size_t i = 0; i < steps[k].after.size(); ++i)
+          os << (i ? ", " : " (after ") << "lane " << steps[k].after[i].lane << " step "
+             << steps[k].after[i].step << (i + 1 == steps[k].after.size() ? ")" : "");
+        os << '\n';
+      }
     }
   }
   return os.str();

@@ -61,8 +61,23 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
   }
   if (!config.trace_path.empty()) trace_.emplace(config.trace_path, schedule.ranks());
   ranks_.resize(static_cast<std::size_t>(schedule.ranks()));
-  for (int r = 0; r < schedule.ranks(); ++r)
-    ranks_[static_cast<std::size_t>(r)].steps = schedule.step_count(r);
+  for (int r = 0; r < schedule.ranks(); ++r) {
+    RankState& rs = ranks_[static_cast<std::size_t>(r)];
+    rs.first_lane = static_cast<int>(lanes_.size());
+    rs.lane_count = std::max(1, schedule.lane_count(r));
+    for (int l = 0; l < rs.lane_count; ++l) {
+      LaneState lane;
+      lane.rank = r;
+      lane.steps = schedule.lane_step_count(r, l);
+      if (lane.steps > 0) ++rs.unfinished;
+      lanes_.push_back(lane);
+    }
+  }
+  if (config.model == Model::analytic) {
+    merged_steps_.resize(static_cast<std::size_t>(schedule.ranks()));
+    for (int r = 0; r < schedule.ranks(); ++r)
+      merged_steps_[static_cast<std::size_t>(r)] = schedule.step_count(r);
+  }
 }
 
 Engine::~Engine() = default;
@@ -113,11 +128,12 @@ std::uint32_t Engine::allocate(std::vector<T>& pool, std::vector<std::uint32_t>&
   return static_cast<std::uint32_t>(pool.size() - 1);
 }
 
-// The analytic model's congestion: how many step-`step` transfers of all ranks cross each link.
+// The analytic model's congestion: how many step-`step` transfers of all ranks (every lane's
+// step `step`) cross each link.
 void Engine::count_step_links(int step, std::vector<std::uint32_t>& counts) {
   Step s;
   for (int r = 0; r < schedule_.ranks(); ++r) {
-    if (step >= ranks_[static_cast<std::size_t>(r)].steps) continue;
+    if (step >= merged_steps_[static_cast<std::size_t>(r)]) continue;
     s.clear();
     schedule_.build_step(r, step, s);
     for (const Operation& op : s.ops) {
@@ -133,65 +149,123 @@ void Engine::count_step_links(int step, std::vector<std::uint32_t>& counts) {
   }
 }
 
-void Engine::add_timer(double time, int rank, TimerKind kind) { timers_.push({time, rank, kind}); }
+void Engine::add_timer(double time, int lane, TimerKind kind) { timers_.push({time, lane, kind}); }
 
-void Engine::run_rank(int rank, double now) {
-  RankState& rs = ranks_[static_cast<std::size_t>(rank)];
-  while (rs.step < rs.steps) {
-    if (!post(rank, now)) return;  // waits for the network
-    if (rs.compute > 0) {
-      add_timer(now + rs.compute, rank, TimerKind::finish);
-      return;
-    }
-    ++rs.step;
-    if (rs.step == rs.steps) break;
-    if (params_.alpha_s > 0) {
-      add_timer(now + params_.alpha_s, rank, TimerKind::post);
-      return;
-    }
-  }
-  rs.finish = now;
-  ++finished_ranks_;
+void Engine::start_lane(int lane, double now) {
+  if (lanes_[static_cast<std::size_t>(lane)].steps == 0) return;
+  if (params_.alpha_s > 0)
+    add_timer(now + params_.alpha_s, lane, TimerKind::post);
+  else
+    run_lane(lane, now);
 }
 
-bool Engine::post(int rank, double now) {
-  RankState& rs = ranks_[static_cast<std::size_t>(rank)];
-  scratch_.clear();
-  schedule_.build_step(rank, rs.step, scratch_);
-  rs.pending = 0;
-  rs.compute = 0;
-  rs.posting = true;
-  for (const Operation& op : scratch_.ops) {
+void Engine::run_lane(int lane, double now) {
+  LaneState& ls = lanes_[static_cast<std::size_t>(lane)];
+  while (ls.step < ls.steps) {
+    if (!post(lane, now)) return;  // waits for the network or for other lanes
+    if (ls.compute > 0) {
+      add_timer(now + ls.compute, lane, TimerKind::finish);
+      return;
+    }
+    if (!advance(lane, now)) return;
+  }
+}
+
+bool Engine::advance(int lane, double now) {
+  LaneState& ls = lanes_[static_cast<std::size_t>(lane)];
+  ++ls.step;
+  wake_waiting(ls.rank, now);
+  if (ls.step == ls.steps) {
+    RankState& rs = ranks_[static_cast<std::size_t>(ls.rank)];
+    if (--rs.unfinished == 0) {
+      rs.finish = now;
+      ++finished_ranks_;
+    }
+    return false;
+  }
+  if (params_.alpha_s > 0) {
+    add_timer(now + params_.alpha_s, lane, TimerKind::post);
+    return false;
+  }
+  return true;
+}
+
+// A lane finished a step: the rank's lanes that waited for it try again.
+void Engine::wake_waiting(int rank, double now) {
+  const RankState& rs = ranks_[static_cast<std::size_t>(rank)];
+  for (int l = rs.first_lane; l < rs.first_lane + rs.lane_count; ++l) {
+    LaneState& other = lanes_[static_cast<std::size_t>(l)];
+    if (!other.waiting) continue;
+    other.waiting = false;
+    run_lane(l, now);
+  }
+}
+
+bool Engine::dependencies_met(int lane, const Step& step) const {
+  const LaneState& ls = lanes_[static_cast<std::size_t>(lane)];
+  const RankState& rs = ranks_[static_cast<std::size_t>(ls.rank)];
+  for (const Dependency& d : step.after) {
+    if (d.lane < 0 || d.lane >= rs.lane_count || d.lane == lane - rs.first_lane)
+      throw UnsupportedRequest("step " + std::to_string(ls.step) + " of rank " +
+                               std::to_string(ls.rank) + " depends on lane " +
+                               std::to_string(d.lane) + "; accepted: another of its lanes 0.." +
+                               std::to_string(rs.lane_count - 1));
+    if (lanes_[static_cast<std::size_t>(rs.first_lane + d.lane)].step <= d.step) return false;
+  }
+  return true;
+}
+
+bool Engine::post(int lane, double now) {
+  LaneState& ls = lanes_[static_cast<std::size_t>(lane)];
+  const int rank = ls.rank;
+  // A send to oneself may complete another lane's step while this one is posted, and that
+  // lane posts its next step: every nesting level builds into its own step.
+  if (depth_ == scratch_.size()) scratch_.emplace_back();
+  Step& step = scratch_[depth_];
+  step.clear();
+  schedule_.build_lane_step(rank, lane - ranks_[static_cast<std::size_t>(rank)].first_lane,
+                            ls.step, step);
+  if (!dependencies_met(lane, step)) {
+    ls.waiting = true;
+    return false;
+  }
+  ++depth_;
+  ls.pending = 0;
+  ls.compute = 0;
+  ls.posting = true;
+  for (const Operation& op : step.ops) {
     if (op.kind != OpKind::copy && (op.peer < 0 || op.peer >= schedule_.ranks()))
-      throw UnsupportedRequest("step " + std::to_string(rs.step) + " of rank " +
+      throw UnsupportedRequest("step " + std::to_string(ls.step) + " of rank " +
                                std::to_string(rank) + " names peer " + std::to_string(op.peer) +
                                "; peers are ranks 0.." + std::to_string(schedule_.ranks() - 1));
     switch (op.kind) {
-      case OpKind::send: post_send(rank, op, now); break;
+      case OpKind::send: post_send(lane, op, now); break;
       case OpKind::recv:
-        post_recv(rank, op);
+        post_recv(lane, op);
         if (op.combine == Combine::reduce)
-          rs.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte;
+          ls.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte;
         break;
       case OpKind::copy:
         if (op.combine == Combine::reduce)
-          rs.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte;
+          ls.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte;
         break;
     }
   }
-  rs.posting = false;
-  return rs.pending == 0;
+  ls.posting = false;
+  --depth_;
+  return ls.pending == 0;
 }
 
-void Engine::post_send(int rank, const Operation& op, double now) {
-  RankState& rs = ranks_[static_cast<std::size_t>(rank)];
+void Engine::post_send(int lane, const Operation& op, double now) {
+  LaneState& ls = lanes_[static_cast<std::size_t>(lane)];
+  const int rank = ls.rank;
   if (op.peer == rank) {  // a send to oneself never touches the network
     deliver(rank, rank, op.port, now);
     return;
   }
   const std::uint32_t id = allocate(ops_, free_ops_);
-  ops_[id] = {rank, op.peer, op.port, 0};
-  ++rs.pending;
+  ops_[id] = {rank, op.peer, op.port, lane, 0};
+  ++ls.pending;
   const int src = host_of_[static_cast<std::size_t>(rank)];
   const int dst = host_of_[static_cast<std::size_t>(op.peer)];
   const auto paths = routes_->paths(src, dst);  // one lookup for all the ranges
@@ -201,18 +275,19 @@ void Engine::post_send(int rank, const Operation& op, double now) {
     ++ops_[id].messages_left;
     ++message_count_;
     transfer_count_ += paths.size();
-    for (const PathView& p : paths) network_->start(now, p, bytes * p.share, rs.step, m);
+    for (const PathView& p : paths) network_->start(now, p, bytes * p.share, ls.step, m);
   };
   if (op.blocks.empty()) send_message(0);
   for (const auto& r : op.blocks.ranges()) send_message(range_bytes(r.begin, r.end));
 }
 
-void Engine::post_recv(int rank, const Operation& op) {
-  const std::uint64_t key = channel_key(op.peer, rank, op.port);
+void Engine::post_recv(int lane, const Operation& op) {
+  LaneState& ls = lanes_[static_cast<std::size_t>(lane)];
+  const std::uint64_t key = channel_key(op.peer, ls.rank, op.port);
   Channel& ch = channels_[key];
+  ch.lane = lane;
   ++ch.posted;
-  if (ch.posted > ch.delivered)
-    ++ranks_[static_cast<std::size_t>(rank)].pending;  // waits for the data
+  if (ch.posted > ch.delivered) ++ls.pending;  // waits for the data
   if (ch.posted == ch.delivered) channels_.erase(key);
 }
 
@@ -227,34 +302,27 @@ void Engine::deliver(int sender, int receiver, int port, double now) {
   Channel& ch = channels_[key];
   ++ch.delivered;
   const bool awaited = ch.delivered <= ch.posted;
+  const int lane = ch.lane;
   if (ch.posted == ch.delivered) channels_.erase(key);
-  if (awaited) operation_done(receiver, now);
+  if (awaited) operation_done(lane, now);
 }
 
-void Engine::operation_done(int rank, double now) {
-  RankState& rs = ranks_[static_cast<std::size_t>(rank)];
-  if (--rs.pending > 0 || rs.posting) return;
-  communication_done(rank, now);
+void Engine::operation_done(int lane, double now) {
+  LaneState& ls = lanes_[static_cast<std::size_t>(lane)];
+  if (--ls.pending > 0 || ls.posting) return;
+  communication_done(lane, now);
 }
 
-void Engine::communication_done(int rank, double now) {
-  const RankState& rs = ranks_[static_cast<std::size_t>(rank)];
-  if (rs.compute > 0)
-    add_timer(now + rs.compute, rank, TimerKind::finish);
+void Engine::communication_done(int lane, double now) {
+  const LaneState& ls = lanes_[static_cast<std::size_t>(lane)];
+  if (ls.compute > 0)
+    add_timer(now + ls.compute, lane, TimerKind::finish);
   else
-    step_done(rank, now);
+    step_done(lane, now);
 }
 
-void Engine::step_done(int rank, double now) {
-  RankState& rs = ranks_[static_cast<std::size_t>(rank)];
-  if (++rs.step == rs.steps) {
-    rs.finish = now;
-    ++finished_ranks_;
-  } else if (params_.alpha_s > 0) {
-    add_timer(now + params_.alpha_s, rank, TimerKind::post);
-  } else {
-    run_rank(rank, now);
-  }
+void Engine::step_done(int lane, double now) {
+  if (advance(lane, now)) run_lane(lane, now);
 }
 
 void Engine::transfer_done(std::uint32_t tag, double now) {
@@ -268,7 +336,7 @@ void Engine::transfer_done(std::uint32_t tag, double now) {
   const SendOp done = op;
   free_ops_.push_back(id);
   deliver(done.sender, done.receiver, done.port, now);
-  operation_done(done.sender, now);
+  operation_done(done.lane, now);
 }
 
 // From the domain's orbit copies to every rank and link: each orbit is |group| copies of its
@@ -297,14 +365,12 @@ SimResult Engine::run() {
   for (int r = 0; r < ranks; ++r) {
     if (!simulated(r)) continue;
     ++simulated_ranks;
-    if (ranks_[static_cast<std::size_t>(r)].steps == 0) {
+    const RankState& rs = ranks_[static_cast<std::size_t>(r)];
+    if (rs.unfinished == 0) {
       ++finished_ranks_;
       continue;
     }
-    if (params_.alpha_s > 0)
-      add_timer(params_.alpha_s, r, TimerKind::post);
-    else
-      run_rank(r, 0);
+    for (int l = rs.first_lane; l < rs.first_lane + rs.lane_count; ++l) start_lane(l, 0);
   }
   double now = 0;
   for (;;) {
@@ -318,18 +384,21 @@ SimResult Engine::run() {
     while (!timers_.empty() && timers_.top().time <= end) {
       const Timer t = timers_.pop();
       if (t.kind == TimerKind::post)
-        run_rank(t.rank, now);
+        run_lane(t.lane, now);
       else
-        step_done(t.rank, now);
+        step_done(t.lane, now);
     }
   }
   if (finished_ranks_ != simulated_ranks) {
-    for (int r = 0; r < ranks; ++r) {
-      const RankState& rs = ranks_[static_cast<std::size_t>(r)];
-      if (simulated(r) && rs.step < rs.steps)
-        throw std::runtime_error("the schedule deadlocks: rank " + std::to_string(r) +
-                                 " waits forever in step " + std::to_string(rs.step) +
-                                 " (a receive without a matching send)");
+    for (const LaneState& ls : lanes_) {
+      if (!simulated(ls.rank) || ls.step == ls.steps) continue;
+      const int lane = static_cast<int>(&ls - lanes_.data()) -
+                       ranks_[static_cast<std::size_t>(ls.rank)].first_lane;
+      throw std::runtime_error(
+          "the schedule deadlocks: rank " + std::to_string(ls.rank) + " waits forever in step " +
+          std::to_string(ls.step) + " of lane " + std::to_string(lane) +
+          (ls.waiting ? " (for steps of its other lanes)"
+                      : " (a receive without a matching send)"));
     }
   }
   SimResult result;

@@ -4,21 +4,22 @@
 // posts its messages on a Network, matches sends and receives, and measures the run.
 //
 // Semantics (issue 7, DESIGN.md "Simulator"):
-// - A rank posts step k alpha after step k-1 completed (step 0 at time alpha): alpha is the
-//   per-step software overhead.
+// - Every lane of a rank progresses on its own (DESIGN.md, "The schedule model"): a lane posts
+//   step k alpha after its step k-1 completed and once the steps of other lanes it depends on
+//   completed (step 0 at time alpha): alpha is the per-step software overhead.
 // - Sends are eager (sender-driven, as the papers' SST/packet simulations inject): a send's
 //   messages enter the network when its step is posted, whether or not the receiver has
 //   reached the matching receive. A send completes when its last byte has arrived; a
 //   receive completes when the matching send's data has arrived and the receive is posted
 //   (data arriving early waits in the receiver's buffer at no cost).
 // - Sends and receives match per (sender, receiver, port) in posting order, as the verifier
-//   matches them.
+//   matches them (a port belongs to one lane at a time, which the verifier checks).
 // - Each range of a send's block set is one message (the schedule model has no packed sends:
 //   a sender issues one message per range, DESIGN.md "The schedule model"); a send with no
 //   blocks, or only zero-size blocks, is a zero-byte message that pays latency only.
 // - Under multi-path routing a message is split over its paths by Path::share: one transfer
 //   per path.
-// - A step completes when all its operations completed, plus its reductions: every reduced
+// - A lane's step completes when all its operations completed, plus its reductions: every reduced
 //   byte (receives with Combine::reduce and local reductions) costs reduce_s_per_byte,
 //   charged after the step's communication, since receives apply at the end of the step.
 //   Local copies cost nothing.
@@ -27,6 +28,7 @@
 // - Message bytes come from BlockPartition(info, vector_bytes / element_bytes); slots past the
 //   user buffer (scratch) hold as many bytes as the largest block.
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -54,16 +56,24 @@ class Engine {
   [[nodiscard]] SimResult run();
 
  private:
-  struct RankState {
+  struct LaneState {
+    int rank = 0;
     int step = 0;
     int steps = 0;
     int pending = 0;     // operations of the current step not yet complete
     double compute = 0;  // seconds of reductions charged when the communication is done
-    double finish = 0;
     bool posting = false;  // inside post(): completions are handled when posting ends
+    bool waiting = false;  // its next step waits for steps of other lanes
+  };
+  struct RankState {
+    int first_lane = 0;  // its lanes are lanes_[first_lane, first_lane + lane_count)
+    int lane_count = 0;
+    int unfinished = 0;  // lanes with steps left
+    double finish = 0;
   };
   struct SendOp {
     int sender = 0, receiver = 0, port = 0;
+    int lane = 0;  // the sender's lane
     int messages_left = 0;
   };
   struct Message {
@@ -75,27 +85,33 @@ class Engine {
   struct Channel {  // sends delivered and receives posted on one (sender, receiver, port)
     std::uint32_t delivered = 0;
     std::uint32_t posted = 0;
+    int lane = 0;  // the receiver's lane that posted the receives
   };
   enum class TimerKind : std::uint8_t { post, finish };
   struct Timer {
     double time = 0;
-    int rank = 0;
+    int lane = 0;
     TimerKind kind = TimerKind::post;
   };
 
   [[nodiscard]] double range_bytes(BlockIndex begin, BlockIndex end) const;
   [[nodiscard]] double set_bytes(const BlockSet& set) const;
   void count_step_links(int step, std::vector<std::uint32_t>& counts);
-  void run_rank(int rank, double now);  // posts steps until one has to wait
-  bool post(int rank, double now);      // true when the step completed at once
-  void post_send(int rank, const Operation& op, double now);
-  void post_recv(int rank, const Operation& op);
+  void start_lane(int lane, double now);  // posts step 0, alpha from now
+  void run_lane(int lane, double now);    // posts steps until one has to wait
+  bool dependencies_met(int lane, const Step& step) const;
+  bool post(int lane, double now);  // true when the step completed at once
+  void post_send(int lane, const Operation& op, double now);
+  void post_recv(int lane, const Operation& op);
   void deliver(int sender, int receiver, int port, double now);
-  void operation_done(int rank, double now);
-  void communication_done(int rank, double now);
-  void step_done(int rank, double now);
+  void operation_done(int lane, double now);
+  void communication_done(int lane, double now);
+  void step_done(int lane, double now);
+  // A lane completed its step: true when it posts the next one now.
+  bool advance(int lane, double now);
+  void wake_waiting(int rank, double now);
   void transfer_done(std::uint32_t tag, double now);
-  void add_timer(double time, int rank, TimerKind kind);
+  void add_timer(double time, int lane, TimerKind kind);
   void use_symmetry_if_any(const topo::Router& router);
   // Whether the rank is simulated: all are, unless a symmetry leaves one host per orbit.
   [[nodiscard]] bool simulated(int rank) const;
@@ -119,7 +135,10 @@ class Engine {
 
   std::vector<int> host_of_;  // per rank: the mapping composed with the schedule's placement
   std::vector<RankState> ranks_;
-  Step scratch_;
+  std::vector<LaneState> lanes_;
+  std::vector<int> merged_steps_;  // analytic model: per rank, steps of the lock-step view
+  std::deque<Step> scratch_;  // per nesting level of post(): references stay valid
+  std::size_t depth_ = 0;
   std::vector<SendOp> ops_;
   std::vector<std::uint32_t> free_ops_;
   std::vector<Message> messages_;

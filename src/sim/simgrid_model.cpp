@@ -37,6 +37,8 @@ struct Plan {
   std::vector<int> host_of;                         // per rank
   std::vector<std::uint64_t> channels;              // (sender, receiver, port) keys
   std::unordered_map<std::uint64_t, Route> routes;  // route_key(source, destination host)
+  // The receiving lane of each channel, for ranks of several lanes (lane 0 otherwise).
+  std::unordered_map<std::uint64_t, int> receiving_lane;
   std::uint64_t messages = 0;
   int max_ranges = 1;
   std::uint64_t hosts = 0;
@@ -83,11 +85,14 @@ Plan make_plan(const Schedule& schedule, const topo::Topology& topology, const t
   std::vector<topo::Path> paths;
   Step step;
   for (int r = 0; r < ranks; ++r) {
-    const int steps = schedule.step_count(r);
-    for (int k = 0; k < steps; ++k) {
+    const int lanes = schedule.lane_count(r);
+    for (int lane = 0; lane < lanes; ++lane) {
+     for (int k = 0; k < schedule.lane_step_count(r, lane); ++k) {
       step.clear();
-      schedule.build_step(r, k, step);
+      schedule.build_lane_step(r, lane, k, step);
       for (const Operation& op : step.ops) {
+        if (lanes > 1 && op.kind == OpKind::recv && op.peer >= 0 && op.peer < ranks)
+          plan.receiving_lane[channel_key(op.peer, r, op.port, ranks)] = lane;
         if (op.kind != OpKind::send || op.peer == r) continue;
         if (op.peer < 0 || op.peer >= ranks)
           throw UnsupportedRequest("rank " + std::to_string(r) + " sends to rank " +
@@ -112,6 +117,7 @@ Plan make_plan(const Schedule& schedule, const topo::Topology& topology, const t
         for (int id : it->second.links)
           it->second.latency_s += topology.links()[static_cast<std::size_t>(id)].latency_s;
       }
+     }
     }
     // Keep the channel list small as we go: it only needs each key once.
     if (plan.channels.size() > 4 * static_cast<std::size_t>(ranks) + 1024) {
@@ -204,18 +210,30 @@ class Simulation {
     s4u::Engine engine(&argc, argv.data());
     build_platform();
     const int ranks = schedule_.ranks();
-    std::vector<s4u::ActorPtr> actors(static_cast<std::size_t>(ranks));
+    // One actor per lane of each rank (DESIGN.md, "The schedule model").
+    std::vector<std::vector<s4u::ActorPtr>> actors(static_cast<std::size_t>(ranks));
+    lanes_.resize(static_cast<std::size_t>(ranks));
     for (int r = 0; r < ranks; ++r) {
-      actors[static_cast<std::size_t>(r)] =
-          s4u::Actor::create("rank" + std::to_string(r), hosts_[static_cast<std::size_t>(r)],
-                             [this, r] { run_rank(r); });
+      const int lanes = std::max(1, schedule_.lane_count(r));
+      RankLanes& rl = lanes_[static_cast<std::size_t>(r)];
+      rl.done.assign(static_cast<std::size_t>(lanes), 0);
+      if (lanes > 1) {
+        rl.mutex = s4u::Mutex::create();
+        rl.progress = s4u::ConditionVariable::create();
+      }
+      for (int l = 0; l < lanes; ++l)
+        actors[static_cast<std::size_t>(r)].push_back(s4u::Actor::create(
+            "rank" + std::to_string(r) + "." + std::to_string(l),
+            hosts_[static_cast<std::size_t>(r)], [this, r, l] { run_lane(r, l); }));
     }
     // Eager sends: data flows to the receiver's host as soon as it is put.
     for (std::uint64_t key : plan_.channels) {
       s4u::Mailbox* box = s4u::Mailbox::by_name("m" + std::to_string(key));
       const auto receiver = static_cast<int>((key / static_cast<std::uint64_t>(ranks)) %
                                              static_cast<std::uint64_t>(ranks));
-      box->set_receiver(actors[static_cast<std::size_t>(receiver)]);
+      const auto lane = plan_.receiving_lane.find(key);
+      box->set_receiver(actors[static_cast<std::size_t>(receiver)][static_cast<std::size_t>(
+          lane == plan_.receiving_lane.end() ? 0 : lane->second)]);
       mailboxes_.emplace(key, box);
     }
     engine.run();
@@ -283,17 +301,41 @@ class Simulation {
     return plan_.routes.at(plan_.route_key(src, dst)).latency_s;
   }
 
-  void run_rank(int rank) {
+  // Lanes of one rank: steps completed per lane, and a condition to wait for another lane.
+  struct RankLanes {
+    std::vector<int> done;
+    s4u::MutexPtr mutex;
+    s4u::ConditionVariablePtr progress;
+  };
+
+  void wait_for(int rank, const Step& step) {
+    if (step.after.empty()) return;
+    RankLanes& rl = lanes_[static_cast<std::size_t>(rank)];
+    std::unique_lock lock(*rl.mutex);
+    for (const Dependency& d : step.after)
+      while (rl.done.at(static_cast<std::size_t>(d.lane)) <= d.step) rl.progress->wait(lock);
+  }
+
+  void step_completed(int rank, int lane) {
+    RankLanes& rl = lanes_[static_cast<std::size_t>(rank)];
+    if (!rl.mutex) return;
+    std::unique_lock lock(*rl.mutex);
+    ++rl.done[static_cast<std::size_t>(lane)];
+    rl.progress->notify_all();
+  }
+
+  void run_lane(int rank, int lane) {
     const double alpha = topology_.params().alpha_s;
     const double reduce_cost = topology_.params().reduce_s_per_byte;
-    const int steps = schedule_.step_count(rank);
+    const int steps = schedule_.lane_step_count(rank, lane);
     Step step;
     std::vector<Outgoing> outgoing;
     std::vector<s4u::CommPtr> sends;
     for (int k = 0; k < steps; ++k) {
       if (alpha > 0) s4u::this_actor::sleep_for(alpha);
       step.clear();
-      schedule_.build_step(rank, k, step);
+      schedule_.build_lane_step(rank, lane, k, step);
+      wait_for(rank, step);
       outgoing.clear();
       for (const Operation& op : step.ops) {
         if (op.kind != OpKind::send || op.peer == rank) continue;
@@ -320,8 +362,10 @@ class Simulation {
       }
       s4u::Comm::wait_all(sends);
       if (compute > 0) s4u::this_actor::sleep_for(compute);
+      step_completed(rank, lane);
     }
-    finish_[static_cast<std::size_t>(rank)] = s4u::Engine::get_clock();
+    double& finish = finish_[static_cast<std::size_t>(rank)];
+    finish = std::max(finish, s4u::Engine::get_clock());
   }
 
   const Schedule& schedule_;
@@ -331,6 +375,7 @@ class Simulation {
   std::vector<int> counts_;  // counts_[n] == n: payloads naming a send's message count
   std::vector<double> finish_;
   std::vector<s4u::Host*> hosts_;  // per rank
+  std::vector<RankLanes> lanes_;   // per rank
   std::unordered_map<std::uint64_t, s4u::Mailbox*> mailboxes_;
 };
 

@@ -87,7 +87,7 @@ TEST(Hamiltonian, GrayPlacementIsWhatMakesPeersAdjacent) {
   auto bare = materialize(*placed);
   ScheduleInfo info = bare->info();
   info.placement.clear();
-  ExplicitSchedule unplaced(info, bare->rank_steps());
+  ExplicitSchedule unplaced(info, bare->rank_lanes());
   VerifyOptions options;
   options.adjacency_torus.assign(4, 2);
   EXPECT_TRUE(verify(*placed, options).ok);
@@ -96,7 +96,7 @@ TEST(Hamiltonian, GrayPlacementIsWhatMakesPeersAdjacent) {
   EXPECT_EQ(report.violation, Violation::not_adjacent) << report.message;
   // A placement that is not a permutation is malformed, not a crash.
   info.placement.assign(16, 0);
-  ExplicitSchedule doubled(info, bare->rank_steps());
+  ExplicitSchedule doubled(info, bare->rank_lanes());
   const VerifyReport bad = verify(doubled, options);
   EXPECT_EQ(bad.violation, Violation::malformed) << bad.message;
   EXPECT_NE(bad.message.find("two ranks on node 0"), std::string::npos) << bad.message;

@@ -225,7 +225,7 @@ TEST(PersonalizedAlltoall, BineShortensTheDistanceTravelledAgainstBruck) {
 
 TEST(PersonalizedAlltoall, AMissingPermutationIsCaught) {
   auto s = materialize(*build("bine", Collective::alltoall, 6));
-  s->rank_steps()[3].pop_back();
+  s->lane_zero(3).pop_back();
   auto report = run(*s, VerifyMode::exact);
   EXPECT_FALSE(report.ok);
   EXPECT_EQ(report.violation, Violation::wrong_result);

@@ -308,7 +308,7 @@ TEST(SimPlacement, TheSchedulesPlacementComposesWithTheMapping) {
     EXPECT_NEAR(r.time_s, 4000 / kBw, 1e-15);
   }
   info.placement = {1, 1};
-  const ExplicitSchedule bad(info, {{}, {}});
+  const ExplicitSchedule bad(info, std::vector<std::vector<Step>>(2));
   EXPECT_THROW((void)simulate(bad, net, router, linear(2), config(Model::flow, 8)),
                UnsupportedRequest);
 }

@@ -248,9 +248,10 @@ TEST(SimPacketModel, AgreesWithTheFlowModelOnLargeVectors) {
 }
 
 // Where a host sends a one-path message inside its leaf and a four-path one across the spines
-// in the same step (bidirectional swing on a fat tree), the ports share by arrival rate, not
-// max-min, and full buffers block the packets behind a stalled head: the packet model is
-// slower, and much less so when the buffers never fill (docs/simulator-packet.md).
+// at the same time (bidirectional swing on a fat tree), full buffers block the packets behind
+// a stalled head: the packet model is slower than with buffers that never fill. With deep
+// buffers it stays 5% above the flow model's time (the sharing rule); it was 17% while the two
+// lanes ran in lock-step (docs/simulator-packet.md).
 TEST(SimPacketModel, HeadOfLineBlockingShowsOnAFatTree) {
   const Net net("fattree:2:4:4:4");
   const auto schedule = build("swing-bw", 16);
@@ -261,7 +262,8 @@ TEST(SimPacketModel, HeadOfLineBlockingShowsOnAFatTree) {
   deep.buffer_bytes = std::uint64_t{1} << 28;
   const double unblocked = net.run(*schedule, Model::packet, n, deep).time_s;
   EXPECT_GT(blocked, unblocked * 1.05);
-  EXPECT_GT(unblocked, flow * 1.05);
+  EXPECT_GT(unblocked, flow * 1.02);
+  EXPECT_LT(unblocked, flow * 1.10);
 }
 
 TEST(SimPacketModel, SameInputSameOutput) {

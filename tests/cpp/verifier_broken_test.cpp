@@ -14,7 +14,7 @@ std::unique_ptr<ExplicitSchedule> ring_allreduce(int p) {
 }
 
 Operation* find_op(ExplicitSchedule& s, int rank, int step, OpKind kind) {
-  for (auto& op : s.rank_steps()[rank][step].ops)
+  for (auto& op : s.lane_zero(rank)[step].ops)
     if (op.kind == kind) return &op;
   return nullptr;
 }
@@ -32,7 +32,7 @@ TEST_P(BrokenSchedules, IntactRingPasses) { EXPECT_TRUE(run(*ring_allreduce(6)).
 
 TEST_P(BrokenSchedules, DroppedReceiveIsReported) {
   auto s = ring_allreduce(6);
-  auto& ops = s->rank_steps()[3][2].ops;
+  auto& ops = s->lane_zero(3)[2].ops;
   ops.erase(std::remove_if(ops.begin(), ops.end(),
                            [](const Operation& op) { return op.kind == OpKind::recv; }),
             ops.end());
@@ -45,8 +45,8 @@ TEST_P(BrokenSchedules, DroppedReceiveIsReported) {
 
 TEST_P(BrokenSchedules, DroppedLastReceiveIsUnmatched) {
   auto s = ring_allreduce(5);
-  const int last = static_cast<int>(s->rank_steps()[1].size()) - 1;
-  auto& ops = s->rank_steps()[1][last].ops;
+  const int last = static_cast<int>(s->lane_zero(1).size()) - 1;
+  auto& ops = s->lane_zero(1)[last].ops;
   ops.erase(std::remove_if(ops.begin(), ops.end(),
                            [](const Operation& op) { return op.kind == OpKind::recv; }),
             ops.end());
@@ -60,7 +60,7 @@ TEST_P(BrokenSchedules, DroppedLastReceiveIsUnmatched) {
 TEST_P(BrokenSchedules, DoubledReductionIsCountedTwice) {
   auto s = ring_allreduce(4);
   // Rank 2 reduces the block it receives at step 1 twice.
-  auto& ops = s->rank_steps()[2][1].ops;
+  auto& ops = s->lane_zero(2)[1].ops;
   Operation twice = *find_op(*s, 2, 1, OpKind::recv);
   ops.push_back(Operation::local_copy(twice.blocks, twice.blocks, Combine::reduce));
   auto report = run(*s);
@@ -94,7 +94,7 @@ TEST_P(BrokenSchedules, MismatchedBlockSetIsReported) {
 
 TEST_P(BrokenSchedules, ExtraConcurrentSendExceedsPorts) {
   auto s = ring_allreduce(4);
-  s->rank_steps()[1][0].ops.push_back(Operation::send(3, BlockSet::single(1)));
+  s->lane_zero(1)[0].ops.push_back(Operation::send(3, BlockSet::single(1)));
   auto report = run(*s);
   ASSERT_FALSE(report.ok);
   EXPECT_EQ(report.violation, Violation::ports_exceeded) << report.message;
@@ -102,9 +102,9 @@ TEST_P(BrokenSchedules, ExtraConcurrentSendExceedsPorts) {
 
 TEST_P(BrokenSchedules, TwoCopyWritersConflict) {
   auto s = ring_allreduce(4);
-  const int last = static_cast<int>(s->rank_steps()[0].size()) - 1;
+  const int last = static_cast<int>(s->lane_zero(0).size()) - 1;
   Operation recv = *find_op(*s, 0, last, OpKind::recv);
-  s->rank_steps()[0][last].ops.push_back(Operation::local_copy(recv.blocks, recv.blocks));
+  s->lane_zero(0)[last].ops.push_back(Operation::local_copy(recv.blocks, recv.blocks));
   auto report = run(*s);
   ASSERT_FALSE(report.ok);
   EXPECT_EQ(report.violation, Violation::write_conflict) << report.message;

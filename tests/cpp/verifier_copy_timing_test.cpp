@@ -51,7 +51,7 @@ TEST(CopyTiming, AfterReceivesCopiesConflictOnlyWithEachOther) {
   // The receive writes slot 1 and the fold reads it afterwards: no conflict. Two copies into
   // slot 0 after the receives are one too many.
   auto schedule = exchange_then_fold(CopyTiming::after_receives);
-  auto& ops = schedule->rank_steps()[0][0].ops;
+  auto& ops = schedule->lane_zero(0)[0].ops;
   ops.push_back(
       Operation::local_after_receives(BlockSet::single(1), BlockSet::single(0), Combine::copy));
   const auto report = verify(*schedule, VerifyOptions{});
@@ -65,7 +65,7 @@ TEST(CopyTiming, RoundTripsThroughJson) {
   EXPECT_NE(text.find("\"reads\":\"after-receives\""), std::string::npos) << text;
   const auto parsed = schedule_from_json(text);
   for (int r = 0; r < 2; ++r)
-    EXPECT_EQ(parsed->rank_steps()[r][0].ops, original->rank_steps()[r][0].ops);
+    EXPECT_EQ(parsed->lane_zero(r)[0].ops, original->lane_zero(r)[0].ops);
   EXPECT_TRUE(verify(*parsed, VerifyOptions{}).ok);
 }
 

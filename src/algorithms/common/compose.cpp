@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace topocoll::algorithms {
 
@@ -27,6 +28,43 @@ void PhaseSequence::build_step(int rank, int step, Step& out) const {
       return;
     }
     step -= n;
+  }
+}
+
+int PhaseSequence::lane_count(int rank) const {
+  int n = 1;
+  for (const auto& p : phases_) n = std::max(n, p->lane_count(rank));
+  return n;
+}
+
+int PhaseSequence::steps_before(int rank, int lane, std::size_t phase) const {
+  int n = 0;
+  for (std::size_t p = 0; p < phase; ++p)
+    if (lane < phases_[p]->lane_count(rank)) n += phases_[p]->lane_step_count(rank, lane);
+  return n;
+}
+
+int PhaseSequence::lane_step_count(int rank, int lane) const {
+  return steps_before(rank, lane, phases_.size());
+}
+
+void PhaseSequence::build_lane_step(int rank, int lane, int step, Step& out) const {
+  const int lanes = lane_count(rank);
+  for (std::size_t p = 0; p < phases_.size(); ++p) {
+    const int n = lane < phases_[p]->lane_count(rank) ? phases_[p]->lane_step_count(rank, lane) : 0;
+    if (step >= n) {
+      step -= n;
+      continue;
+    }
+    phases_[p]->build_lane_step(rank, lane, step, out);
+    for (Dependency& d : out.after) d.step += steps_before(rank, d.lane, p);
+    if (step > 0 || lanes == 1) return;
+    // The phase boundary: every other lane's earlier phases come first.
+    for (int m = 0; m < lanes; ++m) {
+      const int before = m == lane ? 0 : steps_before(rank, m, p);
+      if (before > 0) out.after.push_back({m, before - 1});
+    }
+    return;
   }
 }
 
@@ -66,25 +104,36 @@ LaneSet::LaneSet(ScheduleInfo info, std::vector<SchedulePtr> lanes, LaneLayout l
   lane_ports_ = std::max(1, lanes_.front()->info().ports);
 }
 
-int LaneSet::step_count(int rank) const {
+int LaneSet::lane_count(int rank) const {
   int n = 0;
-  for (const auto& lane : lanes_) n = std::max(n, lane->step_count(rank));
+  for (const auto& lane : lanes_) n += lane->lane_count(rank);
   return n;
 }
 
-void LaneSet::build_step(int rank, int step, Step& out) const {
-  Step inner;
+LaneSet::Part LaneSet::part_of(int rank, int lane) const {
+  int first = 0;
   for (int j = 0; j < static_cast<int>(lanes_.size()); ++j) {
-    if (step >= lanes_[j]->step_count(rank)) continue;
-    inner.clear();
-    lanes_[j]->build_step(rank, step, inner);
-    for (Operation& op : inner.ops) {
-      op.blocks = layout_.map(j, op.blocks);
-      if (op.kind == OpKind::copy) op.source = layout_.map(j, op.source);
-      op.port += j * lane_ports_;
-      out.ops.push_back(std::move(op));
-    }
+    const int n = lanes_[j]->lane_count(rank);
+    if (lane < first + n) return {j, lane - first, first};
+    first += n;
   }
+  throw std::out_of_range("LaneSet: lane " + std::to_string(lane) + " does not exist");
+}
+
+int LaneSet::lane_step_count(int rank, int lane) const {
+  const Part part = part_of(rank, lane);
+  return lanes_[part.index]->lane_step_count(rank, part.lane);
+}
+
+void LaneSet::build_lane_step(int rank, int lane, int step, Step& out) const {
+  const Part part = part_of(rank, lane);
+  lanes_[part.index]->build_lane_step(rank, part.lane, step, out);
+  for (Operation& op : out.ops) {
+    op.blocks = layout_.map(part.index, op.blocks);
+    if (op.kind == OpKind::copy) op.source = layout_.map(part.index, op.source);
+    op.port += part.index * lane_ports_;
+  }
+  for (Dependency& d : out.after) d.lane += part.first;
 }
 
 }  // namespace topocoll::algorithms

@@ -2,8 +2,11 @@
 // Combinators that build schedules out of schedules, so each family writes only its own
 // peers and block sets:
 //  - PhaseSequence: one phase after the other (allreduce = reduce-scatter, then allgather).
-//  - LaneSet: concurrent sub-collectives on disjoint slices of the vector, one per port
-//    (multi-port algorithms, bidirectional rings, mirrored collectives).
+//    Lane l of the sequence runs lane l of every phase; the lanes meet between phases (a
+//    lane's first step of a phase waits for every other lane's steps of the earlier phases).
+//  - LaneSet: concurrent sub-collectives on disjoint slices of the vector, one lane and its
+//    own ports each (multi-port algorithms, bidirectional rings, mirrored collectives). They
+//    touch disjoint data, so they never wait for each other.
 #include <vector>
 
 #include "core/schedule.hpp"
@@ -14,10 +17,16 @@ class PhaseSequence final : public Schedule {
  public:
   // Every phase must use the same slots and ranks as `info`.
   PhaseSequence(ScheduleInfo info, std::vector<SchedulePtr> phases);
+  // The lock-step view runs the phases one after the other (its lanes depend on each other).
   [[nodiscard]] int step_count(int rank) const override;
   void build_step(int rank, int step, Step& out) const override;
+  [[nodiscard]] int lane_count(int rank) const override;
+  [[nodiscard]] int lane_step_count(int rank, int lane) const override;
+  void build_lane_step(int rank, int lane, int step, Step& out) const override;
 
  private:
+  // Steps of `lane` in the phases before `phase`.
+  [[nodiscard]] int steps_before(int rank, int lane, std::size_t phase) const;
   std::vector<SchedulePtr> phases_;
 };
 
@@ -39,10 +48,18 @@ class LaneSet final : public Schedule {
   // Lane j runs `lanes[j]` (built for the same ranks, on its own block space of B / L blocks).
   // Its operations move to port j * lane_ports + their own port.
   LaneSet(ScheduleInfo info, std::vector<SchedulePtr> lanes, LaneLayout layout);
-  [[nodiscard]] int step_count(int rank) const override;
-  void build_step(int rank, int step, Step& out) const override;
+  [[nodiscard]] int lane_count(int rank) const override;
+  [[nodiscard]] int lane_step_count(int rank, int lane) const override;
+  void build_lane_step(int rank, int lane, int step, Step& out) const override;
 
  private:
+  struct Part {
+    int index;  // the sub-collective
+    int lane;   // its lane
+    int first;  // the first lane of the combined schedule it maps to
+  };
+  // Which sub-collective (and which of its own lanes) runs combined lane `lane`.
+  [[nodiscard]] Part part_of(int rank, int lane) const;
   std::vector<SchedulePtr> lanes_;
   LaneLayout layout_;
   int lane_ports_;

@@ -1,9 +1,11 @@
 #pragma once
-// The symbolic executor behind verify(). It runs every rank's steps asynchronously, as MPI
-// would: a rank posts step k, each send and receive waits for its partner (matched per
-// (sender, receiver, port) in posting order), and the rank moves on when every operation of
-// the step has completed. Sends are treated as synchronous, so a schedule that only works
-// with eager buffering is reported as a deadlock.
+// The symbolic executor behind verify(). It runs every rank's lanes asynchronously, as MPI
+// would: a lane posts step k once its step k-1 and the steps it depends on completed, each send
+// and receive waits for its partner (matched per (sender, receiver, port) in posting order),
+// and the lane moves on when every operation of the step has completed. Sends are treated as
+// synchronous, so a schedule that only works with eager buffering is reported as a deadlock.
+// The lanes of a rank run in one order here; the lane-order check (lane_order.hpp) makes the
+// verdict hold for every order.
 //
 // Work proceeds in rounds: post (parallel: build steps, check them, snapshot send data),
 // match (sequential), complete (parallel: apply receives and local copies).
@@ -17,19 +19,13 @@
 #include "core/parallel_for.hpp"
 #include "core/schedule.hpp"
 #include "core/verifier/expectation.hpp"
+#include "core/verifier/finding.hpp"
+#include "core/verifier/lane_order.hpp"
 #include "core/verifier/verifier.hpp"
 
 namespace topocoll::detail {
 
-struct Finding {
-  Violation violation = Violation::none;
-  int rank = -1;
-  int step = -1;
-  long long block = -1;
-  std::string expected;
-  std::string found;
-  std::string what;  // the sentence, without the location prefix
-};
+
 
 // Whether `peer` is a torus neighbour of `rank` (wrap-around links included).
 bool torus_adjacent(const std::vector<int>& dims, int rank, int peer);
@@ -43,26 +39,40 @@ std::optional<Finding> check_write_conflicts(int rank, int step, const Step& s);
 template <class Value>
 struct Workspace {
   using Values = std::vector<Value, HugePageAllocator<Value>>;
-  struct RankState {
+  // One lane of a rank: its current step and the data of its operations.
+  struct LaneState {
     int step_count = 0;
-    int step = 0;
+    int step = 0;  // steps completed
     Step current;
+    bool built = false;   // `current` holds step `step`
+    bool posted = false;  // its operations are in flight
+    bool fresh = false;   // posted this round: its operations still wait to be matched
     int pending = 0;
+    int sends = 0, recvs = 0;   // of the posted step, for the ports in use at an instant
     std::vector<char> matched;  // per op of the current step
     std::vector<Values> data;   // per op: outgoing (send) or incoming data
+    [[nodiscard]] bool finished() const { return step == step_count; }
+  };
+  struct RankState {
+    std::vector<LaneState> lanes;
+    int unfinished = 0;  // lanes with steps left
+    int sends_active = 0, recvs_active = 0;
     // Emptied buffers kept for the rank's next snapshots. A send hands its buffer to the
     // receiver, which keeps it once applied, so in balanced exchanges a rank holds one buffer
     // per send of a step, not one per operation (the footprint is first-touched memory).
     std::vector<Values> spare;
-    bool finished = false;
     // Back to the start of the schedule; the data buffers keep their capacity.
     void reset() {
-      step_count = step = pending = 0;
-      current.clear();
-      matched.clear();
-      for (auto& d : data) recycle(d);
-      finished = false;
+      for (LaneState& lane : lanes) {
+        for (auto& d : lane.data) recycle(d);
+        lane.step_count = lane.step = lane.pending = 0;
+        lane.current.clear();
+        lane.matched.clear();
+        lane.built = lane.posted = lane.fresh = false;
+      }
+      unfinished = sends_active = recvs_active = 0;
     }
+    [[nodiscard]] bool finished() const { return unfinished == 0; }
     // Takes a kept buffer for a snapshot, if the slot has none.
     void borrow(Values& slot) {
       if (slot.capacity() > 0 || spare.empty()) return;
@@ -92,6 +102,7 @@ class Engine {
   using Space = Workspace<Value>;
   using Values = typename Space::Values;
   using RankState = typename Space::RankState;
+  using LaneState = typename Space::LaneState;
 
  public:
   Engine(const Schedule& schedule, const VerifyOptions& options, Content& content, Space& space,
@@ -117,13 +128,7 @@ class Engine {
     initialize();
     std::vector<int> to_post;
     for (int r = 0; r < info_.ranks; ++r) {
-      ranks_[r].step_count = schedule_.step_count(r);
-      stats.max_steps = std::max(stats.max_steps, ranks_[r].step_count);
-      // A rank without steps has nothing to wait for (a loaded file may list none).
-      if (ranks_[r].step_count > 0)
-        to_post.push_back(r);
-      else
-        ranks_[r].finished = true;
+      if (start_rank(r, stats)) to_post.push_back(r);
     }
     while (!to_post.empty()) {
       if (auto f = post_all(to_post)) return f;
@@ -132,15 +137,17 @@ class Engine {
       if (auto f = complete_all(to_complete)) return f;
       to_post.clear();
       for (int r : to_complete)
-        if (!ranks_[r].finished) to_post.push_back(r);
+        if (!ranks_[r].finished()) to_post.push_back(r);
     }
     if (auto f = diagnose_stall()) return f;
+    if (auto f = check_lane_order()) return f;
     return check_result();
   }
 
  private:
   struct Pending {
     int rank;
+    int lane;
     int op;
   };
   // An operation posted at the receiving end of a channel and not matched yet. Every pending
@@ -167,8 +174,26 @@ class Engine {
     });
   }
 
-  std::string location(int rank, int step) const {
-    return "rank " + std::to_string(rank) + " step " + std::to_string(step);
+  // Reads the rank's lanes; true when it has a step to run (a loaded file may list none).
+  bool start_rank(int r, VerifyReport& stats) {
+    RankState& rs = ranks_[r];
+    rs.lanes.resize(static_cast<std::size_t>(std::max(schedule_.lane_count(r), 1)));
+    for (int l = 0; l < static_cast<int>(rs.lanes.size()); ++l) {
+      LaneState& lane = rs.lanes[l];
+      lane.step_count = schedule_.lane_step_count(r, l);
+      stats.max_steps = std::max(stats.max_steps, lane.step_count);
+      if (lane.step_count > 0) ++rs.unfinished;
+    }
+    if (structural_checks_ && rs.lanes.size() > 1) {
+      if (records_.empty()) records_.resize(ranks_.size());
+      records_[r].reset(static_cast<int>(rs.lanes.size()));
+    }
+    return rs.unfinished > 0;
+  }
+
+  // "lane L " for ranks of several lanes, so a report names the step's lane.
+  std::string lane_prefix(int r, int l) const {
+    return ranks_[r].lanes.size() > 1 ? "lane " + std::to_string(l) + " " : "";
   }
 
   // Reads the window part of `blocks` at `rank` into `out`.
@@ -207,27 +232,108 @@ class Engine {
     return std::nullopt;
   }
 
+  std::optional<Finding> dependency_problem(int r, int l, const Step& s) const {
+    const RankState& rs = ranks_[r];
+    for (const Dependency& d : s.after) {
+      std::string problem;
+      if (d.lane < 0 || d.lane >= static_cast<int>(rs.lanes.size()))
+        problem = "lane " + std::to_string(d.lane) + " does not exist; accepted: 0.." +
+                  std::to_string(rs.lanes.size() - 1);
+      else if (d.lane == l)
+        problem = "a step cannot wait for its own lane, whose steps run in order already";
+      else if (d.step < 0 || d.step >= rs.lanes[d.lane].step_count)
+        problem = "lane " + std::to_string(d.lane) + " has no step " + std::to_string(d.step) +
+                  "; accepted: 0.." + std::to_string(rs.lanes[d.lane].step_count - 1);
+      if (!problem.empty())
+        return Finding{Violation::malformed, r, rs.lanes[l].step, -1, "", "",
+                       lane_prefix(r, l) + "dependency on lane " + std::to_string(d.lane) +
+                           " step " + std::to_string(d.step) + ": " + problem};
+    }
+    return std::nullopt;
+  }
+
+  // Builds lane l's next step once, with the checks that do not depend on data.
+  std::optional<Finding> build(int r, int l) {
+    LaneState& lane = ranks_[r].lanes[l];
+    lane.current.clear();
+    schedule_.build_lane_step(r, l, lane.step, lane.current);
+    lane.built = true;
+    if (!structural_checks_) return std::nullopt;
+    if (auto f = check_step_shape(info_, options_, r, lane.step, lane.current)) {
+      f->what = lane_prefix(r, l) + f->what;
+      return f;
+    }
+    if (auto f = dependency_problem(r, l, lane.current)) return f;
+    if (!records_.empty() && ranks_[r].lanes.size() > 1)
+      records_[r].add_step(l, lane.step, lane.current);
+    return std::nullopt;
+  }
+
+  bool dependencies_met(const RankState& rs, const Step& s) const {
+    return std::all_of(s.after.begin(), s.after.end(), [&](const Dependency& d) {
+      return rs.lanes[d.lane].step > d.step;
+    });
+  }
+
+  // The ports in use at this instant: every lane's posted step together.
+  std::optional<Finding> check_instant_ports(int r, int l) const {
+    const RankState& rs = ranks_[r];
+    const int ports = std::max(1, info_.ports);
+    for (auto [count, direction] : {std::pair{rs.sends_active, "sends"},
+                                    std::pair{rs.recvs_active, "receives"}}) {
+      if (count <= ports) continue;
+      return Finding{Violation::ports_exceeded,
+                     r,
+                     rs.lanes[l].step,
+                     -1,
+                     "at most " + std::to_string(info_.ports),
+                     std::to_string(count),
+                     lane_prefix(r, l) + "starts while other lanes run: " + std::to_string(count) +
+                         " concurrent " + direction + " exceed ports = " +
+                         std::to_string(info_.ports)};
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Finding> post_lane(int r, int l) {
+    RankState& rs = ranks_[r];
+    LaneState& lane = rs.lanes[l];
+    const auto n = lane.current.ops.size();
+    lane.matched.assign(n, 0);
+    for (std::size_t i = n; i < lane.data.size(); ++i) rs.recycle(lane.data[i]);
+    lane.data.resize(n);
+    lane.pending = lane.sends = lane.recvs = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Operation& op = lane.current.ops[i];
+      // A receive's slot takes the sender's buffer in pair(): it needs none of its own.
+      rs.recycle(lane.data[i]);
+      if (op.kind == OpKind::send) {
+        if (auto f = snapshot(r, lane.step, op, op.blocks, lane.data[i])) return f;
+        ++lane.sends;
+      } else if (op.kind == OpKind::copy && !op.after_receives()) {
+        if (auto f = snapshot(r, lane.step, op, op.source, lane.data[i])) return f;
+      } else if (op.kind == OpKind::recv) {
+        ++lane.recvs;
+      }
+      if (op.kind != OpKind::copy) ++lane.pending;
+    }
+    lane.posted = lane.fresh = true;
+    rs.sends_active += lane.sends;
+    rs.recvs_active += lane.recvs;
+    if (structural_checks_ && rs.lanes.size() > 1) return check_instant_ports(r, l);
+    return std::nullopt;
+  }
+
+  // Posts every lane of the rank that is free to start its next step.
   std::optional<Finding> post(int r) {
     RankState& rs = ranks_[r];
-    rs.current.clear();
-    schedule_.build_step(r, rs.step, rs.current);
-    if (structural_checks_)
-      if (auto f = check_step_shape(info_, options_, r, rs.step, rs.current)) return f;
-    const auto n = rs.current.ops.size();
-    rs.matched.assign(n, 0);
-    for (std::size_t i = n; i < rs.data.size(); ++i) rs.recycle(rs.data[i]);
-    rs.data.resize(n);
-    rs.pending = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Operation& op = rs.current.ops[i];
-      // A receive's slot takes the sender's buffer in pair(): it needs none of its own.
-      rs.recycle(rs.data[i]);
-      if (op.kind == OpKind::send) {
-        if (auto f = snapshot(r, rs.step, op, op.blocks, rs.data[i])) return f;
-      } else if (op.kind == OpKind::copy && !op.after_receives()) {
-        if (auto f = snapshot(r, rs.step, op, op.source, rs.data[i])) return f;
-      }
-      if (op.kind != OpKind::copy) ++rs.pending;
+    for (int l = 0; l < static_cast<int>(rs.lanes.size()); ++l) {
+      LaneState& lane = rs.lanes[l];
+      if (lane.posted || lane.finished()) continue;
+      if (!lane.built)
+        if (auto f = build(r, l)) return f;
+      if (!dependencies_met(rs, lane.current)) continue;
+      if (auto f = post_lane(r, l)) return f;
     }
     return std::nullopt;
   }
@@ -241,8 +347,8 @@ class Engine {
   }
 
   std::optional<Finding> pair(Pending send, Pending recv, VerifyReport& stats) {
-    RankState& sender = ranks_[send.rank];
-    RankState& receiver = ranks_[recv.rank];
+    LaneState& sender = ranks_[send.rank].lanes[send.lane];
+    LaneState& receiver = ranks_[recv.rank].lanes[recv.lane];
     const Operation& sop = sender.current.ops[send.op];
     const Operation& rop = receiver.current.ops[recv.op];
     const bool same = info_.keeps_positions ? sop.blocks == rop.blocks
@@ -254,8 +360,10 @@ class Engine {
                      -1,
                      sop.blocks.to_string(),
                      rop.blocks.to_string(),
-                     rop.to_string() + " matched the send of rank " + std::to_string(send.rank) +
-                         " step " + std::to_string(sender.step) + ", which carries blocks " +
+                     lane_prefix(recv.rank, recv.lane) + rop.to_string() +
+                         " matched the send of rank " + std::to_string(send.rank) + " " +
+                         lane_prefix(send.rank, send.lane) + "step " +
+                         std::to_string(sender.step) + ", which carries blocks " +
                          sop.blocks.to_string()};
     }
     // Swap rather than move, so both ranks keep allocated buffers for their next steps.
@@ -264,8 +372,34 @@ class Engine {
     stats.block_transfers += sop.blocks.block_count();
     stats.ranges += sop.blocks.range_count();
     for (Pending p : {send, recv}) {
-      ranks_[p.rank].matched[p.op] = 1;
-      --ranks_[p.rank].pending;
+      LaneState& lane = ranks_[p.rank].lanes[p.lane];
+      lane.matched[p.op] = 1;
+      --lane.pending;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<Finding> match_lane(int r, int l, std::vector<int>& touched, VerifyReport& stats) {
+    const LaneState& lane = ranks_[r].lanes[l];
+    for (int i = 0; i < static_cast<int>(lane.current.ops.size()); ++i) {
+      const Operation& op = lane.current.ops[i];
+      if (op.kind == OpKind::copy) continue;
+      const bool is_send = op.kind == OpKind::send;
+      const int receiver = is_send ? op.peer : r;
+      const int sender = is_send ? r : op.peer;
+      std::vector<InboxEntry>& inbox = inboxes_[static_cast<std::size_t>(receiver)];
+      const auto partner = std::find_if(inbox.begin(), inbox.end(), [&](const InboxEntry& e) {
+        return e.from == sender && e.port == op.port && e.is_send != is_send;
+      });
+      if (partner == inbox.end()) {
+        inbox.push_back({sender, op.port, is_send, {r, l, i}});
+        continue;
+      }
+      const Pending other = partner->op;
+      inbox.erase(partner);
+      touched.push_back(other.rank);
+      auto f = is_send ? pair({r, l, i}, other, stats) : pair(other, {r, l, i}, stats);
+      if (f) return f;
     }
     return std::nullopt;
   }
@@ -274,38 +408,26 @@ class Engine {
                                    VerifyReport& stats) {
     std::vector<int> touched;
     for (int r : to_post) {
-      RankState& rs = ranks_[r];
       touched.push_back(r);
-      for (int i = 0; i < static_cast<int>(rs.current.ops.size()); ++i) {
-        const Operation& op = rs.current.ops[i];
-        if (op.kind == OpKind::copy) continue;
-        const bool is_send = op.kind == OpKind::send;
-        const int receiver = is_send ? op.peer : r;
-        const int sender = is_send ? r : op.peer;
-        std::vector<InboxEntry>& inbox = inboxes_[static_cast<std::size_t>(receiver)];
-        const auto partner = std::find_if(inbox.begin(), inbox.end(), [&](const InboxEntry& e) {
-          return e.from == sender && e.port == op.port && e.is_send != is_send;
-        });
-        if (partner == inbox.end()) {
-          inbox.push_back({sender, op.port, is_send, {r, i}});
-          continue;
-        }
-        const Pending other = partner->op;
-        inbox.erase(partner);
-        touched.push_back(other.rank);
-        auto f = is_send ? pair({r, i}, other, stats) : pair(other, {r, i}, stats);
-        if (f) return f;
+      for (int l = 0; l < static_cast<int>(ranks_[r].lanes.size()); ++l) {
+        LaneState& lane = ranks_[r].lanes[l];
+        if (!lane.fresh) continue;
+        lane.fresh = false;
+        if (auto f = match_lane(r, l, touched, stats)) return f;
       }
     }
     std::sort(touched.begin(), touched.end());
     touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-    for (int r : touched)
-      if (ranks_[r].pending == 0 && !ranks_[r].finished) to_complete.push_back(r);
+    for (int r : touched) {
+      const auto& lanes = ranks_[r].lanes;
+      if (std::any_of(lanes.begin(), lanes.end(),
+                      [](const LaneState& lane) { return lane.posted && lane.pending == 0; }))
+        to_complete.push_back(r);
+    }
     return std::nullopt;
   }
 
-  std::optional<Finding> apply(int r, const Operation& op, Values& incoming) {
-    RankState& rs = ranks_[r];
+  std::optional<Finding> apply(int r, int step, const Operation& op, Values& incoming) {
     auto in = incoming.begin();
     for (const auto& range : op.blocks.ranges()) {
       const auto [b0, b1] = range.clipped(w0_, w1_);
@@ -322,7 +444,7 @@ class Engine {
           const BlockIndex b = b0 + static_cast<BlockIndex>(k);
           return Finding{Violation::read_undefined,
                          r,
-                         rs.step,
+                         step,
                          b,
                          "a written slot",
                          "a slot never written",
@@ -335,30 +457,47 @@ class Engine {
     return std::nullopt;
   }
 
-  std::optional<Finding> complete(int r) {
+  std::optional<Finding> complete_lane(int r, int l) {
     RankState& rs = ranks_[r];
+    LaneState& lane = rs.lanes[l];
     if (structural_checks_)
-      if (auto f = check_write_conflicts(r, rs.step, rs.current)) return f;
-    const auto n = rs.current.ops.size();
+      if (auto f = check_write_conflicts(r, lane.step, lane.current)) {
+        f->what = lane_prefix(r, l) + f->what;
+        return f;
+      }
+    const auto n = lane.current.ops.size();
     for (std::size_t i = 0; i < n; ++i) {
-      const Operation& op = rs.current.ops[i];
+      const Operation& op = lane.current.ops[i];
       if (op.kind == OpKind::send || op.after_receives()) continue;
-      if (auto f = apply(r, op, rs.data[i])) return f;
-      rs.recycle(rs.data[i]);
+      if (auto f = apply(r, lane.step, op, lane.data[i])) return f;
+      rs.recycle(lane.data[i]);
     }
     // Local work between rounds: every after-receives copy reads what the step left, then
     // they apply in list order.
     for (std::size_t i = 0; i < n; ++i) {
-      const Operation& op = rs.current.ops[i];
+      const Operation& op = lane.current.ops[i];
       if (op.after_receives())
-        if (auto f = snapshot(r, rs.step, op, op.source, rs.data[i])) return f;
+        if (auto f = snapshot(r, lane.step, op, op.source, lane.data[i])) return f;
     }
     for (std::size_t i = 0; i < n; ++i) {
-      if (!rs.current.ops[i].after_receives()) continue;
-      if (auto f = apply(r, rs.current.ops[i], rs.data[i])) return f;
-      rs.recycle(rs.data[i]);
+      if (!lane.current.ops[i].after_receives()) continue;
+      if (auto f = apply(r, lane.step, lane.current.ops[i], lane.data[i])) return f;
+      rs.recycle(lane.data[i]);
     }
-    if (++rs.step == rs.step_count) rs.finished = true;
+    rs.sends_active -= lane.sends;
+    rs.recvs_active -= lane.recvs;
+    lane.posted = lane.built = false;
+    if (++lane.step == lane.step_count) --rs.unfinished;
+    return std::nullopt;
+  }
+
+  std::optional<Finding> complete(int r) {
+    RankState& rs = ranks_[r];
+    for (int l = 0; l < static_cast<int>(rs.lanes.size()); ++l) {
+      const LaneState& lane = rs.lanes[l];
+      if (lane.posted && lane.pending == 0)
+        if (auto f = complete_lane(r, l)) return f;
+    }
     return std::nullopt;
   }
 
@@ -371,30 +510,61 @@ class Engine {
     return std::nullopt;
   }
 
+  // The first unmatched operation of a rank's posted lanes, or nullptr.
+  const Operation* first_unmatched(int r) const {
+    for (const LaneState& lane : ranks_[r].lanes) {
+      if (!lane.posted) continue;
+      for (std::size_t i = 0; i < lane.current.ops.size(); ++i)
+        if (lane.current.ops[i].kind != OpKind::copy && !lane.matched[i])
+          return &lane.current.ops[i];
+    }
+    return nullptr;
+  }
+
+  // A stalled rank none of whose lanes has an operation in flight: its lanes wait for each
+  // other's steps.
+  Finding dependency_stall(int r) const {
+    const RankState& rs = ranks_[r];
+    for (int l = 0; l < static_cast<int>(rs.lanes.size()); ++l) {
+      const LaneState& lane = rs.lanes[l];
+      if (lane.finished() || !lane.built) continue;
+      for (const Dependency& d : lane.current.after) {
+        if (rs.lanes[d.lane].step > d.step) continue;
+        return Finding{Violation::unmatched,
+                       r,
+                       lane.step,
+                       -1,
+                       "lane " + std::to_string(d.lane) + " step " + std::to_string(d.step) +
+                           " completed",
+                       "never",
+                       lane_prefix(r, l) + "step " + std::to_string(lane.step) +
+                           " waits for lane " + std::to_string(d.lane) + " step " +
+                           std::to_string(d.step) +
+                           ", which never completes (the lanes' dependencies form a cycle: "
+                           "deadlock)"};
+      }
+    }
+    return Finding{Violation::unmatched, r, -1, -1, "", "",
+                   "rank " + std::to_string(r) + " stopped before its last step"};
+  }
+
+  int current_step(int r) const {
+    for (const LaneState& lane : ranks_[r].lanes)
+      if (lane.posted) return lane.step;
+    return -1;
+  }
+
   // The first unmatched operation of a stalled rank, and the chain of ranks it waits on.
   std::optional<Finding> diagnose_stall() {
     int stalled = -1;
     for (int r = 0; r < info_.ranks && stalled < 0; ++r)
-      if (!ranks_[r].finished) stalled = r;
+      if (!ranks_[r].finished()) stalled = r;
     if (stalled < 0) return std::nullopt;
-    auto first_unmatched = [&](int r) -> const Operation* {
-      const RankState& rs = ranks_[r];
-      for (std::size_t i = 0; i < rs.current.ops.size(); ++i)
-        if (rs.current.ops[i].kind != OpKind::copy && !rs.matched[i]) return &rs.current.ops[i];
-      return nullptr;
-    };
+    // A rank whose lanes all wait for each other is where a chain of waits would end.
+    for (int r = stalled; r < info_.ranks; ++r)
+      if (!ranks_[r].finished() && first_unmatched(r) == nullptr) return dependency_stall(r);
     const Operation* op = first_unmatched(stalled);
-    if (op == nullptr) {
-      // Defensive: an unfinished rank whose operations all matched cannot stall; report it
-      // rather than dereference nothing.
-      return Finding{Violation::unmatched,
-                     stalled,
-                     ranks_[stalled].step,
-                     -1,
-                     "",
-                     "",
-                     "rank " + std::to_string(stalled) + " stopped before its last step"};
-    }
+    if (op == nullptr) return dependency_stall(stalled);
     std::string chain = std::to_string(stalled);
     std::vector<char> seen(static_cast<std::size_t>(info_.ranks), 0);
     int r = stalled;
@@ -405,9 +575,9 @@ class Engine {
       if (!waiting) break;
       const int q = waiting->peer;
       chain += " -> " + std::to_string(q);
-      if (ranks_[q].finished) {
-        ending = "; rank " + std::to_string(q) + " finished all " +
-                 std::to_string(ranks_[q].step_count) + " steps without a matching operation";
+      if (ranks_[q].finished()) {
+        ending = "; rank " + std::to_string(q) +
+                 " finished all its steps without a matching operation";
         break;
       }
       if (seen[q]) {
@@ -416,14 +586,32 @@ class Engine {
       }
       r = q;
     }
-    const RankState& rs = ranks_[stalled];
     return Finding{Violation::unmatched,
                    stalled,
-                   rs.step,
+                   current_step(stalled),
                    -1,
                    "a matching operation at rank " + std::to_string(op->peer),
                    "none",
                    op->to_string() + " is never matched (waits: " + chain + ending + ")"};
+  }
+
+  // Runs once all lanes finished, in the first window: the order the engine took was one of
+  // many, and a conflict between unordered lanes would show in another.
+  std::optional<Finding> check_lane_order() {
+    if (records_.empty()) return std::nullopt;
+    std::vector<std::optional<Finding>> findings(records_.size());
+    parallel_for(records_.size(), threads_, [&](std::size_t r) {
+      if (records_[r].active()) findings[r] = records_[r].check(static_cast<int>(r));
+    });
+    for (auto& f : findings)
+      if (f) return f;
+    return std::nullopt;
+  }
+
+  int last_step(int r) const {
+    int n = 0;
+    for (const LaneState& lane : ranks_[r].lanes) n = std::max(n, lane.step_count);
+    return n;
   }
 
   std::optional<Finding> check_rank(int r) {
@@ -438,7 +626,7 @@ class Engine {
       std::string expected = describe(e);
       return Finding{Violation::wrong_result,
                      r,
-                     ranks_[r].step_count,
+                     last_step(r),
                      s,
                      expected,
                      found,
@@ -480,6 +668,7 @@ class Engine {
   std::vector<RankState>& ranks_;
   Values& state_;
   std::vector<std::vector<InboxEntry>> inboxes_;
+  std::vector<LaneRecord> records_;  // first pass of a schedule with lanes: per rank
 };
 
 }  // namespace topocoll::detail

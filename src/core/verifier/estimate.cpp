@@ -64,7 +64,8 @@ VerifyEstimate estimate_verify(const Schedule& schedule, const VerifyOptions& op
   e.passes = width == 0 ? 1 : (slots + width - 1) / width;
   e.passes = std::max<std::uint64_t>(e.passes, 1);
   for (int r = 0; r < info.ranks; ++r)
-    e.rank_steps += static_cast<std::uint64_t>(std::max(schedule.step_count(r), 0));
+    for (int l = 0; l < schedule.lane_count(r); ++l)
+      e.rank_steps += static_cast<std::uint64_t>(std::max(schedule.lane_step_count(r, l), 0));
   e.slot_states = saturating_multiply(ranks, slots);
   const std::uint64_t per_rank = saturating_add(
       saturating_multiply(width, value + (exact ? kExactNodeBytes : 0)),

@@ -111,6 +111,7 @@ std::string_view violation_name(Violation v) {
     case Violation::read_undefined: return "read of unwritten block";
     case Violation::write_conflict: return "write conflict";
     case Violation::wrong_result: return "wrong result";
+    case Violation::lane_conflict: return "lane conflict";
   }
   return "?";
 }

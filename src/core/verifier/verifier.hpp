@@ -22,6 +22,7 @@ enum class Violation {
   read_undefined,  // a read of a slot that was never written
   write_conflict,  // two writers to one slot in one step, one of them a copy
   wrong_result,    // the post-condition fails
+  lane_conflict,   // two lanes of a rank touch a block or channel with no dependency between
 };
 
 [[nodiscard]] std::string_view violation_name(Violation v);

@@ -78,7 +78,8 @@ const RankProgram& CommState::program(const std::string& algorithm,
       const SchedulePtr schedule = registry().build(algorithm, request);
       auto program = std::make_unique<RankProgram>();
       program->info = schedule->info();
-      program->steps = schedule->steps_of(rank_);
+      for (int l = 0; l < schedule->lane_count(rank_); ++l)
+        program->lanes.push_back(schedule->lane_steps_of(rank_, l));
       slot = std::move(program);
     } catch (...) {
       programs_.erase(key);
@@ -94,7 +95,7 @@ const Plan& CommState::plan(const ProgramKey& key, const RankProgram& program,
   if (auto it = plans_.find(full); it != plans_.end()) return *it->second;
   if (plans_.size() >= max_cached_plans) plans_.clear();
   auto compiled = std::make_unique<Plan>(
-      compile_plan_padded_if_needed(program.info, program.steps, sizes, commutative));
+      compile_plan_padded_if_needed(program.info, program.lanes, sizes, commutative));
   return *plans_.emplace(std::move(full), std::move(compiled)).first->second;
 }
 

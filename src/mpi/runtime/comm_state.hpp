@@ -16,10 +16,10 @@
 
 namespace topocoll::mpi {
 
-// One rank's steps of a schedule, materialized once per shape.
+// One rank's lanes of a schedule (per lane, its steps), materialized once per shape.
 struct RankProgram {
   ScheduleInfo info;
-  std::vector<Step> steps;
+  std::vector<std::vector<Step>> lanes;
 };
 
 struct ProgramKey {

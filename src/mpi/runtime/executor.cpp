@@ -1,6 +1,7 @@
 #include "executor.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <vector>
 
 namespace topocoll::mpi {
@@ -9,9 +10,10 @@ namespace {
 // Nonblocking operations of one step.
 class StepRequests {
  public:
-  // `message` numbers the plan's multi-range messages in execution order (TypeCache index).
-  StepRequests(const ExecutionContext& context, std::size_t& message)
-      : context_(context), message_(message) {}
+  // Multi-range messages are numbered per lane in the lane's order, `lane` of `lanes`, so a
+  // message keeps its TypeCache index whatever order the lanes run in.
+  StepRequests(const ExecutionContext& context, std::size_t lane = 0, std::size_t lanes = 1)
+      : context_(context), lane_(lane), lanes_(lanes) {}
   StepRequests(const StepRequests&) = delete;
   StepRequests& operator=(const StepRequests&) = delete;
 
@@ -42,9 +44,19 @@ class StepRequests {
     if (requests_.empty()) return MPI_SUCCESS;
     const int rc =
         PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+    requests_.clear();
     context_.types->release_transient();
     return rc;
   }
+
+  // The step's requests, for a wait over several lanes; completed ones become
+  // MPI_REQUEST_NULL.
+  [[nodiscard]] std::vector<MPI_Request>& requests() { return requests_; }
+  [[nodiscard]] bool complete() const {
+    return std::all_of(requests_.begin(), requests_.end(),
+                       [](MPI_Request r) { return r == MPI_REQUEST_NULL; });
+  }
+  void clear() { requests_.clear(); }
 
  private:
   char* address(const Segment& s) const {
@@ -67,7 +79,8 @@ class StepRequests {
         lengths.push_back(static_cast<int>(s.count));
         displacements.push_back(where);
       }
-      type = context_.types->get(message_++, lengths, displacements, context_.type.type);
+      type = context_.types->get(message_++ * lanes_ + lane_, lengths, displacements,
+                                 context_.type.type);
       buffer = MPI_BOTTOM;
       count = 1;
     }
@@ -79,7 +92,8 @@ class StepRequests {
   }
 
   const ExecutionContext& context_;
-  std::size_t& message_;
+  std::size_t lane_, lanes_;
+  std::size_t message_ = 0;
   std::vector<MPI_Request> requests_;
 };
 
@@ -131,8 +145,8 @@ int apply_local(const ExecutionContext& c, const LocalOp& op) {
   return combine(c, op.source, op.destination, op.combine, op.order, false);
 }
 
-int run_step(const CompiledStep& step, const ExecutionContext& c, std::size_t& message) {
-  StepRequests requests(c, message);
+// Posts the step's receives and sends, and takes the snapshots of its step-start copies.
+int post_step(const CompiledStep& step, const ExecutionContext& c, StepRequests& requests) {
   for (const Transfer& t : step.receives) {
     const Segments target = t.staged ? Segments{t.staging} : t.segments;
     if (const int rc = requests.post(target, t.count, t.peer, t.port, false); rc != MPI_SUCCESS)
@@ -141,10 +155,14 @@ int run_step(const CompiledStep& step, const ExecutionContext& c, std::size_t& m
   for (const Transfer& t : step.sends)
     if (const int rc = requests.post(t.segments, t.count, t.peer, t.port, true); rc != MPI_SUCCESS)
       return rc;
-  // Snapshots of step-start copies: nothing writes their sources before Waitall returns.
+  // Snapshots of step-start copies: nothing writes their sources before the step completes.
   for (const LocalOp& op : step.copies)
     if (op.snapshot) copy(c, op.source, Segments{op.staging});
-  if (const int rc = requests.wait(); rc != MPI_SUCCESS) return rc;
+  return MPI_SUCCESS;
+}
+
+// Once every operation of the step completed: receives and copies apply in list order.
+int finish_step(const CompiledStep& step, const ExecutionContext& c) {
   for (const ApplyItem& item : step.apply) {
     int rc = MPI_SUCCESS;
     if (item.is_receive) {
@@ -162,13 +180,112 @@ int run_step(const CompiledStep& step, const ExecutionContext& c, std::size_t& m
   return MPI_SUCCESS;
 }
 
+int run_lane(const CompiledLane& lane, const ExecutionContext& c) {
+  StepRequests requests(c);
+  for (const CompiledStep& step : lane.steps) {
+    if (const int rc = post_step(step, c, requests); rc != MPI_SUCCESS) return rc;
+    if (const int rc = requests.wait(); rc != MPI_SUCCESS) return rc;
+    if (const int rc = finish_step(step, c); rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+// Several lanes: every lane whose next step is free to start (its previous step and the
+// steps it waits for completed) has that step in flight; whichever step completes first is
+// applied and its lane moves on, without waiting for the other lanes.
+class LaneScheduler {
+ public:
+  LaneScheduler(const Plan& plan, const ExecutionContext& c) : plan_(plan), c_(c) {
+    const std::size_t n = plan.lanes.size();
+    done_.assign(n, 0);
+    in_flight_.assign(n, 0);
+    for (std::size_t l = 0; l < n; ++l) requests_.push_back(std::make_unique<StepRequests>(c, l, n));
+  }
+
+  int run() {
+    for (;;) {
+      if (const int rc = post_ready(); rc != MPI_SUCCESS) return rc;
+      if (std::none_of(in_flight_.begin(), in_flight_.end(), [](char f) { return f != 0; }))
+        return all_done() ? MPI_SUCCESS : MPI_ERR_INTERN;  // lanes waiting on each other
+      if (const int rc = wait_some(); rc != MPI_SUCCESS) return rc;
+      if (const int rc = finish_completed(); rc != MPI_SUCCESS) return rc;
+    }
+  }
+
+ private:
+  [[nodiscard]] bool ready(std::size_t l) const {
+    const auto& steps = plan_.lanes[l].steps;
+    if (in_flight_[l] || done_[l] == steps.size()) return false;
+    for (const Dependency& d : steps[done_[l]].waits_for)
+      if (done_[static_cast<std::size_t>(d.lane)] <= static_cast<std::size_t>(d.step)) return false;
+    return true;
+  }
+
+  [[nodiscard]] bool all_done() const {
+    for (std::size_t l = 0; l < done_.size(); ++l)
+      if (done_[l] < plan_.lanes[l].steps.size()) return false;
+    return true;
+  }
+
+  int post_ready() {
+    for (std::size_t l = 0; l < done_.size(); ++l) {
+      if (!ready(l)) continue;
+      if (const int rc = post_step(plan_.lanes[l].steps[done_[l]], c_, *requests_[l]);
+          rc != MPI_SUCCESS)
+        return rc;
+      in_flight_[l] = 1;
+    }
+    return MPI_SUCCESS;
+  }
+
+  // Blocks until at least one request of the steps in flight completed.
+  int wait_some() {
+    all_.clear();
+    for (std::size_t l = 0; l < done_.size(); ++l)
+      if (in_flight_[l])
+        for (MPI_Request r : requests_[l]->requests())
+          if (r != MPI_REQUEST_NULL) all_.push_back(r);
+    if (all_.empty()) return MPI_SUCCESS;  // steps of local copies only
+    indices_.resize(all_.size());
+    int completed = 0;
+    const int rc = PMPI_Waitsome(static_cast<int>(all_.size()), all_.data(), &completed,
+                                 indices_.data(), MPI_STATUSES_IGNORE);
+    // Write the completions back to each lane's requests (same order as gathered).
+    std::size_t k = 0;
+    for (std::size_t l = 0; l < done_.size(); ++l)
+      if (in_flight_[l])
+        for (MPI_Request& r : requests_[l]->requests())
+          if (r != MPI_REQUEST_NULL) r = all_[k++];
+    return rc;
+  }
+
+  int finish_completed() {
+    for (std::size_t l = 0; l < done_.size(); ++l) {
+      if (!in_flight_[l] || !requests_[l]->complete()) continue;
+      requests_[l]->clear();
+      if (const int rc = finish_step(plan_.lanes[l].steps[done_[l]], c_); rc != MPI_SUCCESS)
+        return rc;
+      in_flight_[l] = 0;
+      ++done_[l];
+    }
+    c_.types->release_transient();  // MPI frees a type in use once its messages completed
+    return MPI_SUCCESS;
+  }
+
+  const Plan& plan_;
+  const ExecutionContext& c_;
+  std::vector<std::size_t> done_;  // steps completed per lane
+  std::vector<char> in_flight_;
+  std::vector<std::unique_ptr<StepRequests>> requests_;
+  std::vector<MPI_Request> all_;
+  std::vector<int> indices_;
+};
+
 }  // namespace
 
 int execute_plan(const Plan& plan, const ExecutionContext& context) {
-  std::size_t message = 0;
-  for (const CompiledStep& step : plan.steps)
-    if (const int rc = run_step(step, context, message); rc != MPI_SUCCESS) return rc;
-  return MPI_SUCCESS;
+  if (plan.lanes.size() == 1) return run_lane(plan.lanes.front(), context);
+  return LaneScheduler(plan, context).run();
 }
 
 }  // namespace topocoll::mpi

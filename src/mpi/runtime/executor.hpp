@@ -1,10 +1,13 @@
 #pragma once
-// Runs a compiled plan over MPI point-to-point (DESIGN.md "MPI runtime"): per step, every
-// receive and send is posted nonblocking (one message per operation; an operation whose
+// Runs a compiled plan over MPI point-to-point (DESIGN.md "MPI runtime"): per step of a lane,
+// every receive and send is posted nonblocking (one message per operation; an operation whose
 // slots are not contiguous in memory is sent as one message with an hindexed datatype over
 // the element type, and messages above 1 GiB or INT_MAX elements are split in pieces both
-// sides cut identically), then Waitall, then the receives and copies are applied in list
-// order with MPI_Reduce_local in the declared operand order.
+// sides cut identically); once they all completed, the receives and copies are applied in list
+// order with MPI_Reduce_local in the declared operand order. A one-lane plan waits with
+// Waitall per step; with several lanes every lane keeps its step in flight and moves on as
+// soon as that step (and the steps of other lanes it waits for) completed (Waitsome over all
+// lanes), never waiting for the slowest lane.
 #include <mpi.h>
 
 #include <array>

@@ -140,6 +140,7 @@ class StepCompiler {
       }
     }
     mark_after_snapshots(step, out);
+    out.waits_for = step.after;
     high_water_ = std::max(high_water_, staging_used_);
     return out;
   }
@@ -241,19 +242,25 @@ class StepCompiler {
 
 }  // namespace
 
-Plan compile_plan(const ScheduleInfo& info, const std::vector<Step>& steps, const SlotSizes& sizes,
+Plan compile_plan(const ScheduleInfo& info, const RankLanes& lanes, const SlotSizes& sizes,
                   bool commutative) {
   const SlotMap map(info, sizes);
   Plan plan;
   plan.ports = std::max(1, info.ports);
-  StepCompiler compiler(map, plan, commutative, map.scratch_elements());
-  plan.steps.reserve(steps.size());
-  for (const Step& step : steps) plan.steps.push_back(compiler.compile(step));
-  plan.workspace_elements = map.scratch_elements() + compiler.high_water();
+  // Every lane stages into its own part of the workspace, after the scratch slots.
+  std::uint64_t staging_end = map.scratch_elements();
+  for (const std::vector<Step>& steps : lanes) {
+    StepCompiler compiler(map, plan, commutative, staging_end);
+    CompiledLane& lane = plan.lanes.emplace_back();
+    lane.steps.reserve(steps.size());
+    for (const Step& step : steps) lane.steps.push_back(compiler.compile(step));
+    staging_end += compiler.high_water();
+  }
+  plan.workspace_elements = staging_end;
   return plan;
 }
 
-Plan compile_plan_padded_if_needed(const ScheduleInfo& info, const std::vector<Step>& steps,
+Plan compile_plan_padded_if_needed(const ScheduleInfo& info, const RankLanes& lanes,
                                    const SlotSizes& sizes, bool commutative) {
   // Decided from the schedule as a whole, never from this rank's steps alone, so that every
   // rank agrees on the message sizes.
@@ -264,10 +271,10 @@ Plan compile_plan_padded_if_needed(const ScheduleInfo& info, const std::vector<S
     smallest = std::min(smallest, offsets[b + 1] - offsets[b]);
   }
   if (info.keeps_positions || largest == smallest)
-    return compile_plan(info, steps, sizes, commutative);
+    return compile_plan(info, lanes, sizes, commutative);
   SlotSizes padded;
   for (std::size_t b = 0; b < offsets.size(); ++b) padded.user_offsets.push_back(b * largest);
-  Plan plan = compile_plan(info, steps, padded, commutative);
+  Plan plan = compile_plan(info, lanes, padded, commutative);
   plan.padded_block = largest;
   plan.real_offsets = offsets;
   return plan;

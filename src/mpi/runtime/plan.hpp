@@ -59,11 +59,18 @@ struct CompiledStep {
   std::vector<Transfer> receives;
   std::vector<LocalOp> copies;  // step-start copies
   std::vector<ApplyItem> apply;
-  std::vector<LocalOp> after;  // after-receives copies
+  std::vector<LocalOp> after;          // after-receives copies
+  std::vector<Dependency> waits_for;  // steps of other lanes that must have completed
+};
+
+// Lanes progress independently (DESIGN.md, "The schedule model"); each has its own staging
+// memory, since their steps are in flight at the same time.
+struct CompiledLane {
+  std::vector<CompiledStep> steps;
 };
 
 struct Plan {
-  std::vector<CompiledStep> steps;
+  std::vector<CompiledLane> lanes;
   // 0, or the block size every slot was padded to: a schedule that moves blocks between
   // slots (keeps_positions = false) cannot run on uneven blocks, so the runtime runs it on a
   // copy of the vector whose blocks all have the largest block's size.
@@ -87,14 +94,15 @@ class UnevenSlots : public std::logic_error {
   using std::logic_error::logic_error;
 };
 
-// Compiles the steps of `rank` (as materialized by Schedule::steps_of). Throws
+using RankLanes = std::vector<std::vector<Step>>;  // per lane, its steps
+
+// Compiles the lanes of one rank (as materialized by Schedule::lane_steps_of). Throws
 // UnevenSlots when a copy's source and destination differ in element count.
-[[nodiscard]] Plan compile_plan(const ScheduleInfo& info, const std::vector<Step>& steps,
+[[nodiscard]] Plan compile_plan(const ScheduleInfo& info, const RankLanes& lanes,
                                 const SlotSizes& sizes, bool commutative);
 // compile_plan, or the padded plan when the blocks are uneven and the schedule moves blocks
 // between slots (keeps_positions = false): decided from the whole schedule, so all ranks agree.
-[[nodiscard]] Plan compile_plan_padded_if_needed(const ScheduleInfo& info,
-                                                 const std::vector<Step>& steps,
+[[nodiscard]] Plan compile_plan_padded_if_needed(const ScheduleInfo& info, const RankLanes& lanes,
                                                  const SlotSizes& sizes, bool commutative);
 
 }  // namespace topocoll::mpi
