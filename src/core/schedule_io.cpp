@@ -322,8 +322,8 @@ std::unique_ptr<ExplicitSchedule> schedule_from_json(const std::string& text) {
                                               : "1 lists 'steps', not 'lanes' (use version 2)"));
   const json& ranks = field(doc, key, top);
   if (!ranks.is_array() || static_cast<int>(ranks.size()) != info.ranks)
-    top.fail(std::string("'") + key + "' must hold one entry per rank (" +
-             std::to_string(info.ranks) + ")");
+    top.fail(std::string("'") + key + "' must hold one list of " + (lanes ? "lanes" : "steps") +
+             " per rank (" + std::to_string(info.ranks) + ")");
   std::vector<ExplicitSchedule::Lanes> rank_lanes(static_cast<std::size_t>(info.ranks));
   for (int r = 0; r < info.ranks; ++r) {
     const std::string where = "rank " + std::to_string(r);
