@@ -45,6 +45,17 @@ Reversed::Reversed(ScheduleInfo info, SchedulePtr inner, Combine combine)
 
 void Reversed::build_step(int rank, int step, Step& out) const {
   inner_->build_step(rank, inner_->step_count(rank) - 1 - step, out);
+  reverse(out);
+}
+
+void Reversed::build_lane_step(int rank, int lane, int step, Step& out) const {
+  inner_->build_lane_step(rank, lane, inner_->lane_step_count(rank, lane) - 1 - step, out);
+  if (!out.after.empty())
+    throw std::logic_error("Reversed: lanes that depend on each other cannot be reversed");
+  reverse(out);
+}
+
+void Reversed::reverse(Step& out) const {
   for (Operation& op : out.ops) {
     if (op.kind == OpKind::copy)
       throw std::logic_error("Reversed: local copies cannot be reversed");
@@ -109,8 +120,25 @@ BlockSet GrayLabels::relabel(const BlockSet& blocks) const {
   return out;
 }
 
+int GrayLabels::lane_count(int rank) const {
+  return inner_->lane_count(static_cast<int>(gray(static_cast<unsigned>(rank))));
+}
+
+int GrayLabels::lane_step_count(int rank, int lane) const {
+  return inner_->lane_step_count(static_cast<int>(gray(static_cast<unsigned>(rank))), lane);
+}
+
+void GrayLabels::build_lane_step(int rank, int lane, int step, Step& out) const {
+  inner_->build_lane_step(static_cast<int>(gray(static_cast<unsigned>(rank))), lane, step, out);
+  relabel_peers(out);
+}
+
 void GrayLabels::build_step(int rank, int step, Step& out) const {
   inner_->build_step(static_cast<int>(gray(static_cast<unsigned>(rank))), step, out);
+  relabel_peers(out);
+}
+
+void GrayLabels::relabel_peers(Step& out) const {
   for (Operation& op : out.ops) {
     if (op.kind == OpKind::copy) throw std::logic_error("GrayLabels: local copies not supported");
     op.peer = static_cast<int>(gray_inverse(static_cast<unsigned>(op.peer)));

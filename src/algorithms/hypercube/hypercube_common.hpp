@@ -65,14 +65,21 @@ void for_each_in_subcube(unsigned base, unsigned free, Visit&& visit) {
                                        Collective collective, int blocks, int ports);
 
 // The reversed data motion of `inner`: a rank's steps run backwards, every send becomes a
-// receive (combined with `combine`) and every receive a send. Needs no local copies.
+// receive (combined with `combine`) and every receive a send. Needs no local copies. Each lane
+// runs backwards on its own (the inner's lanes must not depend on each other).
 class Reversed final : public Schedule {
  public:
   Reversed(ScheduleInfo info, SchedulePtr inner, Combine combine);
   [[nodiscard]] int step_count(int rank) const override { return inner_->step_count(rank); }
   void build_step(int rank, int step, Step& out) const override;
+  [[nodiscard]] int lane_count(int rank) const override { return inner_->lane_count(rank); }
+  [[nodiscard]] int lane_step_count(int rank, int lane) const override {
+    return inner_->lane_step_count(rank, lane);
+  }
+  void build_lane_step(int rank, int lane, int step, Step& out) const override;
 
  private:
+  void reverse(Step& step) const;
   SchedulePtr inner_;
   Combine combine_;
 };
@@ -100,8 +107,12 @@ class GrayLabels final : public Schedule {
   GrayLabels(SchedulePtr inner, bool remap_chunks);
   [[nodiscard]] int step_count(int rank) const override;
   void build_step(int rank, int step, Step& out) const override;
+  [[nodiscard]] int lane_count(int rank) const override;
+  [[nodiscard]] int lane_step_count(int rank, int lane) const override;
+  void build_lane_step(int rank, int lane, int step, Step& out) const override;
 
  private:
+  void relabel_peers(Step& step) const;
   [[nodiscard]] BlockSet relabel(const BlockSet& blocks) const;
   SchedulePtr inner_;
   bool remap_chunks_;
