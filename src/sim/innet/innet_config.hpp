@@ -27,7 +27,7 @@ struct Fault {
   double time_s = 0;
 };
 
-inline constexpr double kDefaultBackgroundLoad = 0.3;
+inline constexpr double kDefaultBackgroundLoad = 0.2;
 inline constexpr BackgroundRouting kDefaultBackgroundRouting = BackgroundRouting::default_port;
 inline constexpr int kDefaultWindowBlocks = 256;
 
