@@ -329,6 +329,12 @@ def main() -> None:
     p.add_argument("--congestion", default="permutation", choices=("permutation", "uniform"))
     p.add_argument("--flow-control", default="input", choices=("input", "output"))
     p.add_argument("--suffix", default="", help="appended to the output file names")
+    p.add_argument(
+        "--earlier-model",
+        action="store_true",
+        help="the choices before issue 19 (shared-hash tables, 200 us timer minimum, no window, "
+        "back-to-back congestion routed adaptively): how the figures in docs/innet.md were made",
+    )
     args = p.parse_args()
     if not 1 <= args.jobs <= 64:
         p.error(f"--jobs {args.jobs} out of range; accepted: 1..64")
@@ -337,6 +343,8 @@ def main() -> None:
     ENGINE["permutation"] = args.congestion == "permutation"
     ENGINE["adaptive_rto"] = True
     ENGINE["force"] = True  # the figures' runs are long on purpose
+    if args.earlier_model:
+        ENGINE.update(VARIANTS["all earlier choices"])
     ENGINE["input_credits"] = args.flow_control == "input"
     from topocoll.simulate import parse_size
 

@@ -45,19 +45,35 @@ std::uint64_t physical_memory_bytes() {
 
 std::string mib(std::uint64_t bytes) {
   std::ostringstream s;
-  s.precision(3);
-  s << static_cast<double>(bytes) / (1 << 20) << " MiB";
+  s << std::fixed;
+  s.precision(1);
+  if (bytes >= (1ULL << 30)) {
+    s << static_cast<double>(bytes) / (1ULL << 30) << " GiB";
+  } else {
+    s << static_cast<double>(bytes) / (1ULL << 20) << " MiB";
+  }
   return s.str();
 }
 
 std::string minutes(double seconds) {
   std::ostringstream s;
-  s.precision(3);
+  s << std::fixed;
+  s.precision(0);
   if (seconds < 120) {
     s << seconds << " s";
-  } else {
+  } else if (seconds < 7200) {
     s << seconds / 60 << " min";
+  } else {
+    s << seconds / 3600 << " h";
   }
+  return s.str();
+}
+
+std::string millions(std::uint64_t events) {
+  std::ostringstream s;
+  s << std::fixed;
+  s.precision(1);
+  s << static_cast<double>(events) / 1e6 << " M";
   return s.str();
 }
 
@@ -148,16 +164,16 @@ void check_limits(const topo::FatTreeTopology& topology, const InnetConfig& c) {
   const InnetEstimate e = estimate_innet(topology, c);
   const std::uint64_t available = physical_memory_bytes() / 10 * 8;
   const std::string what = "this run needs about " + mib(e.memory_bytes) + " of memory and " +
-                           std::to_string(e.events) + " events (roughly " + minutes(e.seconds) +
-                           ")";
+                           millions(e.events) + " events (roughly " + minutes(e.seconds) + ")";
   if (e.memory_bytes > available)
     throw UnsupportedRequest(what + ", more than the " + mib(available) +
                              " this machine can give it; use fewer --hosts or a smaller --size "
                              "(or --force to try)");
   if (e.seconds > kTimeLimitSeconds)
     throw UnsupportedRequest(what + ", longer than " + minutes(kTimeLimitSeconds) +
-                             "; use fewer --hosts, a smaller --size or --congestion none, or add "
-                             "--force to run it anyway");
+                             "; use fewer --hosts, a smaller --size" +
+                             (c.congestion ? ", a lower --background-load" : "") +
+                             ", or add --force to run it anyway");
 }
 
 }  // namespace topocoll::sim::innet
