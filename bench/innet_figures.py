@@ -7,6 +7,15 @@ does.
     .venv/bin/python bench/innet_figures.py fig7a --topology fattree:canary --jobs 2
     .venv/bin/python bench/innet_figures.py fig8 --topology fattree:2:8:8:8 --size 256KiB
     (figures: fig2, fig7a, fig7b, fig8, fig9, fig10, fig10b, fig11)
+    .venv/bin/python bench/innet_figures.py calibrate --seeds 2 --jobs 2
+    .venv/bin/python bench/innet_figures.py headline --congestion uniform --jobs 2
+    .venv/bin/python bench/innet_figures.py sensitivity --congestion uniform --seeds 3 --jobs 2
+
+`calibrate` runs Fig. 7b's case (half the hosts congesting) over congestion loads and routings
+and prints each one's mean link utilization against the paper's (Canary 40.2%, four static
+trees 29.5%, one 20.9%, 5.2.1); `headline` is the issue's claim (Canary >= 1.5x one static
+tree, >= 1.2x four); `sensitivity` turns each model choice of issue 19 back to its earlier
+value, one at a time, and prints the two ratios.
 
 Each point is the mean over the seeds; the JSON of every run is written next to the plot, and a
 Markdown table of the means is printed. --jobs runs that many simulations at once (threads: the
@@ -167,10 +176,116 @@ def fig10b(args, topology) -> tuple[dict, str]:
     return runs, "Fig. 10b: link utilization of 20 concurrent allreduces (partitioned tables)"
 
 
+# canary-fgcs24 5.2.1: mean link utilization under congestion (Fig. 7b's case)
+PAPER_UTILIZATION = {"canary": 40.2, "static-4": 29.5, "static-1": 20.9}
+LOADS = (0.1, 0.2, 0.3, 0.4, 0.6, 1.0)
+ROUTINGS = ("default", "ecmp", "adaptive")
+
+
+def calibrate(args, topology) -> tuple[dict, str]:
+    hosts = topology.hosts // 2
+    runs = {}
+    for routing in ROUTINGS:
+        for load in LOADS:
+            for algorithm in PAPER_UTILIZATION:
+                runs[f"{algorithm} {routing} load {load}"] = seeds(
+                    args,
+                    topology,
+                    algorithm,
+                    hosts,
+                    args.size,
+                    True,
+                    background_load=load,
+                    background_routing=routing,
+                )
+    return runs, "Congestion load and routing against Fig. 7b's mean link utilization"
+
+
+def print_calibration(runs: dict) -> None:
+    print("| routing | load | " + " | ".join(f"{a} util %" for a in PAPER_UTILIZATION), end="")
+    print(" | rms error (points) | " + " | ".join(f"{a} Gb/s" for a in PAPER_UTILIZATION) + " |")
+    print("|---" * (3 + 2 * len(PAPER_UTILIZATION)) + "|")
+    for routing in ROUTINGS:
+        for load in LOADS:
+            util, good = [], []
+            for algorithm in PAPER_UTILIZATION:
+                rs = runs[f"{algorithm} {routing} load {load}"]
+                util.append(100 * statistics.mean(r["mean_link_utilization"] for r in rs))
+                good.append(statistics.mean(r["goodput_gbps"] for r in rs))
+            paper = list(PAPER_UTILIZATION.values())
+            rms = statistics.mean((u - p) ** 2 for u, p in zip(util, paper, strict=True)) ** 0.5
+            cells = " | ".join(f"{u:.1f}" for u in util)
+            print(f"| {routing} | {load} | {cells} | {rms:.1f} | ", end="")
+            print(" | ".join(f"{g:.1f}" for g in good) + " |")
+
+
+def headline(args, topology) -> tuple[dict, str]:
+    hosts = topology.hosts // 2
+    runs = {}
+    for algorithm in ALGORITHMS:
+        runs[algorithm] = seeds(args, topology, algorithm, hosts, args.size, True)
+    return runs, "Headline: Canary against one and four static trees under congestion"
+
+
+# Each model choice of issue 19 set back to the model before it, one at a time.
+VARIANTS = {
+    "defaults": {},
+    "table: shared hash": {"table_index": "shared-hash"},
+    "table: per-switch hash": {"table_index": "switch-hash"},
+    "timer: 200 us minimum (RFC 6298 above)": {"rto_s": 200e-6},
+    "window: unbounded": {"window": 0},
+    "background routing: adaptive": {"background_routing": "adaptive"},
+    "background routing: ecmp": {"background_routing": "ecmp"},
+    "background load: 1 (back to back)": {"background_load": 1.0},
+    "all earlier choices": {
+        "table_index": "shared-hash",
+        "rto_s": 200e-6,
+        "window": 0,
+        "background_routing": "adaptive",
+        "background_load": 1.0,
+    },
+}
+
+
+def sensitivity(args, topology) -> tuple[dict, str]:
+    hosts = topology.hosts // 2
+    runs = {}
+    for variant, extra in VARIANTS.items():
+        for algorithm in ALGORITHMS[:3]:
+            runs[f"{algorithm} | {variant}"] = seeds(
+                args, topology, algorithm, hosts, args.size, True, **extra
+            )
+    return runs, "Sensitivity of the headline ratios to each model choice"
+
+
+def print_ratios(runs: dict) -> None:
+    print(
+        "| variant | canary Gb/s | static-1 | static-4 | canary/static-1 | canary/static-4 "
+        "| canary retransmissions | canary collisions |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for variant in VARIANTS:
+        g = {
+            a: statistics.mean(r["goodput_gbps"] for r in runs[f"{a} | {variant}"])
+            for a in ALGORITHMS[:3]
+        }
+        canary = runs[f"canary | {variant}"]
+        retx = statistics.mean(r["retransmissions"] for r in canary)
+        collisions = statistics.mean(r["collisions"] for r in canary)
+        print(
+            f"| {variant} | {g['canary']:.1f} | {g['static-1']:.1f} | {g['static-4']:.1f} | "
+            f"{g['canary'] / max(g['static-1'], 1e-9):.2f} | "
+            f"{g['canary'] / max(g['static-4'], 1e-9):.2f} | {retx:.0f} | {collisions:.0f} |"
+        )
+
+
 FIGURES = {"fig2": fig2, "fig7a": fig7a, "fig8": fig8, "fig9": fig9, "fig10": fig10}
 FIGURES["fig11"] = fig11
 FIGURES["fig7b"] = fig7b
 FIGURES["fig10b"] = fig10b
+FIGURES["calibrate"] = calibrate
+FIGURES["headline"] = headline
+FIGURES["sensitivity"] = sensitivity
 
 
 def plot(runs: dict, title: str, path: Path) -> None:
@@ -214,6 +329,12 @@ def main() -> None:
     p.add_argument("--congestion", default="permutation", choices=("permutation", "uniform"))
     p.add_argument("--flow-control", default="input", choices=("input", "output"))
     p.add_argument("--suffix", default="", help="appended to the output file names")
+    p.add_argument(
+        "--earlier-model",
+        action="store_true",
+        help="the choices before issue 19 (shared-hash tables, 200 us timer minimum, no window, "
+        "back-to-back congestion routed adaptively): how the figures in docs/innet.md were made",
+    )
     args = p.parse_args()
     if not 1 <= args.jobs <= 64:
         p.error(f"--jobs {args.jobs} out of range; accepted: 1..64")
@@ -221,6 +342,9 @@ def main() -> None:
     POOL = ThreadPoolExecutor(max_workers=args.jobs)
     ENGINE["permutation"] = args.congestion == "permutation"
     ENGINE["adaptive_rto"] = True
+    ENGINE["force"] = True  # the figures' runs are long on purpose
+    if args.earlier_model:
+        ENGINE.update(VARIANTS["all earlier choices"])
     ENGINE["input_credits"] = args.flow_control == "input"
     from topocoll.simulate import parse_size
 
@@ -238,12 +362,27 @@ def main() -> None:
         print_shares(runs, caption, out / f"{stem}.png")
     else:
         plot(runs, caption, out / f"{stem}.png")
-    print("| run | goodput Gb/s (mean) | min | max | exact |")
-    print("|---|---|---|---|---|")
+    if args.figure == "calibrate":
+        print_calibration(runs)
+    if args.figure == "sensitivity":
+        print_ratios(runs)
+    print("| run | goodput Gb/s (mean) | min | max | exact | link util % | retx (mean) |")
+    print("|---|---|---|---|---|---|---|")
     for name, rs in runs.items():
         g = [r["goodput_gbps"] for r in rs]
         exact = "yes" if all(r["exact"] for r in rs) else "NO"
-        print(f"| {name} | {statistics.mean(g):.2f} | {min(g):.2f} | {max(g):.2f} | {exact} |")
+        util = 100 * statistics.mean(r["mean_link_utilization"] for r in rs)
+        retx = statistics.mean(r["retransmissions"] for r in rs)
+        print(
+            f"| {name} | {statistics.mean(g):.2f} | {min(g):.2f} | {max(g):.2f} | {exact} | "
+            f"{util:.1f} | {retx:.0f} |"
+        )
+    if args.figure == "headline":
+        mean = {n: statistics.mean(r["goodput_gbps"] for r in rs) for n, rs in runs.items()}
+        print(
+            f"canary/static-1 {mean['canary'] / max(mean['static-1'], 1e-9):.2f} (claim >= 1.5), "
+            f"canary/static-4 {mean['canary'] / max(mean['static-4'], 1e-9):.2f} (claim >= 1.2)"
+        )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,5 @@
 // Speed of the packet-level engine (issue 9, "Done when"): one 4 MiB allreduce on 512 of the
-// 1024 hosts of fattree:canary, the other 512 generating uniform congestion. Prints packet
+// 1024 hosts of fattree:canary, the other 512 generating congestion. Prints packet
 // events per second, CPU time and peak RSS as a Markdown table row per algorithm.
 //
 //   build/cpp/topocoll_innet_bench [OPTION...] [ALGORITHM...]
@@ -17,12 +17,12 @@
 #include <string>
 #include <vector>
 
-#include "sim/packet/engine.hpp"
+#include "sim/innet/engine.hpp"
 #include "topology/params.hpp"
 #include "topology/topology.hpp"
 
 using namespace topocoll;
-using namespace topocoll::sim::packet;
+using namespace topocoll::sim::innet;
 
 namespace {
 
@@ -55,6 +55,7 @@ int bench(int argc, char** argv) {
       base.input_credits = false;
     } else if (a == "--fixed-rto") {
       base.adaptive_rto = false;
+      base.rto_s = 200e-6;
     } else if (a == "--uniform") {
       base.background_permutation = false;
     } else if (a == "--idle") {

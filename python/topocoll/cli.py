@@ -439,9 +439,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
         return EXIT_INPUT
     except MemoryError:
+        hint = "--mode fingerprint" if "mode" in vars(args) else "fewer hosts or a smaller size"
         print(
             "error: out of memory; the instance is larger than this machine holds "
-            "(try a smaller one or --mode fingerprint)",
+            f"(try a smaller one or {hint})",
             file=sys.stderr,
         )
         return EXIT_INPUT

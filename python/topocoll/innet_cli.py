@@ -1,5 +1,5 @@
 """`topocoll innet`: in-network allreduce (Canary, static reduction trees) against the host-based
-ring, simulated packet by packet on a 2-level fat tree (src/sim/packet; docs/innet.md)."""
+ring, simulated packet by packet on a 2-level fat tree (src/sim/innet; docs/innet.md)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,8 @@ COUNTERS = ("aggregated", "to_leader", "collisions", "stragglers", "retransmissi
 COUNTERS += ("restarts", "fallbacks", "drops")
 LINK_COLUMNS = ("algorithm", "link", "label", "bytes", "utilization")
 MAX_JOBS = 64
+BACKGROUND_ROUTINGS = ("default", "ecmp", "adaptive")
+TABLE_INDEXES = ("static", "switch-hash", "shared-hash")
 
 
 def parse_failure(text: str, option: str = "--fail-switch") -> tuple[str, float]:
@@ -45,9 +47,23 @@ def options_from(args: argparse.Namespace) -> dict:
         raise InputError(f"--flow-control {args.flow_control!r} unknown; accepted: input, output")
     if args.routing not in ("adaptive", "ecmp"):
         raise InputError(f"--routing {args.routing!r} unknown; accepted: adaptive, ecmp")
+    if args.background_routing not in BACKGROUND_ROUTINGS:
+        raise InputError(
+            f"--background-routing {args.background_routing!r} unknown; accepted: "
+            + ", ".join(BACKGROUND_ROUTINGS)
+        )
+    if args.table_index not in TABLE_INDEXES:
+        raise InputError(
+            f"--table-index {args.table_index!r} unknown; accepted: " + ", ".join(TABLE_INDEXES)
+        )
+    if not 0 < args.background_load <= 1:
+        raise InputError(
+            f"--background-load {args.background_load} out of range; accepted: (0, 1], a "
+            "fraction of line rate"
+        )
     if not 0 <= args.seed < 2**64:
         raise InputError(f"--seed {args.seed} out of range; accepted: 0..2^64-1")
-    for option in ("hosts", "tenants", "table_entries", "elements", "max_attempts"):
+    for option in ("hosts", "tenants", "table_entries", "elements", "max_attempts", "window"):
         value = getattr(args, option)
         if value is not None and not -(2**31) <= value < 2**31:
             # The engine checks the exact ranges; this keeps values inside its 32-bit fields.
@@ -64,8 +80,14 @@ def options_from(args: argparse.Namespace) -> dict:
         "input_credits": args.flow_control == "input",
         "adaptive_rto": not args.fixed_rto,
         "timeout_s": parse_duration(args.timeout),
-        "rto_s": parse_duration(args.rto),
+        "rto_s": 0.0 if args.rto == "auto" else parse_duration(args.rto),
         "table_entries": args.table_entries,
+        "table_index": args.table_index,
+        "background_routing": args.background_routing,
+        "background_load": args.background_load,
+        "background_message_bytes": parse_size(args.background_message, "--background-message"),
+        "window": args.window,
+        "force": args.force,
         "partition_table": args.partition_table,
         "drop": args.drop,
         "noise": args.noise,
@@ -202,7 +224,26 @@ def cmd_innet(args: argparse.Namespace) -> int:
             print(f"per-link utilization written to {args.links}")
         if args.plot:
             print(f"link-utilization distribution written to {args.plot}")
-    return 0
+    return outcome(results)
+
+
+def outcome(results: dict[str, dict]) -> int:
+    """0 when every allreduce completed with exact sums; otherwise 1, with one line on stderr per
+    run that did not (static trees and the ring have no loss recovery: a drop or a failed switch
+    on their path leaves them incomplete)."""
+    code = 0
+    for name, r in results.items():
+        if not r["completed"]:
+            print(
+                f"incomplete: {name} did not finish by the horizon ({r['drops']} packets lost, "
+                f"{r['retransmissions']} retransmissions)",
+                file=sys.stderr,
+            )
+            code = 1
+        elif not r["exact"]:
+            print(f"wrong: {name} finished with {r['mismatches']} wrong blocks", file=sys.stderr)
+            code = 1
+    return code
 
 
 def add_parser(sub) -> None:
@@ -219,17 +260,48 @@ def add_parser(sub) -> None:
         "cycle, so each sends to one and receives from one), uniform (each message to a random "
         "peer, incast) or none",
     )
+    p.add_argument(
+        "--background-routing",
+        default="default",
+        help="up port of congestion packets: default (destination's default up port, the "
+        "default), ecmp (hash of source and destination) or adaptive (the allreduce's rule)",
+    )
+    p.add_argument(
+        "--background-load",
+        type=float,
+        default=0.2,
+        help="offered load of each congestion host, a fraction of line rate (default 0.2: "
+        "fitted to canary-fgcs24 Fig. 7b's mean link utilization, docs/innet.md)",
+    )
+    p.add_argument(
+        "--background-message", default="64KiB", help="congestion message size (default 64KiB)"
+    )
     p.add_argument("--seed", type=int, default=1, help="allocation, roots, traffic (default 1)")
     p.add_argument("--timeout", default="1us", help="Canary switch timeout (default 1us)")
     p.add_argument(
         "--rto",
-        default="200us",
-        help="minimum host retransmission timeout; above it the timer follows measured block "
-        "round trips and doubles per expiry (RFC 6298; default 200us)",
+        default="auto",
+        help="minimum host retransmission timeout (default auto: the network's worst-case block "
+        "round trip); above it the timer follows measured round trips and doubles per expiry "
+        "(RFC 6298)",
     )
     p.add_argument("--fixed-rto", action="store_true", help="a fixed --rto, no estimate/backoff")
+    p.add_argument(
+        "--window",
+        type=int,
+        default=256,
+        help="blocks in flight per host at most (Canary, static trees; 0: unbounded; default 256)",
+    )
     p.add_argument("--table-entries", type=int, default=32768, help="descriptors per switch")
-    p.add_argument("--partition-table", action="store_true", help="static share per tenant")
+    p.add_argument(
+        "--table-index",
+        default="static",
+        help="block id to table entry: static (default: a share per tenant, sequence numbers in "
+        "order), switch-hash (a hash salted per switch) or shared-hash (one hash everywhere)",
+    )
+    p.add_argument(
+        "--partition-table", action="store_true", help="hash indexes: a static share per tenant"
+    )
     p.add_argument("--drop", type=float, default=0.0, help="per-link drop probability [0,1)")
     p.add_argument(
         "--noise", type=float, default=0.0, help="probability a host delays a packet 1us"
@@ -254,9 +326,13 @@ def add_parser(sub) -> None:
     p.add_argument("--max-attempts", type=int, default=3, help="Canary tries before fallback")
     p.add_argument(
         "--max-time",
-        help="simulated horizon (default 20x size/bandwidth + 500us, ring: + 50us per step)",
+        help="simulated horizon (default 20x size/bandwidth + 500us; Canary: + 3 host timeouts; "
+        "ring: + 50us per step)",
     )
     p.add_argument("--jobs", "-j", type=int, default=1, help="algorithms run in parallel")
+    p.add_argument(
+        "--force", action="store_true", help="run even beyond the memory and time limits"
+    )
     p.add_argument("--json", action="store_true", help="one JSON object per algorithm")
     p.add_argument("--links", help="write per-link utilization to this CSV file")
     p.add_argument("--plot", help="write the link-utilization distribution to this PNG file")

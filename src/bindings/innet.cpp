@@ -1,4 +1,4 @@
-// Python binding of the packet-level in-network allreduce simulator (src/sim/packet):
+// Python binding of the packet-level in-network allreduce simulator (src/sim/innet):
 // innet_run(topology, options) -> dict. Bad requests raise ValueError (UnsupportedRequest).
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
@@ -7,7 +7,8 @@
 
 #include "bindings/bindings.hpp"
 #include "core/registry.hpp"
-#include "sim/packet/engine.hpp"
+#include "sim/innet/bounds.hpp"
+#include "sim/innet/engine.hpp"
 #include "topology/fattree.hpp"
 #include "topology/topology.hpp"
 
@@ -17,9 +18,11 @@ using namespace nb::literals;
 namespace topocoll::bindings {
 namespace {
 
-using sim::packet::Algorithm;
-using sim::packet::InnetConfig;
-using sim::packet::InnetResult;
+using sim::innet::Algorithm;
+using sim::innet::BackgroundRouting;
+using sim::innet::InnetConfig;
+using sim::innet::InnetResult;
+using sim::innet::TableIndex;
 
 template <typename T>
 T option(const nb::dict& d, const char* key, T fallback) {
@@ -84,6 +87,22 @@ int link_id(const topo::Topology& t, const std::string& name) {
   return std::stoi(name);
 }
 
+TableIndex parse_table_index(const std::string& name) {
+  if (name == "static") return TableIndex::static_slots;
+  if (name == "switch-hash") return TableIndex::per_switch_hash;
+  if (name == "shared-hash") return TableIndex::shared_hash;
+  throw UnsupportedRequest("--table-index '" + name +
+                           "' unknown; accepted: static, switch-hash, shared-hash");
+}
+
+BackgroundRouting parse_background_routing(const std::string& name) {
+  if (name == "adaptive") return BackgroundRouting::adaptive;
+  if (name == "ecmp") return BackgroundRouting::ecmp;
+  if (name == "default") return BackgroundRouting::default_port;
+  throw UnsupportedRequest("--background-routing '" + name +
+                           "' unknown; accepted: default, ecmp, adaptive");
+}
+
 nb::dict result_dict(const InnetResult& r) {
   nb::dict d;
   d["completed"] = r.completed;
@@ -103,6 +122,8 @@ nb::dict result_dict(const InnetResult& r) {
   d["drops"] = r.drops;
   d["mismatches"] = r.mismatches;
   d["peak_packets"] = r.peak_packets;
+  d["rto_s"] = r.rto_s;
+  d["max_block_rtt_s"] = r.max_block_rtt_s;
   d["mean_link_utilization"] = r.mean_link_utilization;
   nb::dict wait, background;
   const char* hops[] = {"host-leaf", "leaf-spine", "spine-leaf", "leaf-host"};
@@ -143,6 +164,15 @@ InnetConfig config_from(const topo::Topology& topology, const std::string& algor
   c.adaptive_rto = option<bool>(o, "adaptive_rto", c.adaptive_rto);
   c.max_attempts = option<int>(o, "max_attempts", c.max_attempts);
   c.table_entries = option<int>(o, "table_entries", c.table_entries);
+  if (o.contains("table_index"))
+    c.table_index = parse_table_index(nb::cast<std::string>(o["table_index"]));
+  if (o.contains("background_routing"))
+    c.background_routing = parse_background_routing(nb::cast<std::string>(o["background_routing"]));
+  c.background_load = option<double>(o, "background_load", c.background_load);
+  c.background_message_bytes =
+      option<std::uint64_t>(o, "background_message_bytes", c.background_message_bytes);
+  c.window_blocks = option<int>(o, "window", c.window_blocks);
+  c.force = option<bool>(o, "force", c.force);
   c.partition_table = option<bool>(o, "partition_table", c.partition_table);
   c.drop_probability = option<double>(o, "drop", c.drop_probability);
   c.noise_probability = option<double>(o, "noise", c.noise_probability);
@@ -153,12 +183,12 @@ InnetConfig config_from(const topo::Topology& topology, const std::string& algor
   const auto times = option<std::vector<double>>(o, "fail_times", {});
   if (switches.size() != times.size()) throw UnsupportedRequest("one failure time per switch");
   for (std::size_t i = 0; i < switches.size(); ++i)
-    c.faults.push_back(sim::packet::Fault{switch_node(topology, switches[i]), -1, times[i]});
+    c.faults.push_back(sim::innet::Fault{switch_node(topology, switches[i]), -1, times[i]});
   const auto links = option<std::vector<std::string>>(o, "fail_links", {});
   const auto link_times = option<std::vector<double>>(o, "fail_link_times", {});
   if (links.size() != link_times.size()) throw UnsupportedRequest("one failure time per link");
   for (std::size_t i = 0; i < links.size(); ++i)
-    c.faults.push_back(sim::packet::Fault{-1, link_id(topology, links[i]), link_times[i]});
+    c.faults.push_back(sim::innet::Fault{-1, link_id(topology, links[i]), link_times[i]});
   return c;
 }
 
@@ -168,7 +198,7 @@ nb::dict innet_run(const topo::Topology& topology, const std::string& algorithm,
   InnetResult r;
   {
     nb::gil_scoped_release release;
-    r = sim::packet::run_innet(topology, c);
+    r = sim::innet::run_innet(topology, c);
   }
   return result_dict(r);
 }
@@ -180,7 +210,23 @@ void bind_innet(nb::module_& m) {
   m.def(
       "innet_check",
       [](const topo::Topology& t, const std::string& algorithm, const nb::dict& o) {
-        (void)sim::packet::check_innet(t, config_from(t, algorithm, o));
+        (void)sim::innet::check_innet(t, config_from(t, algorithm, o));
+      },
+      "topology"_a, "algorithm"_a, "options"_a = nb::dict());
+  m.def(
+      "innet_estimate",
+      [](const topo::Topology& t, const std::string& algorithm, const nb::dict& o) {
+        InnetConfig c = config_from(t, algorithm, o);
+        c.force = true;  // the figures, whatever they are
+        const auto& tree = sim::innet::check_innet(t, c);
+        const auto e = sim::innet::estimate_innet(tree, c);
+        nb::dict d;
+        d["memory_bytes"] = e.memory_bytes;
+        d["events"] = e.events;
+        d["seconds"] = e.seconds;
+        d["rto_s"] = sim::innet::base_rto_s(tree, c);
+        d["horizon_s"] = sim::innet::horizon_s(tree, c);
+        return d;
       },
       "topology"_a, "algorithm"_a, "options"_a = nb::dict());
 }

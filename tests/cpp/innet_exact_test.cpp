@@ -3,13 +3,13 @@
 #include <gtest/gtest.h>
 
 #include "core/registry.hpp"
-#include "sim/packet/engine.hpp"
+#include "sim/innet/engine.hpp"
 #include "topology/fattree.hpp"
 #include "topology/params.hpp"
 #include "topology/topology.hpp"
 
 using namespace topocoll;
-using namespace topocoll::sim::packet;
+using namespace topocoll::sim::innet;
 
 namespace {
 
@@ -103,6 +103,7 @@ TEST(InnetExact, LeafSpineCableFailsMidRun) {
   const auto& tree = dynamic_cast<const topo::FatTreeTopology&>(*t);
   for (Algorithm algorithm : {Algorithm::canary, Algorithm::static_trees}) {
     InnetConfig c = base(algorithm);
+    c.background_load = 1;                                    // the cable is busy when it fails
     c.faults.push_back(Fault{-1, tree.leaf_up(0, 1), 2e-6});  // leaf 0 <-> spine 1
     const InnetResult r = run_innet(*t, c);
     expect_exact(r);

@@ -3,12 +3,12 @@
 // storms, both lossless flow controls lose nothing, and both congestion patterns run.
 #include <gtest/gtest.h>
 
-#include "sim/packet/engine.hpp"
+#include "sim/innet/engine.hpp"
 #include "topology/params.hpp"
 #include "topology/topology.hpp"
 
 using namespace topocoll;
-using namespace topocoll::sim::packet;
+using namespace topocoll::sim::innet;
 
 namespace {
 
@@ -26,6 +26,12 @@ InnetConfig congested(Algorithm algorithm) {
   c.congestion = true;
   c.seed = 3;
   c.rto_s = 10e-6;
+  // the model of issue 9, before issue 19's choices: back-to-back congestion messages routed
+  // by the adaptive rule, no window, one hash for every switch's table
+  c.background_load = 1;
+  c.background_routing = BackgroundRouting::adaptive;
+  c.window_blocks = 0;
+  c.table_index = TableIndex::shared_hash;
   return c;
 }
 

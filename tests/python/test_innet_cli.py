@@ -11,6 +11,8 @@ from topocoll.cli import main
 
 SMALL = ["innet", "--topology", "fattree:2:4:4:4", "--hosts", "10", "--size", "32KiB"]
 SMALL += ["--rto", "30us"]
+# back-to-back congestion messages adaptively routed (the model before issue 19)
+BUSY = ["--background-load", "1", "--background-routing", "adaptive"]
 
 
 def run_json(capsys, *extra: str) -> dict:
@@ -58,8 +60,11 @@ def test_same_seed_same_bytes(capsys, tmp_path):
     outputs = []
     for i in range(2):
         links = tmp_path / f"links{i}.csv"
-        assert main([*SMALL, "--drop", "0.005", "--jobs", "2", "--links", str(links)]) == 0
-        outputs.append((capsys.readouterr().out.replace(str(links), "X"), links.read_bytes()))
+        # static trees and the ring cannot recover from drops: incomplete, exit 1
+        assert main([*SMALL, "--drop", "0.005", "--jobs", "2", "--links", str(links)]) == 1
+        captured = capsys.readouterr()
+        assert "incomplete: ring" in captured.err
+        outputs.append((captured.out.replace(str(links), "X"), links.read_bytes()))
     assert outputs[0] == outputs[1]
     rows = list(csv.DictReader(outputs[0][1].decode().splitlines()))
     assert {r["algorithm"] for r in rows} == {"canary", "static-1", "static-4", "ring"}
@@ -114,7 +119,7 @@ def test_model_options_stay_exact_and_lossless(capsys):
         ["--flow-control", "output"],
         ["--fixed-rto", "--rto", "5us"],
     ):
-        out = run_json(capsys, "--algorithms", "canary,static-4", "--buffer", "8KiB", *extra)
+        out = run_json(capsys, "--algorithms", "canary,static-4", "--buffer", "8KiB", *BUSY, *extra)
         for r in out.values():
             assert r["exact"] and r["drops"] == 0
         runs[" ".join(extra)] = out["canary"]
@@ -151,3 +156,68 @@ def test_api_failure_lists_must_pair_names_with_times():
         _core.innet_run(
             topology, "canary", {**options, "fail_links": ["x"], "fail_link_times": [1e-6]}
         )
+
+
+def test_runs_beyond_the_limits_are_refused_before_they_start(capsys):
+    big = ["innet", "--topology", "fattree:canary", "--hosts", "1024", "--size", "1GiB"]
+    assert main([*big, "--congestion", "none"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "memory" in err and "--force" in err
+    from topocoll import _core
+
+    topology = _core.make_topology("fattree:canary", _core.network_preset("canary"))
+    options = {"hosts": 1024, "size_bytes": 1 << 30}
+    with pytest.raises(ValueError, match="--force"):
+        _core.innet_run(topology, "canary", options)
+    estimate = _core.innet_estimate(topology, "canary", options)
+    assert estimate["memory_bytes"] > 1 << 30 and estimate["seconds"] > 600
+
+
+def test_incomplete_runs_exit_1_and_say_so(capsys):
+    assert main([*SMALL, "--algorithms", "canary,ring", "--drop", "0.01"]) == 1
+    captured = capsys.readouterr()
+    assert "incomplete: ring" in captured.err and "canary" not in captured.err
+    assert "incomplete" in captured.out  # the ring's row
+
+
+def test_messages_name_the_option_at_fault(capsys):
+    assert main(["innet", "--topology", "fattree:2:4:4:4", "--tenants", "9"]) == 2
+    err = capsys.readouterr().err
+    assert "--tenants 9 out of range; accepted: 1..8" in err
+
+
+def test_a_horizon_cut_short_reports_at_most_full_links(capsys):
+    assert main([*SMALL, "--algorithms", "canary", "--max-time", "1ns", "--json"]) == 1
+    r = json.loads(capsys.readouterr().out)["canary"]
+    assert not r["completed"] and 0 < r["mean_link_utilization"] <= 1
+
+
+def test_the_default_timer_never_fires_without_losses(capsys):
+    out = json.loads(
+        (
+            main([*SMALL[:-2], "--json", "--congestion", "uniform", *BUSY]),
+            capsys.readouterr().out,
+        )[1]
+    )
+    for name in ("canary", "static-1", "static-4"):
+        assert out[name]["exact"] and out[name]["retransmissions"] == 0
+    assert out["canary"]["max_block_rtt_s"] < out["canary"]["rto_s"]
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        ["--table-index", "cuckoo"],
+        ["--background-routing", "random"],
+        ["--background-load", "0"],
+        ["--background-load", "1.5"],
+        ["--background-message", "0B"],
+        ["--window", "-1"],
+        ["--rto", "soon"],
+        ["--tenants", "9"],
+    ],
+)
+def test_invalid_model_choices_exit_2_with_one_line(capsys, extra):
+    assert main([*SMALL, *extra]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error:") and "\n" not in err

@@ -1,10 +1,11 @@
 // Hosts: what each sends next (control first, then its allreduce data, or congestion traffic),
 // what it does with what it receives, and the data whose sums are checked.
 #include <algorithm>
+#include <cmath>
 
-#include "sim/packet/engine.hpp"
+#include "sim/innet/engine.hpp"
 
-namespace topocoll::sim::packet {
+namespace topocoll::sim::innet {
 
 std::int32_t Engine::value(int host, std::uint64_t index) const {
   if (index >= elements_) return 0;  // padding of the last block
@@ -93,19 +94,43 @@ bool Engine::next_host_packet(int host, std::uint32_t& p) {
       if (config_.algorithm == Algorithm::canary) {
         while (hs.cursor < blocks_ && leader_of(hs.tenant, hs.cursor) == host) ++hs.cursor;
       }
-      if (hs.cursor < blocks_) {
+      const bool window_open = config_.window_blocks <= 0 || hs.in_flight < config_.window_blocks;
+      if (hs.cursor < blocks_ && window_open) {
         const int b = hs.cursor++;
+        hs.blocks[b].in_window = true;
+        ++hs.in_flight;
         p = config_.algorithm == Algorithm::canary ? canary_packet(host, b)
                                                    : static_packet(host, b);
         return true;
       }
     }
   }
-  if (hs.background && background_hosts_.size() > 1) {
+  if (hs.background && background_hosts_.size() > 1 && background_ready(host)) {
     p = background_packet(host);
     return true;
   }
   return false;
+}
+
+// Below line rate, a congestion host's messages start as a Poisson process whose mean rate is
+// the offered load (a message's wire time / load apart); one that finds the previous still
+// sending waits for it. Between messages the host is idle and wakes at the next start.
+bool Engine::background_ready(int host) {
+  HostState& hs = hosts_[host];
+  if (hs.left > 0 || config_.background_load >= 1 || now_ >= hs.next_message_s) return true;
+  if (!hs.wake_pending) {
+    hs.wake_pending = true;
+    push(hs.next_message_s, Event::host_wake, host);
+  }
+  return false;
+}
+
+double Engine::message_gap_s() {
+  const auto payload = static_cast<std::uint64_t>(4 * config_.elements_per_packet);
+  const std::uint64_t packets = (config_.background_message_bytes + payload - 1) / payload;
+  const double wire_s = static_cast<double>(packets * mtu()) / ports_.front().bandwidth;
+  const double u = (static_cast<double>(background_rng_() >> 11) + 1) * 0x1.0p-53;  // (0, 1]
+  return -std::log(u) * wire_s / config_.background_load;
 }
 
 std::uint32_t Engine::background_packet(int host) {
@@ -130,6 +155,7 @@ std::uint32_t Engine::background_packet(int host) {
       } while (hs.peer == host);
     }
     hs.left = config_.background_message_bytes;
+    if (config_.background_load < 1) hs.next_message_s += message_gap_s();
   }
   hs.left -= std::min(hs.left, payload);
   const std::uint32_t p = pool_.make();
@@ -175,7 +201,11 @@ void Engine::block_done(int host, int block, const std::int32_t* data, std::size
   if (hb.done || hs.tenant < 0) return;
   if (config_.algorithm == Algorithm::canary) sample_rtt(host, block);
   hb.done = true;
-  ++hb.timer;  // cancels the retransmission timer
+  ++hb.timer;          // cancels the retransmission timer
+  if (hb.in_window) {  // a window slot opens
+    hb.in_window = false;
+    if (hs.in_flight-- == config_.window_blocks) try_send(topo_.host_up(host));
+  }
   const Tenant& t = tenants_[hs.tenant];
   const auto e = static_cast<std::size_t>(config_.elements_per_packet);
   if (data == nullptr || length != e ||
@@ -191,4 +221,4 @@ void Engine::host_finished(int host) {
   if (++tenants_done_ == static_cast<int>(tenants_.size())) all_done_ = true;
 }
 
-}  // namespace topocoll::sim::packet
+}  // namespace topocoll::sim::innet

@@ -1,11 +1,13 @@
 #pragma once
-// The packet-level engine: discrete events on a heap, MTU-sized packets, output-queued switch
-// ports with finite buffers, serialization + per-hop latency, lossless (credits on each input
-// buffer) or lossy (tail drop), up/down routing on a 2-level fat tree with the adaptive up-port
-// rule of canary-fgcs24 5.2 (or ECMP). The allreduce algorithms (canary.cpp, static_tree.cpp,
-// ring.cpp) and the congestion traffic (hosts.cpp) are methods of the same class, each in its
-// own file. Determinism: one seeded generator per purpose, no iteration over unordered
-// containers, ties in the heap broken by insertion order.
+// The in-network collectives' packet engine (src/sim/innet; host-based schedules have their own
+// packet model in src/sim/packet_network.*): discrete events on a heap, MTU-sized packets,
+// output-queued switch ports with finite buffers, serialization + per-hop latency, lossless
+// (credits on each input buffer) or lossy (tail drop), up/down routing on a 2-level fat tree
+// with the adaptive up-port rule of canary-fgcs24 5.2 (or ECMP). The allreduce algorithms
+// (canary.cpp, static_tree.cpp, ring.cpp) and the congestion traffic (hosts.cpp) are methods of
+// the same class, each in its own file; another in-network scheme is one more such file.
+// Determinism: one seeded generator per purpose, no iteration over unordered containers, ties in
+// the heap broken by insertion order.
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -15,12 +17,12 @@
 #include <vector>
 
 #include "sim/event_heap.hpp"
-#include "sim/packet/descriptor_table.hpp"
-#include "sim/packet/innet_config.hpp"
-#include "sim/packet/packet.hpp"
+#include "sim/innet/descriptor_table.hpp"
+#include "sim/innet/innet_config.hpp"
+#include "sim/innet/packet.hpp"
 #include "topology/fattree.hpp"
 
-namespace topocoll::sim::packet {
+namespace topocoll::sim::innet {
 
 // Ordering key of events: time, then insertion order (a total order: reproducible runs).
 struct EventKey {
@@ -33,7 +35,7 @@ struct EventKey {
 
 // Events live in the heap itself (32 bytes, no side array to chase on every pop).
 struct Event {
-  enum Type : std::uint8_t { tx_done, arrive, switch_timer, host_timer, fault };
+  enum Type : std::uint8_t { tx_done, arrive, switch_timer, host_timer, fault, host_wake };
   EventKey time{};        // EventHeap compares `.time`
   int a = 0;              // link, switch or host
   int b = 0;              // block / fault index / (tenant << 8 | attempt)
@@ -96,17 +98,21 @@ struct Port {  // the output queue of one directed link
   std::uint64_t queued = 0;
   bool busy = false;
   bool failed = false;
-  std::int64_t credits = 0;    // input credits: free bytes in the input buffer at the far end
-  std::uint64_t reserved = 0;  // output flow control: bytes on their way into this queue
-  bool blocked = false;        // output flow control: head waits for room at the next switch
-  std::vector<int> waiting;    // output flow control: links whose head waits for room here
-  std::uint64_t bytes_sent = 0;
+  std::int64_t credits = 0;      // input credits: free bytes in the input buffer at the far end
+  std::uint64_t reserved = 0;    // output flow control: bytes on their way into this queue
+  bool blocked = false;          // output flow control: head waits for room at the next switch
+  std::vector<int> waiting;      // output flow control: links whose head waits for room here
+  std::uint64_t bytes_sent = 0;  // until every allreduce finished
+  double busy_s = 0;             // transmitting, until every allreduce finished
+  double last_start_s = 0;       // the last of those transmissions (clipped to the run's span)
+  double last_end_s = 0;
 };
 
 struct HostBlock {  // Canary/static state of one block at one host
   std::uint8_t attempt = 0;
   bool sent = false;
-  int sent_attempt = -1;  // the attempt last sent: a second restart notice must not resend it
+  bool in_window = false;  // counted in the host's blocks in flight
+  int sent_attempt = -1;   // the attempt last sent: a second restart notice must not resend it
   bool done = false;
   bool fallback = false;
   std::uint32_t timer = 0;    // generation of the live retransmission timer
@@ -154,6 +160,7 @@ struct HostState {
   int rank = 0;
   int cursor = 0;  // next block to send
   int done_blocks = 0;
+  int in_flight = 0;  // blocks sent whose result has not come back (the window)
   std::vector<HostBlock> blocks;
   std::deque<std::uint32_t> control;  // packets ready to go out before data
   std::deque<int> resend;             // blocks to send again (restart / fallback)
@@ -167,6 +174,8 @@ struct HostState {
   int message = 0;  // permutation traffic: messages started
   int peer = -1;
   std::uint64_t left = 0;
+  double next_message_s = 0;  // offered load below line rate: when the next message starts
+  bool wake_pending = false;
 };
 
 class Engine {
@@ -196,7 +205,9 @@ class Engine {
   void forward(int node, std::uint32_t p);  // route toward pkt.dst
   int route(int node, const Packet& pk);
   int up_port(int leaf, const Packet& pk, int default_spine, int dst_leaf);
+  [[nodiscard]] BackgroundRouting routing_of(const Packet& pk) const;
   void apply_fault(int index);
+  [[nodiscard]] DescriptorTable new_table(int switch_index) const;
   [[nodiscard]] bool is_host(int node) const { return node < host_count_; }
   [[nodiscard]] int leaf_node(int host) const { return host_count_ + topo_.leaf_of(host); }
   [[nodiscard]] int port_index(int link) const { return port_of_in_link_[link]; }
@@ -215,6 +226,8 @@ class Engine {
   void block_done(int host, int block, const std::int32_t* data, std::size_t length);
   void host_finished(int host);
   std::uint32_t background_packet(int host);
+  bool background_ready(int host);
+  [[nodiscard]] double message_gap_s();
   void setup_tenants(const std::vector<int>& participants);
 
   // --- Canary (canary.cpp)
@@ -254,6 +267,7 @@ class Engine {
   int blocks_;
   std::uint64_t elements_;  // per allreduce
   double horizon_;
+  double rto_s_;  // the host timer's minimum: --rto, or the worst-case round trip
   double now_ = 0;
   bool all_done_ = false;
   std::uint64_t seq_ = 0;
@@ -279,10 +293,11 @@ class Engine {
   int tenants_done_ = 0;
 };
 
-// Checks the request (UnsupportedRequest on bad values), draws the allocation of hosts to
-// tenants and congestion from the seed, and runs.
+// Checks the request (UnsupportedRequest on bad values, and on runs beyond the memory and time
+// limits unless config.force), draws the allocation of hosts to tenants and congestion from the
+// seed, and runs.
 InnetResult run_innet(const topo::Topology& topology, const InnetConfig& config);
 // The checks alone (the CLI validates every request before long runs start).
 const topo::FatTreeTopology& check_innet(const topo::Topology& topology, const InnetConfig& config);
 
-}  // namespace topocoll::sim::packet
+}  // namespace topocoll::sim::innet

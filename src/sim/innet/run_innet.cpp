@@ -2,9 +2,10 @@
 #include <string>
 
 #include "core/registry.hpp"
-#include "sim/packet/engine.hpp"
+#include "sim/innet/bounds.hpp"
+#include "sim/innet/engine.hpp"
 
-namespace topocoll::sim::packet {
+namespace topocoll::sim::innet {
 
 namespace {
 
@@ -14,7 +15,9 @@ void check(bool ok, const std::string& message) {
 
 void check_config(const topo::FatTreeTopology& t, const InnetConfig& c) {
   const int hosts = t.host_count();
-  check(c.tenants >= 1, "--tenants " + std::to_string(c.tenants) + " must be >= 1");
+  check(c.tenants >= 1 && 2 * static_cast<long long>(c.tenants) <= hosts,
+        "--tenants " + std::to_string(c.tenants) + " out of range; accepted: 1.." +
+            std::to_string(hosts / 2) + " on " + t.spec() + " (at least 2 hosts per tenant)");
   check(c.hosts >= 2 * c.tenants && c.hosts <= hosts,
         "--hosts " + std::to_string(c.hosts) +
             " out of range; accepted: " + std::to_string(2 * c.tenants) + ".." +
@@ -23,7 +26,6 @@ void check_config(const topo::FatTreeTopology& t, const InnetConfig& c) {
   check(c.elements_per_packet >= 1 && c.elements_per_packet <= 4096,
         "elements per packet must be 1..4096");
   check(c.timeout_s > 0, "--timeout must be > 0, e.g. 1us");
-  check(c.rto_s > 0, "--rto must be > 0, e.g. 200us");
   check(c.table_entries >= 1, "--table-entries must be >= 1");
   check(!c.partition_table || c.table_entries >= c.tenants,
         "a partitioned table needs --table-entries >= --tenants");
@@ -35,7 +37,13 @@ void check_config(const topo::FatTreeTopology& t, const InnetConfig& c) {
   check(
       c.buffer_bytes >= static_cast<std::uint64_t>(4 * c.elements_per_packet + c.header_bytes + 8),
       "--buffer must hold at least one packet");
-  check(c.background_message_bytes >= 1, "background message size must be >= 1B");
+  check(c.background_message_bytes >= 1, "--background-message must be >= 1B");
+  check(c.background_load > 0 && c.background_load <= 1,
+        "--background-load must be in (0, 1] (a fraction of line rate)");
+  check(c.window_blocks >= 0, "--window must be >= 0 (0: unbounded)");
+  check(c.rto_s >= 0, "--rto must be > 0 or auto");
+  check(c.table_index != TableIndex::static_slots || c.table_entries >= c.tenants,
+        "the static table index gives each tenant a share: --table-entries must be >= --tenants");
   for (int node = t.host_count(); node < t.node_count(); ++node)
     check(t.out_links(node).size() <= 256, "switches of more than 256 ports are not supported");
 }
@@ -50,9 +58,7 @@ const topo::FatTreeTopology& check_innet(const topo::Topology& topology,
         "fattree:radix=K");
   check_config(*fattree, config);
   const int switches = topology.node_count() - topology.host_count();
-  const double bandwidth = topology.links().front().bandwidth_bytes_per_s;
-  const double horizon =
-      config.max_time_s > 0 ? config.max_time_s : default_horizon_s(config, bandwidth);
+  const double horizon = horizon_s(*fattree, config);
   for (const Fault& f : config.faults) {
     check(f.time_s >= 0 && f.time_s <= horizon, "failure time " + std::to_string(f.time_s) +
                                                     " s is past the end of the run (" +
@@ -69,6 +75,7 @@ const topo::FatTreeTopology& check_innet(const topo::Topology& topology,
           "failed link " + topology.links()[static_cast<std::size_t>(std::max(0, f.link))].label +
               " connects a host; accepted: a cable between two switches, e.g. leaf0->spine1");
   }
+  check_limits(*fattree, config);
   return *fattree;
 }
 
@@ -85,4 +92,4 @@ InnetResult run_innet(const topo::Topology& topology, const InnetConfig& config)
   return engine.run();
 }
 
-}  // namespace topocoll::sim::packet
+}  // namespace topocoll::sim::innet

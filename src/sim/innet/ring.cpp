@@ -3,9 +3,9 @@
 // host. A host keeps only the chunks in flight; final chunks are checked when they arrive.
 #include <algorithm>
 
-#include "sim/packet/engine.hpp"
+#include "sim/innet/engine.hpp"
 
-namespace topocoll::sim::packet {
+namespace topocoll::sim::innet {
 
 std::uint64_t Engine::chunk_begin(int tenant, int chunk) const {
   const auto p = static_cast<std::uint64_t>(tenants_[tenant].hosts.size());
@@ -107,4 +107,4 @@ void Engine::ring_step_complete(int host, int step, std::vector<std::int32_t>& d
   try_send(topo_.host_up(host));
 }
 
-}  // namespace topocoll::sim::packet
+}  // namespace topocoll::sim::innet

@@ -1,9 +1,11 @@
-#include "sim/packet/engine.hpp"
+#include "sim/innet/engine.hpp"
 
 #include <algorithm>
 #include <limits>
 
-namespace topocoll::sim::packet {
+#include "sim/innet/bounds.hpp"
+
+namespace topocoll::sim::innet {
 
 namespace {
 double uniform01(std::mt19937_64& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
@@ -41,22 +43,30 @@ Engine::Engine(const topo::FatTreeTopology& topology, const InnetConfig& config,
   node_failed_.assign(static_cast<std::size_t>(topo_.node_count()), false);
   const int switches = topo_.node_count() - host_count_;
   tables_.reserve(static_cast<std::size_t>(switches));
-  for (int s = 0; s < switches; ++s)
-    tables_.emplace_back(config_.table_entries, config_.tenants, config_.partition_table);
-  static_state_.resize(static_cast<std::size_t>(switches));
   elements_ = (config_.size_bytes + 3) / 4;
   const auto e = static_cast<std::uint64_t>(config_.elements_per_packet);
   blocks_ = static_cast<int>((elements_ + e - 1) / e);
-  const double bandwidth = links.front().bandwidth_bytes_per_s;
-  horizon_ = config_.max_time_s > 0 ? config_.max_time_s : default_horizon_s(config_, bandwidth);
+  for (int s = 0; s < switches; ++s) tables_.push_back(new_table(s));
+  static_state_.resize(static_cast<std::size_t>(switches));
+  horizon_ = horizon_s(topo_, config_);
+  rto_s_ = base_rto_s(topo_, config_);
+  result_.rto_s = rto_s_;
   hosts_.resize(static_cast<std::size_t>(host_count_));
   for (int h = 0; h < host_count_; ++h)
     host_keys_.push_back(mix64(config_.seed ^ (static_cast<std::uint64_t>(h) << 40)));
   setup_tenants(participants);
   if (config_.congestion) {
     background_hosts_ = congestion;
-    for (int h : congestion) hosts_[h].background = true;
+    for (int h : congestion) {
+      hosts_[h].background = true;
+      if (config_.background_load < 1) hosts_[h].next_message_s = message_gap_s();  // random start
+    }
   }
+}
+
+DescriptorTable Engine::new_table(int switch_index) const {
+  return DescriptorTable(config_.table_entries, config_.tenants, config_.partition_table,
+                         config_.table_index, mix64(config_.seed * 13 + 5 + switch_index), blocks_);
 }
 
 void Engine::push(double t, Event::Type type, int a, int b, std::uint32_t pkt) {
@@ -183,12 +193,17 @@ void Engine::try_send(int link) {
   wait_sum_[port.hop][background] += now_ - pk.queued_s;
   ++wait_count_[port.hop][background];
   port.busy = true;
-  port.bytes_sent += pk.bytes;
   double start = now_;
   if (is_host(l.from) && config_.noise_probability > 0 &&
       uniform01(noise_rng_) < config_.noise_probability)
     start += config_.noise_delay_s;  // canary-fgcs24 5.2.5: host noise
   const double done = start + pk.bytes / l.bandwidth;
+  if (!all_done_) {  // utilization counts the allreduces' span only
+    port.bytes_sent += pk.bytes;
+    port.busy_s += done - start;
+    port.last_start_s = start;
+    port.last_end_s = done;
+  }
   push(done, Event::tx_done, link);
   // arrivals of a link come in sending order: only the first waits in the heap
   const EventKey arrive{done + l.latency_s, seq_++};
@@ -268,13 +283,17 @@ int Engine::up_port(int leaf, const Packet& pk, int default_spine, int dst_leaf)
     return !ports_[topo_.leaf_up(leaf_index, s)].failed &&
            !ports_[topo_.leaf_up(dst_leaf - host_count_, s) + 1].failed;
   };
-  if (config_.ecmp) {
-    // one path per (source, destination) pair; the next usable spine when it is down
-    const int hashed = static_cast<int>(
-        mix64((static_cast<std::uint64_t>(pk.src) << 32) ^ static_cast<std::uint64_t>(pk.dst)) %
-        static_cast<std::uint64_t>(spines_));
+  const BackgroundRouting routing = routing_of(pk);
+  if (routing != BackgroundRouting::adaptive) {
+    // oblivious: one spine per (source, destination) pair (ecmp) or per destination (the
+    // default port); the next usable spine when it is down
+    const int first = routing == BackgroundRouting::default_port
+                          ? default_spine
+                          : static_cast<int>(mix64((static_cast<std::uint64_t>(pk.src) << 32) ^
+                                                   static_cast<std::uint64_t>(pk.dst)) %
+                                             static_cast<std::uint64_t>(spines_));
     for (int i = 0; i < spines_; ++i) {
-      const int s = (hashed + i) % spines_;
+      const int s = (first + i) % spines_;
       if (usable(s)) return topo_.leaf_up(leaf_index, s);
     }
     return -1;
@@ -293,6 +312,11 @@ int Engine::up_port(int leaf, const Packet& pk, int default_spine, int dst_leaf)
     }
   }
   return best;
+}
+
+BackgroundRouting Engine::routing_of(const Packet& pk) const {
+  if (pk.kind == Kind::background) return config_.background_routing;
+  return config_.ecmp ? BackgroundRouting::ecmp : BackgroundRouting::adaptive;
 }
 
 int Engine::route(int node, const Packet& pk) {
@@ -326,8 +350,7 @@ void Engine::apply_fault(int index) {
     // what the switch held in its descriptors is lost with it
     for (std::uint32_t acc : tables_[f.node - host_count_].accumulators())
       pool_.payloads().unref(acc);
-    tables_[f.node - host_count_] =
-        DescriptorTable(config_.table_entries, config_.tenants, config_.partition_table);
+    tables_[f.node - host_count_] = new_table(f.node - host_count_);
   }
 }
 
@@ -350,6 +373,10 @@ void Engine::dispatch(const Event& e) {
       break;
     case Event::host_timer: canary_host_timer(e.a, e.b, e.pkt); break;
     case Event::fault: apply_fault(e.b); break;
+    case Event::host_wake:
+      hosts_[e.a].wake_pending = false;
+      try_send(topo_.host_up(e.a));
+      break;
   }
 }
 
@@ -387,8 +414,11 @@ InnetResult Engine::run() {
   double sum = 0;
   const auto& links = topo_.links();
   for (std::size_t l = 0; l < links.size(); ++l) {
-    const double u =
-        static_cast<double>(ports_[l].bytes_sent) / (links[l].bandwidth_bytes_per_s * span);
+    const Port& port = ports_[l];
+    // the last transmission may run past the span (a horizon cuts it, or the run ended)
+    const double overshoot = std::max(0.0, port.last_end_s - std::max(span, port.last_start_s));
+    const double busy = std::max(0.0, port.busy_s - overshoot);
+    const double u = span > 0 ? std::min(1.0, busy / span) : 0.0;
     sum += u;
     if (config_.link_stats)
       result_.links.push_back(LinkUse{static_cast<int>(l), ports_[l].bytes_sent, u});
@@ -404,4 +434,4 @@ InnetResult Engine::run() {
   return result_;
 }
 
-}  // namespace topocoll::sim::packet
+}  // namespace topocoll::sim::innet

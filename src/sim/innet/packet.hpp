@@ -7,7 +7,7 @@
 #include <memory>
 #include <vector>
 
-namespace topocoll::sim::packet {
+namespace topocoll::sim::innet {
 
 inline constexpr std::uint32_t kNone = 0xffffffffU;
 
@@ -150,4 +150,4 @@ class PacketPool {
   std::vector<std::uint32_t> free_;
 };
 
-}  // namespace topocoll::sim::packet
+}  // namespace topocoll::sim::innet

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "sim/packet/engine.hpp"
+#include "sim/innet/engine.hpp"
 
-namespace topocoll::sim::packet {
+namespace topocoll::sim::innet {
 
 namespace {
 void add_into(std::vector<std::int32_t>& acc, const std::int32_t* data, std::size_t length) {
@@ -31,13 +31,14 @@ int Engine::leader_of(int tenant, int block) const {
 
 // 3.3 says hosts time every block but not for how long. A fixed timer shorter than a block's
 // latency under congestion makes a storm of spurious requests and restarts (260,075 requests
-// in the 512-host congested run with a fixed 200 us), so the timer follows TCP's rules
-// (RFC 6298): RTO = max(--rto, SRTT + 4 RTTVAR) from the host's measured block round trips
+// in the 512-host congested run with a fixed 200 us). The minimum is the network's worst-case
+// round trip (bounds.cpp) unless --rto sets it; above it the timer follows TCP's rules
+// (RFC 6298): RTO = max(minimum, SRTT + 4 RTTVAR) from the host's measured block round trips
 // (send to result, Karn: only blocks whose timer never expired), doubled on every expiry of
 // the same block.
 double Engine::host_rto(int host, int expiries) const {
   const HostState& hs = hosts_[host];
-  double rto = config_.rto_s;
+  double rto = rto_s_;
   if (!config_.adaptive_rto) return rto;
   if (hs.rtt_sampled) rto = std::max(rto, hs.srtt + 4 * hs.rttvar);
   return std::ldexp(rto, std::min(expiries, 30));
@@ -48,6 +49,7 @@ void Engine::sample_rtt(int host, int block) {
   const HostBlock& hb = hs.blocks[block];
   if (hb.expiries != 0 || !hb.sent) return;  // Karn's rule
   const double r = now_ - hb.sent_s;
+  result_.max_block_rtt_s = std::max(result_.max_block_rtt_s, r);
   if (!hs.rtt_sampled) {
     hs.srtt = r;
     hs.rttvar = r / 2;
@@ -65,8 +67,7 @@ void Engine::arm_host_timer(int host, int block) {
   if (hb.expiries == 0) {
     // The first check of every timer comes after the same --rto, so the FIFO stays sorted by
     // (time, seq); canary_host_timer postpones it when the host's RTO has grown.
-    host_timers_.push_back(
-        HostTimer{EventKey{now_ + config_.rto_s, seq_++}, host, block, hb.timer});
+    host_timers_.push_back(HostTimer{EventKey{now_ + rto_s_, seq_++}, host, block, hb.timer});
     return;
   }
   push(now_ + host_rto(host, hb.expiries), Event::host_timer, host, block, hb.timer);
@@ -103,7 +104,7 @@ void Engine::canary_switch(int sw, std::uint32_t p) {
   Descriptor* d = table.at(pk.id, pk.tenant);
   // A descriptor whose broadcast never came (a loss) would hold its entry forever; after a
   // host retransmission period its block has been restarted, so the entry is reclaimed.
-  if (d != nullptr && d->id != pk.id && now_ - d->created_s > config_.rto_s) {
+  if (d != nullptr && d->id != pk.id && now_ - d->created_s > rto_s_) {
     payloads.unref(d->accumulator);
     table.free(pk.id, pk.tenant);
     d = nullptr;
@@ -284,7 +285,7 @@ void Engine::canary_leader(int host, std::uint32_t p) {
       } else if (pk.attempt < lb.attempt) {
         send_to_host(host, pk.src, Kind::failure_notice, pk.tenant, pk.block, lb.attempt, nullptr,
                      lb.fallback ? 1 : 0);
-      } else if (now_ - lb.attempt_start > config_.rto_s) {
+      } else if (now_ - lb.attempt_start > rto_s_) {
         leader_restart(pk.tenant, pk.block);
       }
       return;
@@ -355,4 +356,4 @@ void Engine::leader_restart(int tenant, int block) {
                    lb.fallback ? 1 : 0);
 }
 
-}  // namespace topocoll::sim::packet
+}  // namespace topocoll::sim::innet

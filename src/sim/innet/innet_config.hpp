@@ -6,15 +6,30 @@
 #include <string>
 #include <vector>
 
-namespace topocoll::sim::packet {
+namespace topocoll::sim::innet {
 
 enum class Algorithm { canary, static_trees, ring };
+
+// How a switch maps a Canary block id to a descriptor-table entry (descriptor_table.hpp).
+enum class TableIndex { static_slots, per_switch_hash, shared_hash };
+
+// How a leaf picks the up port of a congestion packet. The paper gives one rule for "packets"
+// (5.2); whether the congestion application's packets follow it is not said.
+enum class BackgroundRouting {
+  adaptive,      // the rule of 5.2: the default up port unless its queue is over half full
+  ecmp,          // a hash of (source, destination): oblivious, one path per pair
+  default_port,  // the default up port (destination modulo the spines) always: oblivious
+};
 
 struct Fault {
   int node = -1;  // a switch (node id) or -1
   int link = -1;  // a link id (both directions fail) or -1
   double time_s = 0;
 };
+
+inline constexpr double kDefaultBackgroundLoad = 0.2;
+inline constexpr BackgroundRouting kDefaultBackgroundRouting = BackgroundRouting::default_port;
+inline constexpr int kDefaultWindowBlocks = 256;
 
 struct InnetConfig {
   Algorithm algorithm = Algorithm::canary;
@@ -40,12 +55,23 @@ struct InnetConfig {
   // host", canary-fgcs24 5.2); false: every message goes to a uniformly random peer (incast).
   bool background_permutation = true;
   std::uint64_t background_message_bytes = 64 << 10;  // a congestion host changes peer after
-  double timeout_s = 1e-6;                            // Canary switch timer
-  double rto_s = 200e-6;                              // host retransmission timer (minimum)
-  bool adaptive_rto = true;      // RFC 6298 estimate and backoff above rto_s; false: fixed rto_s
-  int max_attempts = 3;          // then host-based fallback
-  int table_entries = 32768;     // descriptors per switch (5.1)
-  bool partition_table = false;  // static share per tenant (3.2.1)
+  // Offered load of each congestion host, as a fraction of its line rate: messages start as a
+  // Poisson process of that mean rate (1: back to back). Default: fitted to the mean link
+  // utilization of canary-fgcs24 Fig. 7b (docs/innet.md, "Background traffic").
+  double background_load = kDefaultBackgroundLoad;
+  BackgroundRouting background_routing = kDefaultBackgroundRouting;
+  double timeout_s = 1e-6;  // Canary switch timer
+  // Host retransmission timer (minimum). 0: derived from the network's worst-case block round
+  // trip (worst_case_rtt_s), so that a lossless run without failures never retransmits.
+  double rto_s = 0;
+  bool adaptive_rto = true;  // RFC 6298 estimate and backoff above rto_s; false: fixed rto_s
+  // Blocks a host has sent whose result has not come back, at most (Canary and static trees);
+  // 0: unbounded. Bounds the skew between hosts, and with it every block's round trip.
+  int window_blocks = kDefaultWindowBlocks;
+  int max_attempts = 3;       // then host-based fallback
+  int table_entries = 32768;  // descriptors per switch (5.1)
+  TableIndex table_index = TableIndex::static_slots;
+  bool partition_table = false;  // hash indexes: a static share per tenant (3.2.1)
   double drop_probability = 0;
   double noise_probability = 0;  // per packet sent by a host: delay it by noise_delay_s
   double noise_delay_s = 1e-6;
@@ -53,18 +79,8 @@ struct InnetConfig {
   std::vector<Fault> faults;
   std::uint64_t seed = 1;
   bool link_stats = false;
+  bool force = false;  // run even beyond the memory and time limits (estimate_innet)
 };
-
-// The simulated time after which a run stops unfinished when `max_time_s` is 0. Generous for
-// every algorithm: in-network allreduces end within a few times size / bandwidth unless
-// something goes wrong (20x, plus 500 us for latency and timers); a ring's 2(P-1) steps each
-// wait a round trip through the congested network, so it gets 50 us more per step.
-inline double default_horizon_s(const InnetConfig& c, double bandwidth_bytes_per_s) {
-  double horizon = 20.0 * static_cast<double>(c.size_bytes) / bandwidth_bytes_per_s + 500e-6;
-  if (c.algorithm == Algorithm::ring && c.tenants > 0)
-    horizon += 2.0 * std::max(0, c.hosts / c.tenants - 1) * 50e-6;
-  return horizon;
-}
 
 struct LinkUse {
   int link = 0;
@@ -90,7 +106,9 @@ struct InnetResult {
   std::uint64_t drops = 0;
   std::uint64_t mismatches = 0;
   std::uint64_t peak_packets = 0;
-  double mean_link_utilization = 0;
+  double rto_s = 0;                  // the host timer's minimum this run used
+  double max_block_rtt_s = 0;        // the longest block round trip (send to result) a host saw
+  double mean_link_utilization = 0;  // busy time / span, mean over every directed link
   // Mean time a packet waited in an output queue (blocked heads included) per hop, for the
   // allreduce's packets and for the congestion traffic: where the allreduce loses its time.
   // Hops: 0 host->leaf, 1 leaf->spine, 2 spine->leaf, 3 leaf->host.
@@ -99,4 +117,4 @@ struct InnetResult {
   std::vector<LinkUse> links;
 };
 
-}  // namespace topocoll::sim::packet
+}  // namespace topocoll::sim::innet

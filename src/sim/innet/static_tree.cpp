@@ -2,9 +2,9 @@
 // one tree, PANAMA-like with N trees used round-robin per block): every tree is rooted at a
 // randomly drawn spine, leaves wait for exactly their hosts and the root for every leaf, on
 // fixed paths. Static trees own reserved switch state, so they never collide.
-#include "sim/packet/engine.hpp"
+#include "sim/innet/engine.hpp"
 
-namespace topocoll::sim::packet {
+namespace topocoll::sim::innet {
 
 std::uint32_t Engine::static_packet(int host, int block) {
   HostState& hs = hosts_[host];
@@ -86,4 +86,4 @@ void Engine::static_switch(int sw, std::uint32_t p) {
   pool_.release(q);
 }
 
-}  // namespace topocoll::sim::packet
+}  // namespace topocoll::sim::innet

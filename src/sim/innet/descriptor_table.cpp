@@ -1,6 +1,6 @@
-#include "sim/packet/descriptor_table.hpp"
+#include "sim/innet/descriptor_table.hpp"
 
-namespace topocoll::sim::packet {
+namespace topocoll::sim::innet {
 
 std::uint64_t mix64(std::uint64_t x) {  // splitmix64 finalizer
   x += 0x9e3779b97f4a7c15ULL;
@@ -11,9 +11,20 @@ std::uint64_t mix64(std::uint64_t x) {  // splitmix64 finalizer
 
 std::size_t DescriptorTable::index(std::uint64_t id, int tenant) const {
   const std::uint64_t n = slots_.size();
-  if (!partitioned_) return mix64(id) % n;
-  const std::uint64_t share = n / static_cast<std::uint64_t>(tenants_);
-  return static_cast<std::uint64_t>(tenant) * share + mix64(id) % share;
+  const std::uint64_t share = partitioned_ ? n / static_cast<std::uint64_t>(tenants_) : n;
+  const std::uint64_t base = partitioned_ ? static_cast<std::uint64_t>(tenant) * share : 0;
+  std::uint64_t key = 0;
+  switch (mapping_) {
+    case TableIndex::static_slots: {
+      // the id's sequence number within its tenant: block ids (attempt, block), block-major
+      const std::uint64_t attempt = (id >> 40) & 0xff, block = id & 0xffffffffffULL;
+      key = attempt * blocks_ + block;
+      break;
+    }
+    case TableIndex::per_switch_hash: key = mix64(id ^ salt_); break;
+    case TableIndex::shared_hash: key = mix64(id); break;
+  }
+  return base + key % share;
 }
 
 Descriptor& DescriptorTable::allocate(std::uint64_t id, int tenant) {
@@ -45,4 +56,4 @@ std::vector<std::uint32_t> DescriptorTable::accumulators() const {
   return out;
 }
 
-}  // namespace topocoll::sim::packet
+}  // namespace topocoll::sim::innet
