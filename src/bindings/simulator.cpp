@@ -45,17 +45,12 @@ nb::dict params_dict(const topo::NetworkParams& p) {
   return d;
 }
 
-// Per host, the smaller of the bandwidth it can inject (sum over its outgoing links) and eject
-// (sum over its incoming links): what bounds a collective's bandwidth term.
+// Per host, what it can inject for a collective (Topology::host_injection_bandwidth): what
+// bounds a collective's bandwidth term.
 std::vector<double> host_bandwidths(const topo::Topology& t) {
-  std::vector<double> out(static_cast<std::size_t>(t.node_count()), 0.0);
-  std::vector<double> in(out.size(), 0.0);
-  for (const auto& link : t.links()) {
-    out[static_cast<std::size_t>(link.from)] += link.bandwidth_bytes_per_s;
-    in[static_cast<std::size_t>(link.to)] += link.bandwidth_bytes_per_s;
-  }
   std::vector<double> result(static_cast<std::size_t>(t.host_count()));
-  for (std::size_t h = 0; h < result.size(); ++h) result[h] = std::min(out[h], in[h]);
+  for (int h = 0; h < t.host_count(); ++h)
+    result[static_cast<std::size_t>(h)] = t.host_injection_bandwidth(h);
   return result;
 }
 

@@ -1,5 +1,6 @@
 #include "topology/hyperx.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -40,6 +41,12 @@ HyperXTopology::HyperXTopology(std::string spec, const NetworkParams& params, st
       }
     }
   }
+}
+
+double HyperXTopology::host_injection_bandwidth(int) const {
+  double ports = 0;
+  for (int size : grid_dims()) ports += std::min(2, size - 1);
+  return ports * params().bandwidth_bytes_per_s;
 }
 
 }  // namespace topocoll::topo

@@ -28,6 +28,10 @@ class HyperXTopology : public Topology {
   }
 
   [[nodiscard]] static long long link_count(const std::vector<int>& dims);
+  // Two ports per dimension (one per direction, as on a torus of the same shape), not one per
+  // cable: HyperX as a HammingMesh of 1x1 boards (swing-nsdi24.txt 5.4.2), whose hosts have
+  // 2D ports. A dimension of size 2 has one cable.
+  [[nodiscard]] double host_injection_bandwidth(int host) const override;
 
  private:
   std::vector<int> strides_;

@@ -1,5 +1,6 @@
 #include "topology/topology.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -31,6 +32,25 @@ int Topology::add_cable(int a, int b, double bandwidth_bytes_per_s, double laten
 void Topology::reserve(int nodes, long long links) {
   out_.reserve(static_cast<std::size_t>(nodes));
   links_.reserve(static_cast<std::size_t>(links));
+}
+
+double Topology::host_injection_bandwidth(int host) const {
+  // Incoming links are not indexed: they are found among the out-links of the host's
+  // neighbours (every topology here cables both directions).
+  double out = 0, in = 0;
+  std::vector<int> neighbours;
+  for (int id : out_links(host)) {
+    const Link& link = links_[static_cast<std::size_t>(id)];
+    out += link.bandwidth_bytes_per_s;
+    neighbours.push_back(link.to);
+  }
+  std::sort(neighbours.begin(), neighbours.end());
+  neighbours.erase(std::unique(neighbours.begin(), neighbours.end()), neighbours.end());
+  for (int n : neighbours)
+    for (int id : out_links(n))
+      if (links_[static_cast<std::size_t>(id)].to == host)
+        in += links_[static_cast<std::size_t>(id)].bandwidth_bytes_per_s;
+  return std::min(out, in);
 }
 
 }  // namespace topocoll::topo

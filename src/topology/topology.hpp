@@ -44,6 +44,10 @@ class Topology {
   // networks without a grid shape.
   [[nodiscard]] const std::vector<int>& grid_dims() const { return grid_dims_; }
   [[nodiscard]] const NetworkParams& params() const { return params_; }
+  // What a host can inject into the network for one collective: the smaller of the sums of
+  // its outgoing and incoming link bandwidths, through the ports the topology gives it (the
+  // "peak" of a collective's bandwidth bound, docs/simulator.md).
+  [[nodiscard]] virtual double host_injection_bandwidth(int host) const;
 
  protected:
   Topology(std::string spec, NetworkParams params) : spec_(std::move(spec)), params_(params) {}

@@ -97,3 +97,14 @@ def test_ring_allreduce_on_a_mesh_waits_for_the_long_way_back(run_cli):
     # mesh:8 has no wrap-around cable: rank 7's message to rank 0 crosses 7 links every step.
     expected = 14 * (MIB / 8 / BANDWIDTH + 7 * HOP)
     assert_closed_form(run_cli, "mesh:8", "ring", expected)
+
+
+def test_hyperx_peak_counts_two_ports_per_dimension(run_cli):
+    # A host of hyperx:64x64 has 126 cables; a collective's peak counts 2 per dimension.
+    code, out, err = run_cli(
+        "sim", "--topology", "hyperx:4x8", "--collective", "allreduce", "--algorithm", "ring",
+        "--size", "1MiB", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["host_bandwidth_gbps"] == pytest.approx(4 * 400)
