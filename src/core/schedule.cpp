@@ -46,9 +46,7 @@ std::uint64_t Schedule::next_serial() {
 // The one-lane defaults: a schedule that overrides step_count and build_step has lane 0 only.
 int Schedule::lane_count(int) const { return 1; }
 
-int Schedule::lane_step_count(int rank, int lane) const {
-  return lane == 0 ? step_count(rank) : 0;
-}
+int Schedule::lane_step_count(int rank, int lane) const { return lane == 0 ? step_count(rank) : 0; }
 
 void Schedule::build_lane_step(int rank, int lane, int step, Step& out) const {
   if (lane == 0) build_step(rank, step, out);
@@ -79,8 +77,7 @@ std::vector<Step> Schedule::steps_of(int rank) const {
 
 std::vector<Step> Schedule::lane_steps_of(int rank, int lane) const {
   std::vector<Step> steps(static_cast<std::size_t>(lane_step_count(rank, lane)));
-  for (int k = 0; k < static_cast<int>(steps.size()); ++k)
-    build_lane_step(rank, lane, k, steps[k]);
+  for (int k = 0; k < static_cast<int>(steps.size()); ++k) build_lane_step(rank, lane, k, steps[k]);
   return steps;
 }
 

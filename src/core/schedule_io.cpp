@@ -215,7 +215,6 @@ ScheduleInfo info_from_json(const json& doc) {
   return info;
 }
 
-
 json step_to_json(const Step& s, bool with_dependencies) {
   json ops = json::array();
   for (const Operation& op : s.ops) ops.push_back(op_to_json(op));
@@ -246,9 +245,8 @@ Step step_from_json(const json& value, const ScheduleInfo& info, int rank, bool 
       for (const auto& pair : *it) {
         if (!pair.is_array() || pair.size() != 2)
           at_step.fail("'after' must be a list of [lane, step] pairs");
-        step.after.push_back(
-            {static_cast<int>(integer(pair[0], "after", at_step, 0, kMaxPorts)),
-             static_cast<int>(integer(pair[1], "after", at_step, 0, 1 << 30))});
+        step.after.push_back({static_cast<int>(integer(pair[0], "after", at_step, 0, kMaxPorts)),
+                              static_cast<int>(integer(pair[1], "after", at_step, 0, 1 << 30))});
       }
     }
   }
@@ -263,13 +261,13 @@ Step step_from_json(const json& value, const ScheduleInfo& info, int rank, bool 
   return step;
 }
 
-std::vector<Step> steps_from_json(const json& steps, const ScheduleInfo& info, int rank,
-                                  bool lanes, const std::string& where) {
+std::vector<Step> steps_from_json(const json& steps, const ScheduleInfo& info, int rank, bool lanes,
+                                  const std::string& where) {
   if (!steps.is_array()) Where{where}.fail("steps must be a list");
   std::vector<Step> out;
   for (std::size_t k = 0; k < steps.size(); ++k)
-    out.push_back(step_from_json(steps[k], info, rank, lanes,
-                                 Where{where + " step " + std::to_string(k)}));
+    out.push_back(
+        step_from_json(steps[k], info, rank, lanes, Where{where + " step " + std::to_string(k)}));
   return out;
 }
 

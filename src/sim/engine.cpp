@@ -223,8 +223,8 @@ bool Engine::post(int lane, double now) {
   if (depth_ == scratch_.size()) scratch_.emplace_back();
   Step& step = scratch_[depth_];
   step.clear();
-  schedule_.build_lane_step(rank, lane - ranks_[static_cast<std::size_t>(rank)].first_lane,
-                            ls.step, step);
+  schedule_.build_lane_step(rank, lane - ranks_[static_cast<std::size_t>(rank)].first_lane, ls.step,
+                            step);
   if (!dependencies_met(lane, step)) {
     ls.waiting = true;
     return false;
@@ -394,11 +394,11 @@ SimResult Engine::run() {
       if (!simulated(ls.rank) || ls.step == ls.steps) continue;
       const int lane = static_cast<int>(&ls - lanes_.data()) -
                        ranks_[static_cast<std::size_t>(ls.rank)].first_lane;
-      throw std::runtime_error(
-          "the schedule deadlocks: rank " + std::to_string(ls.rank) + " waits forever in step " +
-          std::to_string(ls.step) + " of lane " + std::to_string(lane) +
-          (ls.waiting ? " (for steps of its other lanes)"
-                      : " (a receive without a matching send)"));
+      throw std::runtime_error("the schedule deadlocks: rank " + std::to_string(ls.rank) +
+                               " waits forever in step " + std::to_string(ls.step) + " of lane " +
+                               std::to_string(lane) +
+                               (ls.waiting ? " (for steps of its other lanes)"
+                                           : " (a receive without a matching send)"));
     }
   }
   SimResult result;

@@ -60,8 +60,8 @@ class Engine {
     int rank = 0;
     int step = 0;
     int steps = 0;
-    int pending = 0;     // operations of the current step not yet complete
-    double compute = 0;  // seconds of reductions charged when the communication is done
+    int pending = 0;       // operations of the current step not yet complete
+    double compute = 0;    // seconds of reductions charged when the communication is done
     bool posting = false;  // inside post(): completions are handled when posting ends
     bool waiting = false;  // its next step waits for steps of other lanes
   };
@@ -137,7 +137,7 @@ class Engine {
   std::vector<RankState> ranks_;
   std::vector<LaneState> lanes_;
   std::vector<int> merged_steps_;  // analytic model: per rank, steps of the lock-step view
-  std::deque<Step> scratch_;  // per nesting level of post(): references stay valid
+  std::deque<Step> scratch_;       // per nesting level of post(): references stay valid
   std::size_t depth_ = 0;
   std::vector<SendOp> ops_;
   std::vector<std::uint32_t> free_ops_;

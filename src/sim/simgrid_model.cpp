@@ -87,37 +87,37 @@ Plan make_plan(const Schedule& schedule, const topo::Topology& topology, const t
   for (int r = 0; r < ranks; ++r) {
     const int lanes = schedule.lane_count(r);
     for (int lane = 0; lane < lanes; ++lane) {
-     for (int k = 0; k < schedule.lane_step_count(r, lane); ++k) {
-      step.clear();
-      schedule.build_lane_step(r, lane, k, step);
-      for (const Operation& op : step.ops) {
-        if (lanes > 1 && op.kind == OpKind::recv && op.peer >= 0 && op.peer < ranks)
-          plan.receiving_lane[channel_key(op.peer, r, op.port, ranks)] = lane;
-        if (op.kind != OpKind::send || op.peer == r) continue;
-        if (op.peer < 0 || op.peer >= ranks)
-          throw UnsupportedRequest("rank " + std::to_string(r) + " sends to rank " +
-                                   std::to_string(op.peer) + ", which does not exist");
-        const int ranges = std::max<int>(1, static_cast<int>(op.blocks.range_count()));
-        plan.messages += static_cast<std::uint64_t>(ranges);
-        plan.max_ranges = std::max(plan.max_ranges, ranges);
-        plan.channels.push_back(channel_key(r, op.peer, op.port, ranks));
-        const int src = plan.host_of[static_cast<std::size_t>(r)];
-        const int dst = plan.host_of[static_cast<std::size_t>(op.peer)];
-        auto [it, fresh] = plan.routes.try_emplace(plan.route_key(src, dst));
-        if (!fresh) continue;
-        paths.clear();
-        router.routes(src, dst, paths);
-        if (paths.size() != 1) {
-          throw UnsupportedRequest(
-              "the simgrid model needs single-path routing, but " + router.name() +
-              " routing splits host " + std::to_string(src) + " -> " + std::to_string(dst) +
-              " over " + std::to_string(paths.size()) + " paths; accepted: --routing dor");
+      for (int k = 0; k < schedule.lane_step_count(r, lane); ++k) {
+        step.clear();
+        schedule.build_lane_step(r, lane, k, step);
+        for (const Operation& op : step.ops) {
+          if (lanes > 1 && op.kind == OpKind::recv && op.peer >= 0 && op.peer < ranks)
+            plan.receiving_lane[channel_key(op.peer, r, op.port, ranks)] = lane;
+          if (op.kind != OpKind::send || op.peer == r) continue;
+          if (op.peer < 0 || op.peer >= ranks)
+            throw UnsupportedRequest("rank " + std::to_string(r) + " sends to rank " +
+                                     std::to_string(op.peer) + ", which does not exist");
+          const int ranges = std::max<int>(1, static_cast<int>(op.blocks.range_count()));
+          plan.messages += static_cast<std::uint64_t>(ranges);
+          plan.max_ranges = std::max(plan.max_ranges, ranges);
+          plan.channels.push_back(channel_key(r, op.peer, op.port, ranks));
+          const int src = plan.host_of[static_cast<std::size_t>(r)];
+          const int dst = plan.host_of[static_cast<std::size_t>(op.peer)];
+          auto [it, fresh] = plan.routes.try_emplace(plan.route_key(src, dst));
+          if (!fresh) continue;
+          paths.clear();
+          router.routes(src, dst, paths);
+          if (paths.size() != 1) {
+            throw UnsupportedRequest(
+                "the simgrid model needs single-path routing, but " + router.name() +
+                " routing splits host " + std::to_string(src) + " -> " + std::to_string(dst) +
+                " over " + std::to_string(paths.size()) + " paths; accepted: --routing dor");
+          }
+          it->second.links = paths.front().links;
+          for (int id : it->second.links)
+            it->second.latency_s += topology.links()[static_cast<std::size_t>(id)].latency_s;
         }
-        it->second.links = paths.front().links;
-        for (int id : it->second.links)
-          it->second.latency_s += topology.links()[static_cast<std::size_t>(id)].latency_s;
       }
-     }
     }
     // Keep the channel list small as we go: it only needs each key once.
     if (plan.channels.size() > 4 * static_cast<std::size_t>(ranks) + 1024) {

@@ -64,8 +64,7 @@ TEST(CopyTiming, RoundTripsThroughJson) {
   const std::string text = schedule_to_json(*original);
   EXPECT_NE(text.find("\"reads\":\"after-receives\""), std::string::npos) << text;
   const auto parsed = schedule_from_json(text);
-  for (int r = 0; r < 2; ++r)
-    EXPECT_EQ(parsed->lane_zero(r)[0].ops, original->lane_zero(r)[0].ops);
+  for (int r = 0; r < 2; ++r) EXPECT_EQ(parsed->lane_zero(r)[0].ops, original->lane_zero(r)[0].ops);
   EXPECT_TRUE(verify(*parsed, VerifyOptions{}).ok);
 }
 

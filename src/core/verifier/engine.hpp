@@ -25,8 +25,6 @@
 
 namespace topocoll::detail {
 
-
-
 // Whether `peer` is a torus neighbour of `rank` (wrap-around links included).
 bool torus_adjacent(const std::vector<int>& dims, int rank, int peer);
 // Structural problems of one step that do not depend on data; empty if none.
@@ -245,7 +243,12 @@ class Engine {
         problem = "lane " + std::to_string(d.lane) + " has no step " + std::to_string(d.step) +
                   "; accepted: 0.." + std::to_string(rs.lanes[d.lane].step_count - 1);
       if (!problem.empty())
-        return Finding{Violation::malformed, r, rs.lanes[l].step, -1, "", "",
+        return Finding{Violation::malformed,
+                       r,
+                       rs.lanes[l].step,
+                       -1,
+                       "",
+                       "",
                        lane_prefix(r, l) + "dependency on lane " + std::to_string(d.lane) +
                            " step " + std::to_string(d.step) + ": " + problem};
     }
@@ -270,17 +273,16 @@ class Engine {
   }
 
   bool dependencies_met(const RankState& rs, const Step& s) const {
-    return std::all_of(s.after.begin(), s.after.end(), [&](const Dependency& d) {
-      return rs.lanes[d.lane].step > d.step;
-    });
+    return std::all_of(s.after.begin(), s.after.end(),
+                       [&](const Dependency& d) { return rs.lanes[d.lane].step > d.step; });
   }
 
   // The ports in use at this instant: every lane's posted step together.
   std::optional<Finding> check_instant_ports(int r, int l) const {
     const RankState& rs = ranks_[r];
     const int ports = std::max(1, info_.ports);
-    for (auto [count, direction] : {std::pair{rs.sends_active, "sends"},
-                                    std::pair{rs.recvs_active, "receives"}}) {
+    for (auto [count, direction] :
+         {std::pair{rs.sends_active, "sends"}, std::pair{rs.recvs_active, "receives"}}) {
       if (count <= ports) continue;
       return Finding{Violation::ports_exceeded,
                      r,
@@ -289,8 +291,8 @@ class Engine {
                      "at most " + std::to_string(info_.ports),
                      std::to_string(count),
                      lane_prefix(r, l) + "starts while other lanes run: " + std::to_string(count) +
-                         " concurrent " + direction + " exceed ports = " +
-                         std::to_string(info_.ports)};
+                         " concurrent " + direction +
+                         " exceed ports = " + std::to_string(info_.ports)};
     }
     return std::nullopt;
   }
@@ -362,9 +364,8 @@ class Engine {
                      rop.blocks.to_string(),
                      lane_prefix(recv.rank, recv.lane) + rop.to_string() +
                          " matched the send of rank " + std::to_string(send.rank) + " " +
-                         lane_prefix(send.rank, send.lane) + "step " +
-                         std::to_string(sender.step) + ", which carries blocks " +
-                         sop.blocks.to_string()};
+                         lane_prefix(send.rank, send.lane) + "step " + std::to_string(sender.step) +
+                         ", which carries blocks " + sop.blocks.to_string()};
     }
     // Swap rather than move, so both ranks keep allocated buffers for their next steps.
     std::swap(receiver.data[recv.op], sender.data[send.op]);
@@ -530,21 +531,25 @@ class Engine {
       if (lane.finished() || !lane.built) continue;
       for (const Dependency& d : lane.current.after) {
         if (rs.lanes[d.lane].step > d.step) continue;
-        return Finding{Violation::unmatched,
-                       r,
-                       lane.step,
-                       -1,
-                       "lane " + std::to_string(d.lane) + " step " + std::to_string(d.step) +
-                           " completed",
-                       "never",
-                       lane_prefix(r, l) + "step " + std::to_string(lane.step) +
-                           " waits for lane " + std::to_string(d.lane) + " step " +
-                           std::to_string(d.step) +
-                           ", which never completes (the lanes' dependencies form a cycle: "
-                           "deadlock)"};
+        return Finding{
+            Violation::unmatched,
+            r,
+            lane.step,
+            -1,
+            "lane " + std::to_string(d.lane) + " step " + std::to_string(d.step) + " completed",
+            "never",
+            lane_prefix(r, l) + "step " + std::to_string(lane.step) + " waits for lane " +
+                std::to_string(d.lane) + " step " + std::to_string(d.step) +
+                ", which never completes (the lanes' dependencies form a cycle: "
+                "deadlock)"};
       }
     }
-    return Finding{Violation::unmatched, r, -1, -1, "", "",
+    return Finding{Violation::unmatched,
+                   r,
+                   -1,
+                   -1,
+                   "",
+                   "",
                    "rank " + std::to_string(r) + " stopped before its last step"};
   }
 
@@ -576,8 +581,8 @@ class Engine {
       const int q = waiting->peer;
       chain += " -> " + std::to_string(q);
       if (ranks_[q].finished()) {
-        ending = "; rank " + std::to_string(q) +
-                 " finished all its steps without a matching operation";
+        ending =
+            "; rank " + std::to_string(q) + " finished all its steps without a matching operation";
         break;
       }
       if (seen[q]) {

@@ -11,9 +11,9 @@ namespace {
 constexpr std::uint64_t kChannelBase = std::uint64_t{1} << 48;
 
 std::uint64_t channel_key(const Operation& op) {
-  return kChannelBase + ((static_cast<std::uint64_t>(op.peer) << 21) +
-                         (static_cast<std::uint64_t>(op.port) << 1) +
-                         (op.kind == OpKind::send ? 1 : 0));
+  return kChannelBase +
+         ((static_cast<std::uint64_t>(op.peer) << 21) + (static_cast<std::uint64_t>(op.port) << 1) +
+          (op.kind == OpKind::send ? 1 : 0));
 }
 
 std::string describe(int lane, int step) {
@@ -120,12 +120,12 @@ std::optional<Finding> LaneRecord::check(int rank) const {
       if (ordered(clock, nx, ny, y.node) || ordered(clock, ny, nx, x.node)) continue;
       const bool channel = x.begin >= kChannelBase;
       const std::uint64_t key = x.begin - kChannelBase;
-      const std::string what =
-          channel ? "both " + std::string(key & 1 ? "send to" : "receive from") + " rank " +
-                        std::to_string(key >> 21) + " on port " +
-                        std::to_string((key >> 1) & ((1u << 20) - 1))
-                  : (x.write && y.write ? "both write" : "read and write") + std::string(" block ") +
-                        std::to_string(x.begin);
+      const std::string what = channel
+                                   ? "both " + std::string(key & 1 ? "send to" : "receive from") +
+                                         " rank " + std::to_string(key >> 21) + " on port " +
+                                         std::to_string((key >> 1) & ((1u << 20) - 1))
+                                   : (x.write && y.write ? "both write" : "read and write") +
+                                         std::string(" block ") + std::to_string(x.begin);
       return Finding{Violation::lane_conflict,
                      rank,
                      nx.step,

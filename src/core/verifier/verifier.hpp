@@ -56,7 +56,7 @@ struct VerifyOptions {
   // fit. Each pass generates the whole schedule again: swing-bw on 128x128 took 18-20 s in 11
   // passes of 1.5 GiB and 23-27 s in 16 of 1 GiB (docs/verification-benchmark.md).
   std::uint64_t memory_budget = 3ULL << 29;  // 1.5 GiB
-  int threads = 0;  // 0: hardware concurrency
+  int threads = 0;                           // 0: hardware concurrency
 };
 
 struct VerifyReport {

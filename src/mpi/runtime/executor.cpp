@@ -199,7 +199,8 @@ class LaneScheduler {
     const std::size_t n = plan.lanes.size();
     done_.assign(n, 0);
     in_flight_.assign(n, 0);
-    for (std::size_t l = 0; l < n; ++l) requests_.push_back(std::make_unique<StepRequests>(c, l, n));
+    for (std::size_t l = 0; l < n; ++l)
+      requests_.push_back(std::make_unique<StepRequests>(c, l, n));
   }
 
   int run() {

@@ -59,7 +59,7 @@ struct CompiledStep {
   std::vector<Transfer> receives;
   std::vector<LocalOp> copies;  // step-start copies
   std::vector<ApplyItem> apply;
-  std::vector<LocalOp> after;          // after-receives copies
+  std::vector<LocalOp> after;         // after-receives copies
   std::vector<Dependency> waits_for;  // steps of other lanes that must have completed
 };
 
