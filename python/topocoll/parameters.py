@@ -93,3 +93,40 @@ def path(name: str, value: object) -> str | None:
     if not isinstance(value, (str, os.PathLike)):
         raise TypeError(f"{name} must be a path (str or os.PathLike), not {type(value).__name__}")
     return text(name, os.fspath(value)) or None
+
+
+def _same_file(a: str, b: str) -> bool:
+    if os.path.realpath(a) == os.path.realpath(b):
+        return True
+    try:
+        return os.path.samefile(a, b)  # hard links
+    except OSError:
+        return False
+
+
+def outputs(named: dict[str, str | None], inputs: dict[str, str], suffixes=None) -> None:
+    """Checks output files before a run that may take minutes: each one a writable path
+    (not a directory, in an existing directory, with one of `suffixes[option]` if given), no two
+    of them the same file, and none of them an input of the run (`inputs`: what -> path)."""
+    given = {option: p for option, p in named.items() if p}
+    for option, target in given.items():
+        if os.path.isdir(target):
+            raise InputError(f"{option} {target} is a directory; accepted: a file path")
+        if not os.path.isdir(os.path.dirname(os.path.abspath(target))):
+            raise InputError(f"{option} {target}: no such directory")
+        accepted = (suffixes or {}).get(option)
+        if accepted and os.path.splitext(target)[1].lower() not in accepted:
+            raise InputError(f"{option} {target}: unknown format; accepted: {', '.join(accepted)}")
+        for what, source in inputs.items():
+            if _same_file(target, source):
+                raise InputError(
+                    f"{option} {target} is the {what} the run reads; accepted: another file"
+                )
+    options = list(given)
+    for i, first in enumerate(options):
+        for second in options[i + 1 :]:
+            if _same_file(given[first], given[second]):
+                raise InputError(
+                    f"{first} and {second} name the same file {given[second]}; accepted: two "
+                    "different files"
+                )

@@ -10,10 +10,19 @@ import json
 import sys
 from pathlib import Path
 
-from topocoll import _core
+from topocoll import _core, parameters
 from topocoll.compare import MAX_JOBS, Comparison, compare
 from topocoll.shapes import InputError
-from topocoll.simulate import ROOTED, Network, Setup, SimResult, make_setup, parse_size
+from topocoll.simulate import (
+    ROOTED,
+    Network,
+    Setup,
+    SimResult,
+    check_outputs,
+    input_files,
+    make_setup,
+    parse_size,
+)
 from topocoll.units import format_bytes, format_duration
 
 DEFAULT_TOPOLOGY = "torus:8x8"
@@ -102,17 +111,9 @@ def write_links(path: str, result: SimResult) -> None:
 PLOT_FORMATS = (".png", ".pdf", ".svg")
 
 
-def writable(path: str | None, option: str) -> None:
-    """Checks an output path before a run that may take minutes."""
-    if not path:
-        return
-    target = Path(path)
-    if target.is_dir():
-        raise InputError(f"{option} {path} is a directory; accepted: a file path")
-    if not target.resolve().parent.is_dir():
-        raise InputError(f"{option} {path}: no such directory")
-    if option == "--plot" and target.suffix.lower() not in PLOT_FORMATS:
-        raise InputError(f"{option} {path}: unknown format; accepted: {', '.join(PLOT_FORMATS)}")
+def writable(path: str | None, option: str, setup: Setup) -> None:
+    """Checks an output path before a run that may take minutes (parameters.outputs)."""
+    parameters.outputs({option: path}, input_files(setup), suffixes={"--plot": PLOT_FORMATS})
 
 
 def write_output(path: str, option: str, write) -> None:
@@ -128,10 +129,10 @@ def cmd_sim(args: argparse.Namespace) -> int:
         raise InputError(f"--algorithm is required; accepted: {names}")
     if not args.size:
         raise InputError("--size is required, e.g. 1MiB; accepted: 1B to 1TiB")
-    writable(args.links, "--links")
-    writable(args.trace, "--trace")
     size = parse_size(args.size)
-    network = Network(setup_from(args))
+    setup = setup_from(args)
+    check_outputs(setup, args.links, args.trace)
+    network = Network(setup)
     result = network.run(args.algorithm, size, links=bool(args.links), trace=args.trace)
     if args.links:
         write_output(args.links, "--links", lambda path: write_links(path, result))
@@ -279,7 +280,7 @@ def plot(c: Comparison, path: str) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     if args.format not in ("table", "csv", "json"):
         raise InputError(f"unknown --format '{args.format}'; accepted: table, csv, json")
-    writable(args.plot, "--plot")
+    writable(args.plot, "--plot", setup_from(args))
     result = run_compare(args)
     if result is None:  # an MPI rank other than 0: rank 0 prints
         return 0

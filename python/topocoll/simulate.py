@@ -381,6 +381,33 @@ def _optional_count(name: str, value: int | None, low: int, high: int, omit: str
     return value
 
 
+def input_files(setup: Setup) -> dict[str, str]:
+    """The files a run reads: the graph file of `graph:FILE` and a mapping file."""
+    files = {}
+    if topology_kind(setup.topology) == "graph":
+        files["graph file"] = setup.topology.split(":", 1)[1]
+    if setup.mapping.startswith("file:"):
+        files["mapping file"] = setup.mapping[len("file:") :]
+    elif setup.mapping != "linear" and not setup.mapping.startswith("random:"):
+        files["mapping file"] = setup.mapping
+    return {what: path for what, path in files.items() if path}
+
+
+def check_outputs(setup: Setup, links: str | bool | None, trace: str | None) -> None:
+    """The outputs of one run: the models that have them, and the files (parameters.outputs)."""
+    if setup.model == "simgrid":
+        for option, value in (("--links", links), ("--trace", trace)):
+            if value:
+                raise InputError(
+                    f"{option} is not available with the simgrid model (it reports the "
+                    "completion times only); accepted: --model analytic, flow or packet"
+                )
+    named = {"--trace": trace}
+    if isinstance(links, str):
+        named["--links"] = links
+    parameters.outputs(named, input_files(setup))
+
+
 def topology_kind(topology: str) -> str:
     """`fattree` of `fattree:canary`: the kind before the first ':'."""
     return topology.split(":", 1)[0]
@@ -466,10 +493,12 @@ def simulate(
     (preset), bandwidth, latency, hop_latency, alpha, reduce_cost, nic_ports, ranks, dims,
     ports, root, and for model="packet" mtu, header, buffer (see `make_setup`). Raises
     ValueError naming the accepted values."""
-    network = Network(make_setup(topology, collective, **options))
+    setup = make_setup(topology, collective, **options)
     if not isinstance(links, bool):
         raise TypeError(f"links must be True or False, not {type(links).__name__}")
     trace = parameters.path("trace", trace)
+    check_outputs(setup, links, trace)
+    network = Network(setup)
     return network.run(
         parameters.text("algorithm", algorithm), parse_size(size), links=links, trace=trace
     )

@@ -140,3 +140,55 @@ def test_hypercube_dimensions_match_the_docs(run_cli):
 )
 def test_options_that_do_not_apply_or_do_not_fit(run_cli, argv, words):
     assert words in one_line_exit_2(run_cli, *argv)
+
+
+@pytest.fixture
+def mapping_file(tmp_path):
+    path = tmp_path / "map.csv"
+    path.write_text("".join(f"{r},{(r + 1) % 16}\n" for r in range(16)))
+    return path
+
+
+def test_two_outputs_naming_one_file_are_refused(run_cli, tmp_path):
+    links = tmp_path / "out.csv"
+    err = one_line_exit_2(run_cli, *SIM, "--links", str(links), "--trace", f"{tmp_path}/./out.csv")
+    assert "--trace and --links name the same file" in err
+    assert not links.exists()  # refused before the run
+    # A symbolic link to the other output is the same file too.
+    (tmp_path / "alias.csv").symlink_to(links)
+    err = one_line_exit_2(run_cli, *SIM, "--links", str(links), "--trace", f"{tmp_path}/alias.csv")
+    assert "name the same file" in err
+
+
+@pytest.mark.parametrize("command", ["sim", "compare", "tune"])
+def test_an_output_may_not_overwrite_an_input(run_cli, mapping_file, command):
+    if command == "sim":
+        argv = [*SIM, "--trace", str(mapping_file)]
+    elif command == "compare":
+        argv = ["compare", "-t", "torus:4x4", "--plot", str(mapping_file.with_suffix(".png"))]
+        mapping_file.rename(mapping_file.with_suffix(".png"))
+        mapping_file = mapping_file.with_suffix(".png")
+    else:
+        argv = ["tune", "-t", "torus:4x4", "-p", "16", "-o", str(mapping_file)]
+    before = mapping_file.read_bytes()
+    err = one_line_exit_2(run_cli, *argv, "--mapping", f"file:{mapping_file}")
+    assert "is the mapping file the run reads" in err
+    assert mapping_file.read_bytes() == before
+    if command == "sim":  # the Python function checks the same
+        with pytest.raises(ValueError, match="is the mapping file the run reads"):
+            topocoll.simulate(*SIM[2:9:2], mapping=str(mapping_file), trace=mapping_file)
+
+
+def test_graph_file_is_an_input_too(run_cli, tmp_path):
+    graph = tmp_path / "net.json"
+    nodes = [{"name": "a", "host": True}, {"name": "b", "host": True}]
+    graph.write_text(json.dumps({"nodes": nodes, "links": [{"from": "a", "to": "b"}]}))
+    argv = ["sim", "-t", f"graph:{graph}", "-c", "allreduce", "-a", "ring", "-s", "1KiB"]
+    err = one_line_exit_2(run_cli, *argv, "--links", str(graph))
+    assert "is the graph file the run reads" in err
+
+
+@pytest.mark.parametrize("option", ["--links", "--trace"])
+def test_simgrid_has_no_per_link_or_per_message_output(run_cli, tmp_path, option):
+    argv = [*SIM, "--model", "simgrid", "--routing", "dor", option, str(tmp_path / "out")]
+    assert "not available with the simgrid model" in one_line_exit_2(run_cli, *argv)
