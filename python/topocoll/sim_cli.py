@@ -10,10 +10,19 @@ import json
 import sys
 from pathlib import Path
 
-from topocoll import _core
+from topocoll import _core, parameters
 from topocoll.compare import MAX_JOBS, Comparison, compare
 from topocoll.shapes import InputError
-from topocoll.simulate import ROOTED, Network, Setup, SimResult, make_setup, parse_size
+from topocoll.simulate import (
+    ROOTED,
+    Network,
+    Setup,
+    SimResult,
+    check_outputs,
+    input_files,
+    make_setup,
+    parse_size,
+)
 from topocoll.units import format_bytes, format_duration
 
 DEFAULT_TOPOLOGY = "torus:8x8"
@@ -36,11 +45,11 @@ def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     p.add_argument("--hop-latency", help="latency per link crossed, e.g. 300ns")
     p.add_argument("--alpha", help="software overhead per step, e.g. 1.5us")
     p.add_argument("--reduce-cost", help="time to reduce one byte, e.g. 0.01ns")
-    p.add_argument("--nic-ports", type=int, help="host-to-switch links per host")
-    p.add_argument("--ranks", "-p", type=int, default=0, help="ranks (default: every host)")
+    p.add_argument("--nic-ports", help="host-to-switch links per host (fat trees, dragonflies)")
+    p.add_argument("--ranks", "-p", type=int, help="ranks (default: every host)")
     p.add_argument("--dims", help="torus shape given to torus algorithms (default: the grid's)")
-    p.add_argument("--ports", type=int, default=0, help="algorithm ports (default: its own)")
-    p.add_argument("--root", type=int, default=0, help="root of rooted collectives")
+    p.add_argument("--ports", type=int, help="algorithm ports (default: its own)")
+    p.add_argument("--root", type=int, help="root of rooted collectives (default 0)")
     p.add_argument("--mtu", help="packet model: payload bytes per packet (default 4KiB)")
     p.add_argument("--header", help="packet model: header bytes per packet (default 0B)")
     p.add_argument("--buffer", help="packet model: bytes per port and hop class (default 64KiB)")
@@ -53,8 +62,6 @@ def network_options(args: argparse.Namespace) -> dict:
         raise InputError(f"--topology is required; accepted: {', '.join(forms)}")
     if not args.collective:
         raise InputError(f"--collective is required; accepted: {', '.join(_core.collectives())}")
-    if args.ranks < 0:
-        raise InputError(f"--ranks {args.ranks} must be >= 2")
     names = ("model", "routing", "mapping", "params", "bandwidth", "latency", "hop_latency")
     names += ("alpha", "reduce_cost", "nic_ports", "ranks", "dims", "ports", "root")
     names += ("mtu", "header", "buffer")
@@ -104,17 +111,9 @@ def write_links(path: str, result: SimResult) -> None:
 PLOT_FORMATS = (".png", ".pdf", ".svg")
 
 
-def writable(path: str | None, option: str) -> None:
-    """Checks an output path before a run that may take minutes."""
-    if not path:
-        return
-    target = Path(path)
-    if target.is_dir():
-        raise InputError(f"{option} {path} is a directory; accepted: a file path")
-    if not target.resolve().parent.is_dir():
-        raise InputError(f"{option} {path}: no such directory")
-    if option == "--plot" and target.suffix.lower() not in PLOT_FORMATS:
-        raise InputError(f"{option} {path}: unknown format; accepted: {', '.join(PLOT_FORMATS)}")
+def writable(path: str | None, option: str, setup: Setup) -> None:
+    """Checks an output path before a run that may take minutes (parameters.outputs)."""
+    parameters.outputs({option: path}, input_files(setup), suffixes={"--plot": PLOT_FORMATS})
 
 
 def write_output(path: str, option: str, write) -> None:
@@ -130,10 +129,10 @@ def cmd_sim(args: argparse.Namespace) -> int:
         raise InputError(f"--algorithm is required; accepted: {names}")
     if not args.size:
         raise InputError("--size is required, e.g. 1MiB; accepted: 1B to 1TiB")
-    writable(args.links, "--links")
-    writable(args.trace, "--trace")
     size = parse_size(args.size)
-    network = Network(setup_from(args))
+    setup = setup_from(args)
+    check_outputs(setup, args.links, args.trace)
+    network = Network(setup)
     result = network.run(args.algorithm, size, links=bool(args.links), trace=args.trace)
     if args.links:
         write_output(args.links, "--links", lambda path: write_links(path, result))
@@ -281,7 +280,7 @@ def plot(c: Comparison, path: str) -> None:
 def cmd_compare(args: argparse.Namespace) -> int:
     if args.format not in ("table", "csv", "json"):
         raise InputError(f"unknown --format '{args.format}'; accepted: table, csv, json")
-    writable(args.plot, "--plot")
+    writable(args.plot, "--plot", setup_from(args))
     result = run_compare(args)
     if result is None:  # an MPI rank other than 0: rank 0 prints
         return 0

@@ -21,15 +21,17 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
-from topocoll import _core
-from topocoll.shapes import InputError, format_dims, parse_dims, product
-from topocoll.units import parse_bytes, parse_duration, parse_rate
+from topocoll import _core, parameters
+from topocoll.shapes import MAX_RANKS, InputError, format_dims, parse_dims, product
 
 MODELS = ("analytic", "flow", "packet", "simgrid")
-MAX_SIM_BYTES = 1 << 40  # 1 TiB: beyond, byte counts of a whole run overflow the engines' doubles'
-# exactness for per-block sizes and no paper goes near it.
 CHUNKED = frozenset({"reduce-scatter", "allgather", "gather", "scatter", "alltoall"})
 ROOTED = frozenset({"bcast", "reduce", "gather", "scatter"})
+# Topology kinds whose hosts reach the network through a NIC (`--nic-ports` cables to the
+# switch); direct networks have one cable per port, graph files give every link.
+NIC_PORT_KINDS = ("fattree", "dragonfly", "dragonfly+")
+MAX_PORTS = 1 << 20  # as `verify --ports`: more is no machine
+MAX_PACKETS = 1 << 30
 
 
 def is_baseline(algorithm: str) -> bool:
@@ -52,25 +54,9 @@ def bandwidth_factor(collective: str, ranks: int) -> float:
     return (ranks - 1) / ranks
 
 
-def parse_size(value: int | str, what: str = "size") -> int:
-    size = parse_bytes(value) if isinstance(value, str) else int(value)
-    if not 1 <= size <= MAX_SIM_BYTES:
-        raise InputError(f"{what} {value!r} is out of range; accepted: 1B to 1TiB")
-    return size
-
-
-def _rate(value: float | str) -> float:
-    rate = parse_rate(value) if isinstance(value, str) else float(value)
-    if not rate > 0:
-        raise InputError(f"bandwidth {value!r} must be positive")
-    return rate
-
-
-def _duration(value: float | str, what: str) -> float:
-    seconds = parse_duration(value) if isinstance(value, str) else float(value)
-    if not seconds >= 0:
-        raise InputError(f"{what} {value!r} must be >= 0")
-    return seconds
+def parse_size(value: int | str, what: str = "--size") -> int:
+    """Bytes of a size: an int or a string with a unit, 1 B to 1 TiB (parameters.py)."""
+    return int(parameters.number("size", value, what))
 
 
 def network_params(
@@ -81,26 +67,25 @@ def network_params(
     hop_latency: float | str | None = None,
     alpha: float | str | None = None,
     reduce_cost: float | str | None = None,
-    nic_ports: int | None = None,
+    nic_ports: int | str | None = None,
 ) -> _core.NetworkParams:
     """Link parameters: a preset (`swing`, `trivance`, ...; default `swing`) with overrides.
     Numbers are SI (bytes/s, seconds); strings take units (`400Gbps`, `100ns`). `reduce_cost`
-    is the time to reduce one received byte."""
-    params = _core.network_preset(preset or "swing")
-    if bandwidth is not None:
-        params.bandwidth_bytes_per_s = _rate(bandwidth)
-    if latency is not None:
-        params.link_latency_s = _duration(latency, "latency")
-    if hop_latency is not None:
-        params.hop_latency_s = _duration(hop_latency, "hop latency")
-    if alpha is not None:
-        params.alpha_s = _duration(alpha, "alpha")
-    if reduce_cost is not None:
-        params.reduce_s_per_byte = _duration(reduce_cost, "reduce cost")
-    if nic_ports is not None:
-        if not 1 <= int(nic_ports) <= 64:
-            raise InputError(f"NIC ports {nic_ports} out of range; accepted: 1..64")
-        params.nic_ports = int(nic_ports)
+    is the time to reduce one received byte. Ranges: docs/simulator.md, "Parameter ranges"."""
+    params = _core.network_preset(
+        "swing" if preset is None else parameters.text("params (preset)", preset)
+    )
+    overrides = {
+        "bandwidth_bytes_per_s": ("bandwidth", bandwidth),
+        "link_latency_s": ("latency", latency),
+        "hop_latency_s": ("hop_latency", hop_latency),
+        "alpha_s": ("alpha", alpha),
+        "reduce_s_per_byte": ("reduce_cost", reduce_cost),
+        "nic_ports": ("nic_ports", nic_ports),
+    }
+    for field_name, (name, value) in overrides.items():
+        if value is not None:
+            setattr(params, field_name, parameters.number(name, value))
     return params
 
 
@@ -108,14 +93,8 @@ def algorithm_infos() -> dict[str, dict]:
     return {a["name"]: a for a in _core.algorithms()}
 
 
-# The packet model's parameters (docs/simulator-packet.md): name -> (default, lowest, highest).
-# The buffer's lowest is one packet (mtu + header); the C++ core checks the same ranges.
+# The packet model's defaults (docs/simulator-packet.md); their ranges are in the table.
 PACKET_DEFAULTS = {"mtu": 4096, "header": 0, "buffer": 64 << 10}
-PACKET_RANGES = {"mtu": (16, 1 << 20, "16B to 1MiB"), "header": (0, 4096, "0B to 4KiB")}
-MAX_BUFFER = 1 << 30
-# The packet model moves about ranks x size / mtu packets (twice that for allreduce) at some
-# millions per second: beyond 2^30 a run would take hours, so it is refused (exit 2).
-MAX_PACKETS = 1 << 30
 
 
 def packet_params(
@@ -130,23 +109,24 @@ def packet_params(
     named = [name for name, value in given.items() if value is not None]
     if named and model != "packet":
         raise InputError(f"--{named[0]} applies to the packet model only; accepted: --model packet")
-    values = {}
-    for name, value in given.items():
-        if value is None:
-            values[name] = PACKET_DEFAULTS[name]
-            continue
-        values[name] = parse_bytes(value) if isinstance(value, str) else int(value)
-        if name in PACKET_RANGES:
-            low, high, text = PACKET_RANGES[name]
-            if not low <= values[name] <= high:
-                raise InputError(f"--{name} {value} is out of range; accepted: {text}")
+    values = {
+        name: PACKET_DEFAULTS[name] if value is None else int(parameters.number(name, value))
+        for name, value in given.items()
+    }
     packet = values["mtu"] + values["header"]
-    if not packet <= values["buffer"] <= MAX_BUFFER:
+    if values["buffer"] < packet:
         raise InputError(
-            f"--buffer {buffer if buffer is not None else values['buffer']} is out of range; "
-            f"accepted: one packet (mtu + header = {packet} B) to 1GiB"
+            f"--buffer {values['buffer']} B is out of range; accepted: one packet "
+            f"(mtu + header = {packet} B) to 1GiB"
         )
     return values["mtu"], values["header"], values["buffer"]
+
+
+def _root_does_not_apply(collective: str) -> str:
+    return (
+        f"--root does not apply to {collective}; accepted: --root with a rooted collective "
+        f"({', '.join(sorted(ROOTED))})"
+    )
 
 
 def _check_collective(collective: str) -> None:
@@ -208,11 +188,10 @@ class Network:
             raise InputError(
                 f"ranks {self.ranks} out of range for {setup.topology}; accepted: 2..{hosts}"
             )
-        if setup.root and not (setup.collective in ROOTED and 0 <= setup.root < self.ranks):
-            raise InputError(
-                f"root {setup.root} invalid for {setup.collective}; accepted: 0..{self.ranks - 1}"
-                f" for {', '.join(sorted(ROOTED))}"
-            )
+        if setup.root and setup.collective not in ROOTED:
+            raise InputError(_root_does_not_apply(setup.collective))
+        if not 0 <= setup.root < self.ranks:
+            raise InputError(f"--root {setup.root} is out of range; accepted: 0..{self.ranks - 1}")
         self._infos = algorithm_infos()
         self._schedules: dict[str, _core.Schedule] = {}
 
@@ -378,35 +357,101 @@ class SimResult:
         return doc
 
 
+def _dims(dims: Sequence[int] | str | None) -> tuple[int, ...]:
+    if dims is None:
+        return ()
+    if isinstance(dims, str):
+        return tuple(parse_dims(dims))
+    if not isinstance(dims, Sequence):
+        raise TypeError(
+            f"dims must be a string such as '4x4' or a list of ints, not {type(dims).__name__}"
+        )
+    sizes = tuple(parameters.count("dims", d, "sizes >= 1") for d in dims)
+    return tuple(parse_dims("x".join(str(d) for d in sizes))) if sizes else ()
+
+
+def _optional_count(name: str, value: int | None, low: int, high: int, omit: str) -> int:
+    """0 for None (the default); else an int in [low, high]."""
+    if value is None:
+        return 0
+    accepted = f"{low}..{high} ({omit})"
+    value = parameters.count(name, value, accepted)
+    if not low <= value <= high:
+        raise InputError(f"{name} {value} is out of range; accepted: {accepted}")
+    return value
+
+
+def input_files(setup: Setup) -> dict[str, str]:
+    """The files a run reads: the graph file of `graph:FILE` and a mapping file."""
+    files = {}
+    if topology_kind(setup.topology) == "graph":
+        files["graph file"] = setup.topology.split(":", 1)[1]
+    if setup.mapping.startswith("file:"):
+        files["mapping file"] = setup.mapping[len("file:") :]
+    elif setup.mapping != "linear" and not setup.mapping.startswith("random:"):
+        files["mapping file"] = setup.mapping
+    return {what: path for what, path in files.items() if path}
+
+
+def check_outputs(setup: Setup, links: str | bool | None, trace: str | None) -> None:
+    """The outputs of one run: the models that have them, and the files (parameters.outputs)."""
+    if setup.model == "simgrid":
+        for option, value in (("--links", links), ("--trace", trace)):
+            if value:
+                raise InputError(
+                    f"{option} is not available with the simgrid model (it reports the "
+                    "completion times only); accepted: --model analytic, flow or packet"
+                )
+    named = {"--trace": trace}
+    if isinstance(links, str):
+        named["--links"] = links
+    parameters.outputs(named, input_files(setup))
+
+
+def topology_kind(topology: str) -> str:
+    """`fattree` of `fattree:canary`: the kind before the first ':'."""
+    return topology.split(":", 1)[0]
+
+
 def make_setup(
     topology: str,
     collective: str,
     *,
     model: str = "flow",
     routing: str = "minimal",
-    mapping: str = "linear",  # hamiltonian-rings belongs to family "ring"
+    mapping: str = "linear",
     params: str | None = None,
     bandwidth: float | str | None = None,
     latency: float | str | None = None,
     hop_latency: float | str | None = None,
     alpha: float | str | None = None,
     reduce_cost: float | str | None = None,
-    nic_ports: int | None = None,
-    ranks: int = 0,
+    nic_ports: int | str | None = None,
+    ranks: int | None = None,
     dims: Sequence[int] | str | None = None,
-    ports: int = 0,
-    root: int = 0,
+    ports: int | None = None,
+    root: int | None = None,
     mtu: int | str | None = None,
     header: int | str | None = None,
     buffer: int | str | None = None,
 ) -> Setup:
-    _check_collective(collective)
-    _check_model(model)
+    """Every option of `sim`, `compare` and `tune` (and of their Python functions) checked in
+    one place: types, ranges (docs/simulator.md, "Parameter ranges") and whether the option
+    applies to the topology, the model and the collective. None means the default: every host
+    (`ranks`), the algorithm's own port count (`ports`), root 0 (`root`)."""
+    topology = parameters.text("topology", topology)
+    _check_collective(parameters.text("collective", collective))
+    _check_model(parameters.text("model", model))
+    routing = parameters.text("routing", routing)
+    mapping = parameters.text("mapping", mapping)
     packet = packet_params(model, mtu, header, buffer)
-    if isinstance(dims, str):
-        dims = parse_dims(dims)
-    if ports < 0:
-        raise InputError(f"ports {ports} must be >= 1 (0: the algorithm's default)")
+    if nic_ports is not None and topology_kind(topology) not in NIC_PORT_KINDS:
+        raise InputError(
+            f"--nic-ports does not apply to {topology} (it sets the host-to-switch cables); "
+            f"accepted: a topology of kind {', '.join(NIC_PORT_KINDS)}"
+        )
+    if root is not None and collective not in ROOTED:
+        raise InputError(_root_does_not_apply(collective))
     net = network_params(
         params,
         bandwidth=bandwidth,
@@ -423,10 +468,12 @@ def make_setup(
         routing=routing,
         mapping=mapping,
         params=_params_tuple(net),
-        ranks=ranks or 0,
-        dims=tuple(dims or ()),
-        ports=ports,
-        root=root,
+        ranks=_optional_count("--ranks", ranks, 2, MAX_RANKS, "omit it for every host"),
+        dims=_dims(dims),
+        ports=_optional_count(
+            "--ports", ports, 1, MAX_PORTS, "omit it for the algorithm's default"
+        ),
+        root=_optional_count("--root", root, 0, MAX_RANKS - 1, "0..P-1"),
         packet=packet,
     )
 
@@ -446,5 +493,12 @@ def simulate(
     (preset), bandwidth, latency, hop_latency, alpha, reduce_cost, nic_ports, ranks, dims,
     ports, root, and for model="packet" mtu, header, buffer (see `make_setup`). Raises
     ValueError naming the accepted values."""
-    network = Network(make_setup(topology, collective, **options))
-    return network.run(algorithm, parse_size(size), links=links, trace=trace)
+    setup = make_setup(topology, collective, **options)
+    if not isinstance(links, bool):
+        raise TypeError(f"links must be True or False, not {type(links).__name__}")
+    trace = parameters.path("trace", trace)
+    check_outputs(setup, links, trace)
+    network = Network(setup)
+    return network.run(
+        parameters.text("algorithm", algorithm), parse_size(size), links=links, trace=trace
+    )

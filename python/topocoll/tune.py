@@ -127,7 +127,7 @@ def cmd_tune(args: argparse.Namespace) -> int:
     if not args.ranks:
         raise InputError("--ranks is required: the communicator size the rules are for")
     if args.output:
-        sim_cli.writable(args.output, "--output")
+        sim_cli.writable(args.output, "--output", sim_cli.setup_from(args))
     comparison = sim_cli.run_compare(args)
     if comparison is None:  # an MPI rank other than 0
         return 0

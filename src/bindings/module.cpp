@@ -18,6 +18,7 @@
 #include "core/schedule_io.hpp"
 #include "core/verifier/estimate.hpp"
 #include "core/verifier/verifier.hpp"
+#include "topology/input_file.hpp"
 
 namespace nb = nanobind;
 using namespace nb::literals;
@@ -278,29 +279,9 @@ std::vector<int> dense_groups(const std::vector<std::int64_t>& group_of) {
 }
 
 // Error messages quote what the caller passed; a control character in it (a newline in a
-// collective name) must not split the one-line message the exit-code contract promises.
-std::string one_line(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (const char c : text) {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x20 && u != 0x7f) {
-      out += c;
-    } else if (c == '\n') {
-      out += "\\n";
-    } else if (c == '\t') {
-      out += "\\t";
-    } else if (c == '\r') {
-      out += "\\r";
-    } else {
-      static constexpr char kHex[] = "0123456789abcdef";
-      out += "\\x";
-      out += kHex[u >> 4];
-      out += kHex[u & 0xf];
-    }
-  }
-  return out;
-}
+// collective name) must not split the one-line message the exit-code contract promises, and
+// bytes that are not UTF-8 (from a file) must not turn the message into a decoding error.
+std::string one_line(std::string_view text) { return topo::printable(text); }
 
 }  // namespace
 

@@ -14,7 +14,9 @@
 #include "core/registry.hpp"
 #include "sim/packet_network.hpp"
 #include "sim/simulate.hpp"
+#include "topology/input_file.hpp"
 #include "topology/mapping.hpp"
+#include "topology/parameter_ranges.hpp"
 #include "topology/params.hpp"
 #include "topology/routing.hpp"
 #include "topology/topology.hpp"
@@ -32,6 +34,26 @@ sim::Model model_from(const std::string& name) {
   if (name == "simgrid") return sim::Model::simgrid;
   throw UnsupportedRequest("unknown model '" + name +
                            "'; accepted: analytic, flow, packet, simgrid");
+}
+
+// Python strings may hold NUL characters, which a C++ path or a message would cut short.
+void check_text(const std::string& value, const char* what) {
+  if (value.find('\0') != std::string::npos) {
+    throw UnsupportedRequest(std::string(what) + " '" + topo::printable(value) +
+                             "' contains a NUL character");
+  }
+}
+
+// The packet model's sizes against the parameter table (the model checks them again).
+void check_packet_sizes(std::uint64_t mtu, std::uint64_t header, std::uint64_t buffer) {
+  topo::check_parameter("mtu", static_cast<double>(mtu));
+  topo::check_parameter("header", static_cast<double>(header));
+  topo::check_parameter("buffer", static_cast<double>(buffer));
+  if (buffer < mtu + header) {
+    throw UnsupportedRequest("--buffer " + std::to_string(buffer) +
+                             " B is out of range; accepted: one packet (mtu + header = " +
+                             std::to_string(mtu + header) + " B) to 1GiB");
+  }
 }
 
 nb::dict params_dict(const topo::NetworkParams& p) {
@@ -96,11 +118,21 @@ nb::dict run_simulation(const Schedule& schedule, const topo::Topology& topology
                         const std::string& model, std::uint64_t vector_bytes, int element_bytes,
                         bool record_links, const std::string& trace_path, std::uint64_t mtu,
                         std::uint64_t header, std::uint64_t buffer, bool symmetry) {
+  check_text(mapping, "mapping");
+  check_text(trace_path, "trace path");
   sim::SimConfig config;
   config.use_symmetry = symmetry;
   config.model = model_from(model);
   config.packet = {mtu, header, buffer};
-  if (config.model == sim::Model::packet) sim::check_packet_params(config.packet);
+  if (config.model == sim::Model::packet) {
+    check_packet_sizes(mtu, header, buffer);
+    sim::check_packet_params(config.packet);
+  }
+  topo::check_parameter("size", static_cast<double>(vector_bytes), "vector_bytes");
+  if (element_bytes < 1 || static_cast<std::uint64_t>(element_bytes) > vector_bytes) {
+    throw UnsupportedRequest("element_bytes = " + std::to_string(element_bytes) +
+                             " is out of range; accepted: 1..vector_bytes");
+  }
   config.vector_bytes = vector_bytes;
   config.element_bytes = element_bytes;
   config.record_links = record_links;
@@ -128,8 +160,34 @@ void bind_params(nb::module_& m) {
       .def_rw("nic_ports", &topo::NetworkParams::nic_ports)
       .def("to_dict", &params_dict);
   m.def(
-      "network_preset", [](const std::string& name) { return topo::preset_params(name); },
+      "network_preset",
+      [](const std::string& name) {
+        check_text(name, "preset");
+        return topo::preset_params(name);
+      },
       "name"_a);
+  m.def("parameter_ranges", [] {
+    nb::list out;
+    for (const topo::ParameterRange& r : topo::parameter_ranges()) {
+      nb::dict d;
+      d["name"] = std::string(r.name);
+      d["option"] = std::string(r.option);
+      d["low"] = r.low;
+      d["high"] = r.high;
+      d["unit"] = std::string(r.unit);
+      d["integer"] = r.integer;
+      d["accepted"] = std::string(r.accepted);
+      d["why"] = std::string(r.why);
+      out.append(d);
+    }
+    return out;
+  });
+  m.def(
+      "check_parameter",
+      [](const std::string& name, double value, const std::string& what) {
+        return topo::check_parameter(name, value, what);
+      },
+      "name"_a, "value"_a, "what"_a = "");
   m.def("network_preset_names", [] { return topo::preset_names(); });
 }
 
@@ -151,6 +209,7 @@ void bind_topology(nb::module_& m) {
   m.def(
       "make_topology",
       [](const std::string& spec, const topo::NetworkParams& params) {
+        check_text(spec, "topology");
         return topo::make_topology(spec, params);
       },
       "spec"_a, "params"_a = topo::NetworkParams{});
@@ -160,12 +219,14 @@ void bind_topology(nb::module_& m) {
   m.def(
       "make_router",
       [](const topo::Topology& t, const std::string& routing) {
+        check_text(routing, "routing");
         return topo::make_router(t, routing);
       },
       "topology"_a, "routing"_a = "minimal", nb::keep_alive<0, 1>());
   m.def(
       "make_mapping",
       [](const std::string& spec, int ranks, const topo::Topology& t) {
+        check_text(spec, "mapping");
         return topo::make_mapping(spec, ranks, t).host_of;
       },
       "spec"_a, "ranks"_a, "topology"_a);

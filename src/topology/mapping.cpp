@@ -2,23 +2,27 @@
 // generator, so the permutation is the same on every platform), or a file of "rank,host" lines.
 #include "topology/mapping.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
-#include <fstream>
 #include <numeric>
 
 #include "core/registry.hpp"
+#include "topology/input_file.hpp"
 #include "topology/spec_parse.hpp"
 
 namespace topocoll::topo {
 
 namespace {
 
+// A rank,host line per rank of at most 2^20 hosts, with room for comments.
+constexpr std::uint64_t kMaxMappingFileBytes = std::uint64_t{64} << 20;
+
 constexpr const char* accepted =
     "accepted: linear, random:SEED, file:PATH (or a PATH) of rank,host lines";
 
 [[noreturn]] void mapping_error(std::string_view spec, const std::string& problem) {
-  throw UnsupportedRequest("mapping '" + std::string(spec) + "': " + problem + "; " + accepted);
+  throw UnsupportedRequest("mapping '" + printable(spec) + "': " + problem + "; " + accepted);
 }
 
 std::uint64_t splitmix64(std::uint64_t& state) {
@@ -47,7 +51,8 @@ Mapping random_mapping(std::string_view spec, std::string_view seed_text, int ra
   const auto [end, error] =
       std::from_chars(seed_text.data(), seed_text.data() + seed_text.size(), seed);
   if (seed_text.empty() || error != std::errc() || end != seed_text.data() + seed_text.size()) {
-    mapping_error(spec, quoted(seed_text) + " is not a non-negative integer seed");
+    mapping_error(spec, quoted(seed_text) + " is not a seed (an integer in 0.." +
+                            std::to_string(UINT64_MAX) + ")");
   }
   std::vector<int> order(static_cast<std::size_t>(hosts));
   std::iota(order.begin(), order.end(), 0);
@@ -61,21 +66,22 @@ Mapping random_mapping(std::string_view spec, std::string_view seed_text, int ra
 }
 
 Mapping file_mapping(std::string_view spec, const std::string& path, int ranks, int hosts) {
-  std::ifstream in(path);
-  if (!in) mapping_error(spec, "cannot open '" + path + "'");
+  const std::string content = read_input_file(path, "mapping file", kMaxMappingFileBytes);
   std::vector<int> host_of(static_cast<std::size_t>(ranks), -1);
   std::vector<int> rank_on(static_cast<std::size_t>(hosts), -1);
-  std::string line;
-  for (int number = 1; std::getline(in, line); ++number) {
-    const std::string_view text = trim(line);
+  std::size_t begin = 0;
+  for (int number = 1; begin < content.size(); ++number) {
+    const std::size_t end = std::min(content.find('\n', begin), content.size());
+    const std::string_view text = trim(std::string_view(content).substr(begin, end - begin));
+    begin = end + 1;
     if (text.empty() || text.front() == '#') continue;
-    const std::string where = path + ":" + std::to_string(number) + ": ";
+    const std::string where = printable(path) + ":" + std::to_string(number) + ": ";
     const std::size_t comma = text.find(',');
     long long rank = 0;
     long long host = 0;
     if (comma == std::string_view::npos || !parse_number(text.substr(0, comma), rank) ||
         !parse_number(text.substr(comma + 1), host)) {
-      mapping_error(spec, where + "expected 'rank,host', got '" + std::string(text) + "'");
+      mapping_error(spec, where + "expected 'rank,host', got " + quoted(text));
     }
     if (rank < 0 || rank >= ranks) {
       mapping_error(spec, where + "rank " + std::to_string(rank) + " outside [0, " +

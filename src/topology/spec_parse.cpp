@@ -3,6 +3,7 @@
 #include <charconv>
 
 #include "core/registry.hpp"
+#include "topology/input_file.hpp"
 
 namespace topocoll::topo {
 
@@ -14,7 +15,7 @@ std::string numbered(std::string_view prefix, long long index) {
 
 std::string quoted(std::string_view text) {
   std::string result("'");
-  result += text;
+  result += printable(text);
   result += '\'';
   return result;
 }
@@ -30,7 +31,7 @@ std::string topology_spec_forms() {
 }
 
 void spec_error(std::string_view spec, const std::string& problem) {
-  throw UnsupportedRequest("topology '" + std::string(spec) + "': " + problem +
+  throw UnsupportedRequest("topology '" + printable(spec) + "': " + problem +
                            "; accepted: " + topology_spec_forms());
 }
 

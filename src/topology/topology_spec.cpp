@@ -5,6 +5,7 @@
 
 #include "topology/grid.hpp"
 #include "topology/hyperx.hpp"
+#include "topology/parameter_ranges.hpp"
 #include "topology/spec_parse.hpp"
 #include "topology/topology.hpp"
 #include "topology/topology_builders.hpp"
@@ -41,7 +42,8 @@ std::unique_ptr<Topology> make_ring(std::string_view spec, std::string_view body
 
 std::unique_ptr<Topology> make_hypercube(std::string_view spec, std::string_view body,
                                          const NetworkParams& params) {
-  const int d = parse_int(spec, body, "hypercube dimension", 1, 20);
+  // D = 20 would need 20 x 2^20 directed links, past max_links.
+  const int d = parse_int(spec, body, "hypercube dimension", 1, 19);
   const std::vector<int> dims(d, 2);
   check_size(spec, 1LL << d, GridTopology::link_count(dims, GridTopology::Kind::hypercube));
   return std::make_unique<GridTopology>(std::string(spec), params, dims,
@@ -89,13 +91,7 @@ std::unique_ptr<Topology> make_topology(std::string_view spec, const NetworkPara
   const std::string_view kind = spec.substr(0, colon);
   const auto found = builders().find(kind);
   if (found == builders().end()) spec_error(spec, "unknown kind '" + std::string(kind) + "'");
-  if (!(params.bandwidth_bytes_per_s > 0)) {
-    spec_error(spec, "link bandwidth must be positive");
-  }
-  if (!(params.link_latency_s >= 0) || !(params.hop_latency_s >= 0)) {
-    spec_error(spec, "latencies must be non-negative");
-  }
-  if (params.nic_ports < 1) spec_error(spec, "NIC ports must be at least 1");
+  check_network_params(params);
   return found->second(spec, spec.substr(colon + 1), params);
 }
 
@@ -103,7 +99,7 @@ std::string topology_spec_help() {
   return "ring:N                 ring of N hosts (N >= 2), a cable to each neighbour\n"
          "torus:AxB[x...]        torus, dimension 0 first; 2 cables per dimension per host\n"
          "mesh:AxB[x...]         mesh (no wrap-around)\n"
-         "hypercube:D            2^D hosts, one cable per dimension\n"
+         "hypercube:D            2^D hosts (1 <= D <= 19), one cable per dimension\n"
          "hyperx:AxB[x...]       HyperX: a cable between every two hosts of a row in any "
          "dimension\n"
          "hammingmesh:AxB:XxY    XxY boards of AxB 2D meshes; each grid row and column of board\n"

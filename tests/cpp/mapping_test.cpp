@@ -79,9 +79,18 @@ TEST(Mapping, ErrorsNameTheAcceptedForms) {
   const std::string too_many = mapping_error("linear", 5, *ring);
   EXPECT_NE(too_many.find("5 ranks do not fit the 4 hosts"), std::string::npos);
   EXPECT_NE(too_many.find("accepted: linear, random:SEED"), std::string::npos);
-  EXPECT_NE(mapping_error("random:x", 4, *ring).find("not a non-negative integer seed"),
+  EXPECT_NE(mapping_error("random:x", 4, *ring).find("not a seed (an integer in 0.."),
             std::string::npos);
-  EXPECT_NE(mapping_error("/nonexistent/map.csv", 4, *ring).find("cannot open"), std::string::npos);
+  EXPECT_NE(mapping_error("random:18446744073709551616", 4, *ring).find("not a seed"),
+            std::string::npos);
+  EXPECT_NE(mapping_error("/nonexistent/map.csv", 4, *ring).find("no such file"),
+            std::string::npos);
+  // A directory, or a file that is not UTF-8, is named as such (not a stream error).
+  EXPECT_NE(mapping_error(::testing::TempDir(), 4, *ring).find("is a directory"),
+            std::string::npos);
+  const std::string binary = ::testing::TempDir() + "mapping_binary.csv";
+  std::ofstream(binary) << "0,0\n1,\xff\n";
+  EXPECT_NE(mapping_error(binary, 4, *ring).find("not UTF-8 text (byte 6)"), std::string::npos);
 }
 
 }  // namespace

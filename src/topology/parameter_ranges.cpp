@@ -1,0 +1,94 @@
+#include "topology/parameter_ranges.hpp"
+
+#include <array>
+#include <cmath>
+#include <cstdio>
+
+#include "core/registry.hpp"
+
+namespace topocoll::topo {
+
+namespace {
+
+constexpr double kTiB = 1099511627776.0;  // 2^40
+constexpr double kMiB = 1048576.0;
+constexpr double kGiB = 1073741824.0;
+
+// Bounds are physical (what a network or a machine can be) or what keeps a run's arithmetic
+// exact; each `why` says which.
+constexpr std::array<ParameterRange, 10> kRanges{{
+    {"size", "--size", 1, kTiB, "B", true, "1B to 1TiB",
+     "byte counts of a whole run stay exact in the engines' doubles; no paper goes near 1 TiB"},
+    {"bandwidth", "--bandwidth", 1e6 / 8, 1e15 / 8, "B/s", false, "1Mbps to 1Pbps",
+     "per direction of a link; the papers use 100-800 Gb/s, and the bounds keep every time "
+     "finite"},
+    {"latency", "--latency", 0, 1, "s", false, "0s to 1s",
+     "per link; the papers use 100 ns, and no network has a link of a second"},
+    {"hop_latency", "--hop-latency", 0, 1, "s", false, "0s to 1s",
+     "per link crossed; the papers use 100-300 ns"},
+    {"alpha", "--alpha", 0, 1, "s", false, "0s to 1s",
+     "software overhead per step; trivance.txt section 6 uses 1.5 us"},
+    {"reduce_cost", "--reduce-cost", 0, 1e-6, "s/B", false, "0s to 1us per byte",
+     "1 us per byte is a 1 MB/s reduction, slower than any processor"},
+    {"nic_ports", "--nic-ports", 1, 64, "", true, "1..64",
+     "host-to-switch links per host of fat trees and dragonflies; no NIC has more than 64"},
+    {"mtu", "--mtu", 16, kMiB, "B", true, "16B to 1MiB",
+     "packet payload (docs/simulator-packet.md); InfiniBand's largest MTU is 4 KiB"},
+    {"header", "--header", 0, 4096, "B", true, "0B to 4KiB",
+     "bytes added to every packet; canary-fgcs24.txt section 5.1 uses 57 B"},
+    {"buffer", "--buffer", 16, kGiB, "B", true, "one packet (mtu + header) to 1GiB",
+     "per port and hop class; a buffer smaller than a packet could never forward it"},
+}};
+
+}  // namespace
+
+std::span<const ParameterRange> parameter_ranges() { return kRanges; }
+
+const ParameterRange& parameter_range(std::string_view name) {
+  for (const ParameterRange& range : kRanges) {
+    if (range.name == name) return range;
+  }
+  std::string names;
+  for (const ParameterRange& range : kRanges) {
+    if (!names.empty()) names += ", ";
+    names += range.name;
+  }
+  throw UnsupportedRequest("unknown parameter '" + std::string(name) + "'; accepted: " + names);
+}
+
+std::string format_number(double value) {
+  char text[64];
+  if (std::isfinite(value) && value == std::floor(value) && std::fabs(value) < 1e18) {
+    std::snprintf(text, sizeof text, "%.0f", value);
+  } else {
+    std::snprintf(text, sizeof text, "%g", value);
+  }
+  return text;
+}
+
+double check_parameter(std::string_view name, double value, std::string_view what) {
+  const ParameterRange& range = parameter_range(name);
+  const std::string shown(what.empty() ? range.option : what);
+  std::string unit;  // appended, not " " + string: GCC 12 warns falsely (-Wrestrict) on that
+  if (!range.unit.empty()) unit.append(" ").append(range.unit);
+  if (!std::isfinite(value) || value < range.low || value > range.high) {
+    throw UnsupportedRequest(shown + " " + format_number(value) + unit +
+                             " is out of range; accepted: " + std::string(range.accepted));
+  }
+  if (range.integer && value != std::floor(value)) {
+    throw UnsupportedRequest(shown + " " + format_number(value) + unit +
+                             " is not a whole number; accepted: " + std::string(range.accepted));
+  }
+  return value;
+}
+
+void check_network_params(const NetworkParams& params) {
+  check_parameter("bandwidth", params.bandwidth_bytes_per_s);
+  check_parameter("latency", params.link_latency_s);
+  check_parameter("hop_latency", params.hop_latency_s);
+  check_parameter("alpha", params.alpha_s);
+  check_parameter("reduce_cost", params.reduce_s_per_byte);
+  check_parameter("nic_ports", params.nic_ports);
+}
+
+}  // namespace topocoll::topo
