@@ -2,8 +2,10 @@
 // rank counts). It enumerates the registry: every algorithm, every collective it implements
 // that the registry accepts for this rank count, with several datatypes (predefined and a
 // derived one with gaps and a true lower bound), operators (including a non-commutative
-// user-defined one), in place and not, uneven counts, count 0 and non-zero roots. It never
-// assumes anything about an algorithm beyond what the registry says.
+// user-defined one), in place and not, uneven counts, count 0 and non-zero roots; every buffer
+// of a call is guarded and compared byte by byte, so that only the elements the call defines
+// may change (checks.cpp). It never assumes anything about an algorithm beyond what the
+// registry says.
 //
 //   conformance [--algorithms a,b,...]   all cases for those algorithms (default: all)
 //   conformance --list                   the registry as the driver sees it
