@@ -29,9 +29,7 @@ struct Settings {
 // TOPOCOLL_<COLL>_ALGORITHM (default "auto").
 [[nodiscard]] Settings read_settings(MpiCollective c, const char* algorithm);
 
-// "4096", "64KiB", "1GiB" -> bytes; nullopt when malformed or zero.
-[[nodiscard]] std::optional<std::uint64_t> parse_bytes(const std::string& text);
-// "8x8" -> {8, 8}; nullopt when malformed.
+// "8x8" -> {8, 8}; nullopt when malformed. (Byte counts: byte_size.hpp.)
 [[nodiscard]] std::optional<std::vector<int>> parse_dims(const std::string& text);
 
 // Writes "topocoll: <message>" to stderr once per distinct message for the process.
