@@ -90,6 +90,7 @@ Settings read_settings(MpiCollective c, const char* algorithm) {
               "' is not valid; accepted: error, warn, silent (using warn)");
   }
   s.verbose = switch_value("TOPOCOLL_VERBOSE");
+  s.check = switch_value("TOPOCOLL_CHECK");
   const std::string dims = env("TOPOCOLL_DIMS");
   if (!dims.empty()) {
     if (auto parsed = parse_dims(dims)) {

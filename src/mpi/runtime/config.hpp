@@ -17,6 +17,7 @@ struct Settings {
   std::string algorithm;  // name, "auto" or "mpi"
   FallbackPolicy fallback = FallbackPolicy::warn;
   bool verbose = false;
+  bool check = false;      // TOPOCOLL_CHECK: ranks check that they agree before every call
   std::vector<int> dims;   // TOPOCOLL_DIMS, empty when unset
   std::string dims_error;  // a malformed TOPOCOLL_DIMS
   std::string rules_path;  // TOPOCOLL_RULES, empty when unset

@@ -11,8 +11,9 @@ namespace topocoll::mpi {
 
 int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm, const char* algorithm) {
-  const Call call{MpiCollective::allreduce, comm, algorithm, count, datatype, -1, op,
-                  bytes_of(count, datatype)};
+  Call call{MpiCollective::allreduce,  comm, algorithm, count, datatype, -1, op,
+            bytes_of(count, datatype), 0,    {}};
+  call.misuse = buffer_misuse(sendbuf, recvbuf, count, false, true);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -31,8 +32,10 @@ int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype 
 
 int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
            int root, MPI_Comm comm, const char* algorithm) {
-  const Call call{MpiCollective::reduce,    comm, algorithm, count, datatype, root, op,
-                  bytes_of(count, datatype)};
+  Call call{MpiCollective::reduce,     comm, algorithm, count, datatype, root, op,
+            bytes_of(count, datatype), 0,    {}};
+  const bool at_root = rank_in(comm) == root;
+  call.misuse = buffer_misuse(sendbuf, recvbuf, count, !at_root, at_root);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -108,8 +111,9 @@ int library_in_place(void* recvbuf, std::uint64_t total, MPI_Datatype datatype, 
 
 int reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char* algorithm) {
-  const Call call{MpiCollective::reduce_scatter_block, comm, algorithm, recvcount, datatype, -1, op,
-                  bytes_of(recvcount, datatype)};
+  Call call{MpiCollective::reduce_scatter_block, comm, algorithm, recvcount, datatype, -1, op,
+            bytes_of(recvcount, datatype),       0,    {}};
+  call.misuse = buffer_misuse(sendbuf, recvbuf, recvcount, false, true);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -145,14 +149,21 @@ int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
     counts.push_back(static_cast<std::uint64_t>(std::max(recvcounts[r], 0)));
     total += counts.back();
   }
-  const Call call{MpiCollective::reduce_scatter,
-                  comm,
-                  algorithm,
-                  static_cast<MPI_Count>(total),
-                  datatype,
-                  -1,
-                  op,
-                  size > 0 ? bytes_of(static_cast<MPI_Count>(total), datatype) / size : 0};
+  Call call{MpiCollective::reduce_scatter,
+            comm,
+            algorithm,
+            static_cast<MPI_Count>(total),
+            datatype,
+            -1,
+            op,
+            size > 0 ? bytes_of(static_cast<MPI_Count>(total), datatype) / size : 0,
+            0,
+            {}};
+  call.misuse = buffer_misuse(sendbuf, recvbuf, static_cast<MPI_Count>(total), false, true);
+  // Every rank must pass the same recvcounts: agreeing on their hash covers them all.
+  std::uint64_t agreed = 1469598103934665603ull ^ bytes_of(1, datatype);
+  for (std::uint64_t c : counts) agreed = (agreed ^ c) * 1099511628211ull;
+  call.agreed = agreed | 1;
   const auto library = [&](const void* input) {
     return PMPI_Reduce_scatter(input, recvbuf, recvcounts, datatype, op, comm);
   };
