@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "core/registry.hpp"
+#include "runtime/mpi_collective.hpp"
 #include "topocoll_mpi.h"
 
 using namespace topocoll;
@@ -203,6 +204,186 @@ void rules_files() {
   const std::string chosen = ran();
   check(served && chosen != "mpi" && chosen != "error",
         "no rules file: the built-in default table serves (" + chosen + ")");
+}
+
+// One call of `c` with `count` MPI_INTs per rank (the MPI count argument; every rank of
+// MPI_Reduce_scatter gets `count`), root P-1; returns what served it ("" when the call failed).
+std::string served_by(mpi::MpiCollective c, int count, MPI_Comm comm, const char* algorithm,
+                      MPI_Op op = MPI_SUM) {
+  using C = mpi::MpiCollective;
+  int p = 0;
+  MPI_Comm_size(comm, &p);
+  const auto n = static_cast<std::size_t>(count), all = n * static_cast<std::size_t>(p);
+  std::vector<int> in(all, 1), out(all, 0), counts(static_cast<std::size_t>(p), count);
+  const int root = p - 1;
+  int rc = MPI_ERR_OTHER;
+  switch (c) {
+    case C::allreduce:
+      rc = topocoll_allreduce(in.data(), out.data(), count, MPI_INT, op, comm, algorithm);
+      break;
+    case C::reduce_scatter_block:
+      rc =
+          topocoll_reduce_scatter_block(in.data(), out.data(), count, MPI_INT, op, comm, algorithm);
+      break;
+    case C::reduce_scatter:
+      rc = topocoll_reduce_scatter(in.data(), out.data(), counts.data(), MPI_INT, op, comm,
+                                   algorithm);
+      break;
+    case C::allgather:
+      rc = topocoll_allgather(in.data(), count, MPI_INT, out.data(), count, MPI_INT, comm,
+                              algorithm);
+      break;
+    case C::bcast: rc = topocoll_bcast(in.data(), count, MPI_INT, root, comm, algorithm); break;
+    case C::reduce:
+      rc = topocoll_reduce(in.data(), out.data(), count, MPI_INT, op, root, comm, algorithm);
+      break;
+    case C::gather:
+      rc = topocoll_gather(in.data(), count, MPI_INT, out.data(), count, MPI_INT, root, comm,
+                           algorithm);
+      break;
+    case C::scatter:
+      rc = topocoll_scatter(in.data(), count, MPI_INT, out.data(), count, MPI_INT, root, comm,
+                            algorithm);
+      break;
+    case C::alltoall:
+      rc =
+          topocoll_alltoall(in.data(), count, MPI_INT, out.data(), count, MPI_INT, comm, algorithm);
+      break;
+  }
+  return rc == MPI_SUCCESS ? ran() : "";
+}
+
+// `auto` without a rules file follows docs/mpi.md's built-in table: on both sides of its
+// 64 KiB threshold (16383 and 16384 MPI_INTs per rank: 65532 and 65536 bytes), every
+// collective gets the table's first algorithm that accepts the call; an operator that is
+// not commutative moves to the next one of the list.
+void default_table() {
+  using C = mpi::MpiCollective;
+  struct Row {
+    C collective;
+    const char* small;
+    const char* large;
+  };
+  // The table of docs/mpi.md ("The built-in table"): the first entry of each list accepts
+  // any rank count, so these hold at every P.
+  const Row rows[] = {{C::allreduce, "swing-lat", "swing-bw"},
+                      {C::reduce_scatter_block, "swing-bw", "swing-bw"},
+                      {C::reduce_scatter, "swing-bw", "swing-bw"},
+                      {C::allgather, "swing-bw", "swing-bw"},
+                      {C::bcast, "binomial-doubling", "binomial-large"},
+                      {C::reduce, "binomial-halving", "binomial-large"},
+                      {C::gather, "binomial", "binomial"},
+                      {C::scatter, "binomial", "binomial"},
+                      {C::alltoall, "bruck", "pairwise"}};
+  unsetenv("TOPOCOLL_RULES");
+  for (const Row& row : rows) {
+    const std::string name = mpi::mpi_collective_name(row.collective);
+    const std::string below = served_by(row.collective, 16383, MPI_COMM_WORLD, "auto");
+    const std::string above = served_by(row.collective, 16384, MPI_COMM_WORLD, "auto");
+    check(below == row.small && above == row.large,
+          "auto " + name + ": 65532 bytes -> " + below + " (table: " + row.small +
+              "), 65536 bytes -> " + above + " (table: " + row.large + ")");
+  }
+  MPI_Op first = MPI_OP_NULL;  // inout = in: not commutative
+  MPI_Op_create(
+      [](void* in, void* inout, int* len, MPI_Datatype*) {
+        for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] = static_cast<int*>(in)[i];
+      },
+      0, &first);
+  const std::string ordered = served_by(C::allreduce, 100, MPI_COMM_WORLD, "auto", first);
+  check(ordered == "recdoub-lat",
+        "auto allreduce, non-commutative operator: swing-lat reorders, the next entry "
+        "recdoub-lat serves (" +
+            ordered + ")");
+  MPI_Op_free(&first);
+}
+
+// Rules files: the first matching rule wins, even when a later one matches too; a matching
+// rule whose algorithm rejects the call hands it to the built-in table, not to the next rule.
+void rule_order() {
+  const auto rules = [](const std::vector<std::string>& algorithms) {
+    std::string text = R"({"version": 1, "rules": [)";
+    for (std::size_t i = 0; i < algorithms.size(); ++i)
+      text += std::string(i ? "," : "") + R"({"collective": "allreduce", "algorithm": ")" +
+              algorithms[i] + R"("})";
+    return text + "]}";
+  };
+  setenv("TOPOCOLL_RULES", write_file("order.json", rules({"ring", "recdoub-lat"})).c_str(), 1);
+  const std::string first = served_by(mpi::MpiCollective::allreduce, 10, MPI_COMM_WORLD, "auto");
+  check(first == "ring",
+        "rules [ring, recdoub-lat], both matching: the first serves (" + first + ")");
+  // hamiltonian-rings needs a 2D torus: it rejects this ring-shaped communicator.
+  setenv("TOPOCOLL_RULES",
+         write_file("rejected.json", rules({"hamiltonian-rings", "ring"})).c_str(), 1);
+  const std::string fallen = served_by(mpi::MpiCollective::allreduce, 10, MPI_COMM_WORLD, "auto");
+  check(fallen == "swing-lat",
+        "rules [hamiltonian-rings (rejects a ring), ring]: the built-in table serves, not the "
+        "next rule (" +
+            fallen + ")");
+  unsetenv("TOPOCOLL_RULES");
+}
+
+// The shape of an MPI_Cart communicator reaches the registry's checks: an algorithm whose
+// shape rule accepts one of ring and torus and rejects the other is served on exactly the
+// accepted one, forced and through a rules file under `auto`.
+void cartesian_shapes() {
+  int dims[2] = {0, 0}, periods[2] = {1, 1};
+  MPI_Dims_create(size_, 2, dims);
+  MPI_Comm cart = MPI_COMM_NULL;
+  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+  const std::string shape = std::to_string(dims[0]) + "x" + std::to_string(dims[1]);
+  const std::string ring = std::to_string(size_);
+  // An algorithm of 2D tori only (accepts the Cart shape, not the ring) or one that needs
+  // every side even (accepts a ring of even size, not a torus with an odd side).
+  std::string algorithm, on_torus_only;
+  for (const char* name : {"hamiltonian-rings", "bine-lat-torus"}) {
+    const AlgorithmInfo* a = registry().find(name);
+    ScheduleRequest r;
+    r.collective = Collective::allreduce;
+    r.ranks = size_;
+    r.dims = {dims[0], dims[1]};
+    const bool torus = !Registry::rejection(*a, r);
+    r.dims = {size_};
+    const bool ring_shape = !Registry::rejection(*a, r);
+    if (torus != ring_shape) {
+      algorithm = name;
+      on_torus_only = torus ? "1" : "";
+      break;
+    }
+  }
+  check(!algorithm.empty(), "an algorithm that tells the " + shape + " torus from a ring");
+  if (!algorithm.empty()) {
+    setenv("TOPOCOLL_FALLBACK", "silent", 1);
+    const bool torus = !on_torus_only.empty();
+    const auto want = [&](bool accepted) { return accepted ? algorithm : std::string("mpi"); };
+    const std::string on_cart =
+        served_by(mpi::MpiCollective::allreduce, 10, cart, algorithm.c_str());
+    const std::string on_world =
+        served_by(mpi::MpiCollective::allreduce, 10, MPI_COMM_WORLD, algorithm.c_str());
+    check(on_cart == want(torus) && on_world == want(!torus),
+          algorithm + " forced: " + on_cart + " on the " + shape + " MPI_Cart communicator, " +
+              on_world + " on the ring of " + ring);
+    setenv("TOPOCOLL_DIMS", shape.c_str(), 1);
+    const std::string with_dims =
+        served_by(mpi::MpiCollective::allreduce, 10, MPI_COMM_WORLD, algorithm.c_str());
+    unsetenv("TOPOCOLL_DIMS");
+    check(with_dims == want(torus),
+          algorithm + " forced with TOPOCOLL_DIMS=" + shape + ": " + with_dims);
+    const std::string rules = R"({"version": 1, "rules": [{"collective": "allreduce", )"
+                              R"("algorithm": ")" +
+                              algorithm + R"("}]})";
+    setenv("TOPOCOLL_RULES", write_file("cart.json", rules).c_str(), 1);
+    const std::string auto_cart = served_by(mpi::MpiCollective::allreduce, 10, cart, "auto");
+    const std::string auto_world =
+        served_by(mpi::MpiCollective::allreduce, 10, MPI_COMM_WORLD, "auto");
+    unsetenv("TOPOCOLL_RULES");
+    const std::string table = "swing-lat";
+    check(auto_cart == (torus ? algorithm : table) && auto_world == (torus ? table : algorithm),
+          "auto with a rule naming " + algorithm + ": " + auto_cart + " on the " + shape +
+              " MPI_Cart communicator, " + auto_world + " on the ring");
+    setenv("TOPOCOLL_FALLBACK", "warn", 1);
+  }
+  MPI_Comm_free(&cart);
 }
 
 void communicators() {
@@ -540,6 +721,9 @@ int main(int argc, char** argv) {
     rules_files();
     communicators();
     mixed_types();
+    default_table();
+    rule_order();
+    cartesian_shapes();
     invalid_buffers();
     fallback_reasons();
     agreement_check();
