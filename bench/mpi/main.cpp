@@ -1,12 +1,15 @@
 // topocoll-bench: times and validates collectives on MPI ranks, comparing topocoll's schedules
 // with the MPI library's own collective and, under Open MPI, its coll_tuned algorithms.
-// Exit codes: 0 every call correct, 1 a call gave a wrong result, 2 invalid flags.
+// Exit codes: 0 every call correct, 1 a call gave a wrong result, 2 invalid flags (a size
+// whose buffers do not fit in memory included).
 #include <mpi.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -176,6 +179,27 @@ std::vector<Trial> measure_size(const Setup& setup, const Options& options, Coll
   return trials;
 }
 
+// The buffers of one size, or BadFlag on every rank when they do not fit in some rank's
+// memory (a size too large for this machine is a bad flag, not a crash).
+CollectiveCase buffers_for(const CollectiveSpec& spec, const Pattern& pattern, int rank, int ranks,
+                           int root, std::uint64_t bytes) {
+  std::optional<CollectiveCase> call;
+  int no_memory = 0;
+  try {
+    call.emplace(spec, pattern, rank, ranks, root, bytes);
+  } catch (const std::bad_alloc&) {
+    no_memory = 1;
+  } catch (const std::length_error&) {
+    no_memory = 1;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, &no_memory, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (no_memory)
+    throw BadFlag("the buffers of a " + std::to_string(bytes) + "-byte " + spec.name + " on " +
+                  std::to_string(ranks) +
+                  " ranks do not fit in the memory of every rank; accepted: smaller -b/-e");
+  return std::move(*call);
+}
+
 struct Outcome {
   std::vector<Row> rows;
   std::vector<Skip> skips;
@@ -193,7 +217,7 @@ int run(const Options& options, int rank, int ranks) {
   std::uint64_t wrong = 0;
   const Pattern pattern(*setup.type, setup.spec->reduction ? setup.op : nullptr, ranks);
   auto measure = [&](const std::vector<const Runner*>& runners, std::uint64_t bytes) {
-    CollectiveCase call(*setup.spec, pattern, rank, ranks, options.root, bytes);
+    CollectiveCase call = buffers_for(*setup.spec, pattern, rank, ranks, options.root, bytes);
     std::vector<Outcome> outcomes(runners.size());
     auto trials = measure_size(setup, options, call, runners);
     for (std::size_t k = 0; k < trials.size(); ++k) {

@@ -1,38 +1,15 @@
 #include "options.hpp"
 
-#include <algorithm>
-#include <cctype>
 #include <charconv>
 #include <functional>
 #include <map>
+
+#include "runtime/byte_size.hpp"
 
 namespace topocoll::bench {
 namespace {
 
 constexpr std::uint64_t kMaxBytes = 1ull << 40;
-
-std::uint64_t unit_factor(std::string unit, const std::string& text, const std::string& flag) {
-  std::transform(unit.begin(), unit.end(), unit.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  // Bare K/M/G are powers of two, as nccl-tests reads them; KB/MB/GB are powers of ten.
-  static const std::map<std::string, std::uint64_t> factors{{"", 1},
-                                                            {"b", 1},
-                                                            {"k", 1ull << 10},
-                                                            {"kib", 1ull << 10},
-                                                            {"kb", 1000},
-                                                            {"m", 1ull << 20},
-                                                            {"mib", 1ull << 20},
-                                                            {"mb", 1000000},
-                                                            {"g", 1ull << 30},
-                                                            {"gib", 1ull << 30},
-                                                            {"gb", 1000000000}};
-  auto it = factors.find(unit);
-  if (it == factors.end())
-    throw BadFlag(flag + " '" + text +
-                  "' is not a size; accepted: a byte count with an optional unit B, K, M, G "
-                  "(powers of 2, as nccl-tests), KiB, MiB, GiB, KB, MB, GB (e.g. 8, 4K, 64MiB)");
-  return it->second;
-}
 
 int parse_int(const std::string& text, const std::string& flag, int min_value) {
   int value = 0;
@@ -57,18 +34,17 @@ std::vector<std::string> split_commas(const std::string& text) {
 }  // namespace
 
 std::uint64_t parse_size(const std::string& text, const std::string& flag) {
-  std::size_t digits = 0;
-  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) ++digits;
-  std::uint64_t number = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + digits, number);
-  if (digits == 0 || ec != std::errc() || end != text.data() + digits)
-    throw BadFlag(flag + " '" + text +
-                  "' is not a size; accepted: a byte count with an optional unit B, K, M, G "
-                  "(powers of 2, as nccl-tests), KiB, MiB, GiB, KB, MB, GB (e.g. 8, 4K, 64MiB)");
-  const std::uint64_t factor = unit_factor(text.substr(digits), text, flag);
-  if (number > kMaxBytes / factor)
+  // One reading of sizes everywhere (runtime/byte_size.hpp): K, M, G are powers of 2 as in
+  // nccl-tests, KB, MB, GB powers of 10.
+  const auto bytes = mpi::parse_byte_size(text);
+  if (!bytes)
+    throw BadFlag(flag + " '" + text + "' is not a size; accepted: " + mpi::kByteSizeSyntax);
+  if (*bytes == 0)
+    throw BadFlag(flag + " '" + text + "' is not a size the benchmark can run; accepted: " +
+                  "at least 1 byte (e.g. 8, 4K, 64MiB)");
+  if (*bytes > kMaxBytes)
     throw BadFlag(flag + " '" + text + "' is larger than the 1 TiB the benchmark accepts");
-  return number * factor;
+  return *bytes;
 }
 
 std::string usage() {

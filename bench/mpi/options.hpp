@@ -34,7 +34,8 @@ struct Options {
 // Throws BadFlag.
 [[nodiscard]] Options parse_options(const std::vector<std::string>& args);
 
-// "8", "4K" (KiB, as in nccl-tests), "4KiB", "4KB" (10^3), "1M", "2G", "32B". Throws BadFlag.
+// "8", "4K" (KiB, as in nccl-tests), "4KiB", "4KB" (10^3), "1M", "2G", "32B", "1.5MiB"
+// (runtime/byte_size.hpp); at least 1 byte and at most 1 TiB. Throws BadFlag.
 [[nodiscard]] std::uint64_t parse_size(const std::string& text, const std::string& flag);
 
 [[nodiscard]] std::string usage();

@@ -62,6 +62,8 @@ int topocoll_alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
 
 const char* topocoll_last_algorithm(void) { return rt::last_algorithm(); }
 
+const char* topocoll_last_reason(void) { return rt::last_reason(); }
+
 void topocoll_clear_cache(void) { rt::clear_all_caches(); }
 
 }  // extern "C"

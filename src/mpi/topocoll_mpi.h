@@ -49,6 +49,10 @@ int topocoll_alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sen
  * library's collective served it (benchmarks print it). Never NULL. */
 const char* topocoll_last_algorithm(void);
 
+/* Why the last call on this thread went to the MPI library (the fallback reason, or
+ * "requested" for "mpi"), or why it failed; "" when topocoll served it. Never NULL. */
+const char* topocoll_last_reason(void);
+
 /* Drops the cached schedules of every communicator (they are rebuilt on the next call); it
  * must not overlap a topocoll call in another thread. Private communicators are freed with
  * their user communicator. */

@@ -7,14 +7,58 @@
 namespace topocoll::mpitest {
 namespace {
 
-constexpr char sentinel = 0x5A;
+// Bytes of guard before and after every buffer: a write outside the buffer shows there.
+constexpr std::size_t guard_bytes = 64;
 
-struct Buffer {
-  std::vector<char> bytes;
-  Buffer(const TypeCase& t, std::uint64_t elements)
-      : bytes(static_cast<std::size_t>(elements * static_cast<std::uint64_t>(t.extent)) + 64,
-              sentinel) {}
-  char* data() { return bytes.data(); }
+// A buffer of `elements` elements between two guards. Every byte starts as a pattern no test
+// value produces (chosen so that a double read from it stays finite and small); the bytes the
+// call may define are then filled, the whole buffer is photographed just before the call, and
+// after it every byte outside the data of the defined elements must be what it was.
+class GuardedBuffer {
+ public:
+  GuardedBuffer(const TypeCase& t, std::uint64_t elements)
+      : type_(t),
+        elements_(elements),
+        bytes_(guard_bytes +
+               static_cast<std::size_t>(elements * static_cast<std::uint64_t>(t.extent)) +
+               guard_bytes) {
+    for (std::size_t i = 0; i < bytes_.size(); ++i) bytes_[i] = static_cast<char>(0x40 + i % 3);
+  }
+  char* data() { return bytes_.data() + guard_bytes; }
+  [[nodiscard]] const char* data() const { return bytes_.data() + guard_bytes; }
+  void photograph() { before_ = bytes_; }
+
+  // The first byte that changed outside the data of elements [first, first + n).
+  [[nodiscard]] std::optional<std::string> changed_outside(std::uint64_t first, std::uint64_t n,
+                                                           const std::string& name) const {
+    const auto extent = static_cast<std::uint64_t>(type_.extent);
+    for (std::size_t i = 0; i < bytes_.size(); ++i) {
+      if (bytes_[i] == before_[i]) continue;
+      if (i < guard_bytes)
+        return name + ": guard byte " + std::to_string(guard_bytes - i) +
+               " before the buffer was overwritten";
+      const std::uint64_t at = i - guard_bytes;
+      const std::uint64_t element = at / extent;
+      if (element >= elements_)
+        return name + ": guard byte " + std::to_string(at - elements_ * extent) +
+               " after the buffer (of " + std::to_string(elements_) + " elements) was overwritten";
+      const auto in_element = static_cast<MPI_Aint>(at % extent);
+      if (type_.is_gap(in_element))
+        return name + " element " + std::to_string(element) +
+               ": a gap byte of the datatype was overwritten";
+      if (element < first || element >= first + n)
+        return name + " element " + std::to_string(element) +
+               " changed, which the call does not define (defined: " + std::to_string(first) +
+               " to " + std::to_string(first + n) + ")";
+    }
+    return std::nullopt;
+  }
+
+ private:
+  const TypeCase& type_;
+  std::uint64_t elements_;
+  std::vector<char> bytes_;
+  std::vector<char> before_;
 };
 
 class Checker {
@@ -27,13 +71,19 @@ class Checker {
 
   CheckResult run() {
     CheckResult r;
-    r.rc = call(r);
+    r.rc = call();
     r.ran = topocoll_last_algorithm();
     r.mismatch = mismatch_;
     return r;
   }
 
  private:
+  struct Watched {
+    const GuardedBuffer* buffer;
+    std::string name;
+    std::uint64_t first, n;  // the elements the call defines
+  };
+
   [[nodiscard]] Value value(int rank, std::uint64_t index) const {
     return test_value(kind_, rank, index, c_.type->width);
   }
@@ -43,13 +93,22 @@ class Checker {
     for (int r = 1; r < size_; ++r) acc = combine(kind_, acc, value(r, index), c_.type->width);
     return acc;
   }
-  void fill(char* buffer, int rank, std::uint64_t first, std::uint64_t n,
+  void fill(GuardedBuffer& buffer, int rank, std::uint64_t first, std::uint64_t n,
             std::uint64_t at = 0) const {
-    for (std::uint64_t i = 0; i < n; ++i) c_.type->write(buffer, at + i, value(rank, first + i));
+    for (std::uint64_t i = 0; i < n; ++i)
+      c_.type->write(buffer.data(), at + i, value(rank, first + i));
   }
-  void expect(const char* buffer, std::uint64_t index, const Value& want, const char* what) {
+  // Photographs `buffer` (call it after filling, right before the call); after the call only
+  // the data of elements [first, first + n) may differ.
+  void watch(GuardedBuffer& buffer, const std::string& name, std::uint64_t first = 0,
+             std::uint64_t n = 0) {
+    buffer.photograph();
+    watched_.push_back({&buffer, name, first, n});
+  }
+  void expect(const GuardedBuffer& buffer, std::uint64_t index, const Value& want,
+              const char* what) {
     if (mismatch_) return;
-    const Value got = c_.type->read(buffer, index);
+    const Value got = c_.type->read(buffer.data(), index);
     for (int k = 0; k < c_.type->width; ++k) {
       const auto i = static_cast<std::size_t>(k);
       if (got[i] != want[i]) {
@@ -59,52 +118,66 @@ class Checker {
         return;
       }
     }
-    const char* element = buffer + static_cast<MPI_Aint>(index) * c_.type->extent;
-    for (MPI_Aint b = 0; b < c_.type->extent; ++b) {
-      if (c_.type->is_gap(b) && element[b] != sentinel) {
-        mismatch_ = std::string(what) + " element " + std::to_string(index) +
-                    ": a gap byte of the datatype was overwritten";
-        return;
-      }
+  }
+  // Every watched buffer unchanged outside what the call defines.
+  int finish(int rc) {
+    for (const Watched& w : watched_) {
+      if (mismatch_) break;
+      mismatch_ = w.buffer->changed_outside(w.first, w.n, w.name);
     }
+    watched_.clear();
+    return rc;
   }
 
-  int call(CheckResult&) {
+  int call() {
     const auto n = c_.count;
     const auto p = static_cast<std::uint64_t>(size_);
     const auto me = static_cast<std::uint64_t>(rank_);
-    const MPI_Datatype t = c_.type->type;
+    const TypeCase& type = *c_.type;
+    const MPI_Datatype t = type.type;
     const char* algo = c_.algorithm.c_str();
     const MPI_Op op = c_.op ? c_.op->op : MPI_OP_NULL;
+    const bool root = rank_ == c_.root;
+    // Where the standard says a buffer is not significant (a non-root rank's receive buffer of
+    // reduce and gather, its send buffer of scatter): a real buffer that must stay untouched
+    // with root P-1, NULL with root 0.
+    const bool pass_unused = c_.root != 0;
     switch (c_.coll) {
       case Coll::allreduce: {
-        Buffer send(*c_.type, n), recv(*c_.type, n);
-        fill(c_.in_place ? recv.data() : send.data(), rank_, 0, n);
+        GuardedBuffer send(type, n), recv(type, n);
+        fill(c_.in_place ? recv : send, rank_, 0, n);
+        watch(send, "sendbuf");
+        watch(recv, "recvbuf", 0, n);
         const int rc = topocoll_allreduce(c_.in_place ? MPI_IN_PLACE : send.data(), recv.data(),
                                           static_cast<MPI_Count>(n), t, op, c_.comm, algo);
-        for (std::uint64_t i = 0; i < n; ++i) expect(recv.data(), i, reduced(i), "recvbuf");
-        return rc;
+        for (std::uint64_t i = 0; i < n; ++i) expect(recv, i, reduced(i), "recvbuf");
+        return finish(rc);
       }
       case Coll::reduce: {
-        const bool root = rank_ == c_.root;
-        Buffer send(*c_.type, n), recv(*c_.type, n);
-        fill(root && c_.in_place ? recv.data() : send.data(), rank_, 0, n);
+        GuardedBuffer send(type, n), recv(type, n);
+        fill(root && c_.in_place ? recv : send, rank_, 0, n);
+        watch(send, "sendbuf");
+        watch(recv, "recvbuf", 0, root ? n : 0);
         const void* sbuf = root && c_.in_place ? MPI_IN_PLACE : send.data();
-        const int rc = topocoll_reduce(sbuf, root ? recv.data() : nullptr,
-                                       static_cast<MPI_Count>(n), t, op, c_.root, c_.comm, algo);
+        void* rbuf = root || pass_unused ? recv.data() : nullptr;
+        const int rc =
+            topocoll_reduce(sbuf, rbuf, static_cast<MPI_Count>(n), t, op, c_.root, c_.comm, algo);
         if (root)
-          for (std::uint64_t i = 0; i < n; ++i) expect(recv.data(), i, reduced(i), "recvbuf");
-        return rc;
+          for (std::uint64_t i = 0; i < n; ++i) expect(recv, i, reduced(i), "recvbuf");
+        return finish(rc);
       }
       case Coll::reduce_scatter_block: {
-        Buffer send(*c_.type, p * n), recv(*c_.type, c_.in_place ? p * n : n);
-        fill(c_.in_place ? recv.data() : send.data(), rank_, 0, p * n);
+        // In place, the input is the whole receive buffer and only its first n elements are
+        // the result: the rest stays as the caller left it.
+        GuardedBuffer send(type, p * n), recv(type, c_.in_place ? p * n : n);
+        fill(c_.in_place ? recv : send, rank_, 0, p * n);
+        watch(send, "sendbuf");
+        watch(recv, "recvbuf", 0, n);
         const int rc =
             topocoll_reduce_scatter_block(c_.in_place ? MPI_IN_PLACE : send.data(), recv.data(),
                                           static_cast<MPI_Count>(n), t, op, c_.comm, algo);
-        for (std::uint64_t j = 0; j < n; ++j)
-          expect(recv.data(), j, reduced(me * n + j), "recvbuf");
-        return rc;
+        for (std::uint64_t j = 0; j < n; ++j) expect(recv, j, reduced(me * n + j), "recvbuf");
+        return finish(rc);
       }
       case Coll::reduce_scatter: {
         // Uneven counts, some zero: chunk r holds counts[r] elements.
@@ -115,79 +188,90 @@ class Checker {
           if (r == me) mine = total;
           total += static_cast<std::uint64_t>(counts[r]);
         }
-        Buffer send(*c_.type, total), recv(*c_.type, c_.in_place ? total : counts[me]);
-        fill(c_.in_place ? recv.data() : send.data(), rank_, 0, total);
+        const auto own = static_cast<std::uint64_t>(counts[me]);
+        GuardedBuffer send(type, total), recv(type, c_.in_place ? total : own);
+        fill(c_.in_place ? recv : send, rank_, 0, total);
+        watch(send, "sendbuf");
+        watch(recv, "recvbuf", 0, own);
         const int rc = topocoll_reduce_scatter(c_.in_place ? MPI_IN_PLACE : send.data(),
                                                recv.data(), counts.data(), t, op, c_.comm, algo);
-        for (int j = 0; j < counts[me]; ++j)
-          expect(recv.data(), static_cast<std::uint64_t>(j),
-                 reduced(mine + static_cast<std::uint64_t>(j)), "recvbuf");
-        return rc;
+        for (std::uint64_t j = 0; j < own; ++j) expect(recv, j, reduced(mine + j), "recvbuf");
+        return finish(rc);
       }
       case Coll::allgather: {
-        Buffer send(*c_.type, n), recv(*c_.type, p * n);
+        GuardedBuffer send(type, n), recv(type, p * n);
         if (c_.in_place) {
-          fill(recv.data(), rank_, 0, n, me * n);
+          fill(recv, rank_, 0, n, me * n);
         } else {
-          fill(send.data(), rank_, 0, n);
+          fill(send, rank_, 0, n);
         }
+        watch(send, "sendbuf");
+        watch(recv, "recvbuf", 0, p * n);
         const int rc =
             topocoll_allgather(c_.in_place ? MPI_IN_PLACE : send.data(), static_cast<MPI_Count>(n),
                                t, recv.data(), static_cast<MPI_Count>(n), t, c_.comm, algo);
         for (std::uint64_t r = 0; r < p; ++r)
           for (std::uint64_t j = 0; j < n; ++j)
-            expect(recv.data(), r * n + j, value(static_cast<int>(r), j), "recvbuf");
-        return rc;
+            expect(recv, r * n + j, value(static_cast<int>(r), j), "recvbuf");
+        return finish(rc);
       }
       case Coll::bcast: {
-        Buffer buffer(*c_.type, n);
-        if (rank_ == c_.root) fill(buffer.data(), rank_, 0, n);
+        GuardedBuffer buffer(type, n);
+        if (root) fill(buffer, rank_, 0, n);
+        watch(buffer, "buffer", 0, root ? 0 : n);
         const int rc =
             topocoll_bcast(buffer.data(), static_cast<MPI_Count>(n), t, c_.root, c_.comm, algo);
-        for (std::uint64_t i = 0; i < n; ++i) expect(buffer.data(), i, value(c_.root, i), "buffer");
-        return rc;
+        for (std::uint64_t i = 0; i < n; ++i) expect(buffer, i, value(c_.root, i), "buffer");
+        return finish(rc);
       }
       case Coll::gather: {
-        const bool root = rank_ == c_.root;
-        Buffer send(*c_.type, n), recv(*c_.type, p * n);
+        GuardedBuffer send(type, n), recv(type, p * n);
         if (root && c_.in_place) {
-          fill(recv.data(), rank_, 0, n, me * n);
+          fill(recv, rank_, 0, n, me * n);
         } else {
-          fill(send.data(), rank_, 0, n);
+          fill(send, rank_, 0, n);
         }
+        watch(send, "sendbuf");
+        watch(recv, "recvbuf", 0, root ? p * n : 0);
         const void* sbuf = root && c_.in_place ? MPI_IN_PLACE : send.data();
-        const int rc =
-            topocoll_gather(sbuf, static_cast<MPI_Count>(n), t, root ? recv.data() : nullptr,
-                            static_cast<MPI_Count>(n), t, c_.root, c_.comm, algo);
+        void* rbuf = root || pass_unused ? recv.data() : nullptr;
+        const int rc = topocoll_gather(sbuf, static_cast<MPI_Count>(n), t, rbuf,
+                                       static_cast<MPI_Count>(n), t, c_.root, c_.comm, algo);
         if (root)
           for (std::uint64_t r = 0; r < p; ++r)
             for (std::uint64_t j = 0; j < n; ++j)
-              expect(recv.data(), r * n + j, value(static_cast<int>(r), j), "recvbuf");
-        return rc;
+              expect(recv, r * n + j, value(static_cast<int>(r), j), "recvbuf");
+        return finish(rc);
       }
       case Coll::scatter: {
-        const bool root = rank_ == c_.root;
-        Buffer send(*c_.type, p * n), recv(*c_.type, n);
-        if (root) fill(send.data(), rank_, 0, p * n);
-        void* rbuf = root && c_.in_place ? MPI_IN_PLACE : recv.data();
-        const int rc = topocoll_scatter(root ? send.data() : nullptr, static_cast<MPI_Count>(n), t,
-                                        rbuf, static_cast<MPI_Count>(n), t, c_.root, c_.comm, algo);
-        const char* mine = root && c_.in_place ? send.data() : recv.data();
-        const std::uint64_t at = root && c_.in_place ? me * n : 0;
+        GuardedBuffer send(type, p * n), recv(type, n);
+        if (root) fill(send, rank_, 0, p * n);
+        // In place, the root's chunk stays where it is in sendbuf and recvbuf is not used.
+        const bool in_place = root && c_.in_place;
+        watch(send, "sendbuf");
+        watch(recv, "recvbuf", 0, in_place ? 0 : n);
+        void* sbuf = root || pass_unused ? send.data() : nullptr;
+        void* rbuf = in_place ? MPI_IN_PLACE : recv.data();
+        const int rc = topocoll_scatter(sbuf, static_cast<MPI_Count>(n), t, rbuf,
+                                        static_cast<MPI_Count>(n), t, c_.root, c_.comm, algo);
+        const GuardedBuffer& mine = in_place ? send : recv;
+        const std::uint64_t at = in_place ? me * n : 0;
         for (std::uint64_t j = 0; j < n; ++j)
           expect(mine, at + j, value(c_.root, me * n + j), "recvbuf");
-        return rc;
+        return finish(rc);
       }
       case Coll::alltoall: {
-        Buffer send(*c_.type, p * n), recv(*c_.type, p * n);
-        fill(c_.in_place ? recv.data() : send.data(), rank_, 0, p * n);
+        GuardedBuffer send(type, p * n), recv(type, p * n);
+        fill(c_.in_place ? recv : send, rank_, 0, p * n);
+        watch(send, "sendbuf");
+        watch(recv, "recvbuf", 0, p * n);
         const int rc =
             topocoll_alltoall(c_.in_place ? MPI_IN_PLACE : send.data(), static_cast<MPI_Count>(n),
                               t, recv.data(), static_cast<MPI_Count>(n), t, c_.comm, algo);
         for (std::uint64_t s = 0; s < p; ++s)
           for (std::uint64_t j = 0; j < n; ++j)
-            expect(recv.data(), s * n + j, value(static_cast<int>(s), me * n + j), "recvbuf");
-        return rc;
+            expect(recv, s * n + j, value(static_cast<int>(s), me * n + j), "recvbuf");
+        return finish(rc);
       }
     }
     return MPI_ERR_INTERN;
@@ -197,6 +281,7 @@ class Checker {
   int rank_ = 0, size_ = 0;
   TestOp kind_ = TestOp::sum;
   std::optional<std::string> mismatch_;
+  std::vector<Watched> watched_;
 };
 
 }  // namespace

@@ -2,10 +2,13 @@
 // rank counts). It enumerates the registry: every algorithm, every collective it implements
 // that the registry accepts for this rank count, with several datatypes (predefined and a
 // derived one with gaps and a true lower bound), operators (including a non-commutative
-// user-defined one), in place and not, uneven counts, count 0 and non-zero roots. It never
-// assumes anything about an algorithm beyond what the registry says.
+// user-defined one), in place and not, uneven counts, count 0 and non-zero roots; every buffer
+// of a call is guarded and compared byte by byte, so that only the elements the call defines
+// may change (checks.cpp). It never assumes anything about an algorithm beyond what the
+// registry says.
 //
 //   conformance [--algorithms a,b,...]   all cases for those algorithms (default: all)
+//   conformance --no-large               without auto's count above 64 KiB
 //   conformance --list                   the registry as the driver sees it
 #include <mpi.h>
 
@@ -33,10 +36,18 @@ std::vector<Coll> mpi_collectives(Collective c) {
   return out;
 }
 
-std::vector<std::uint64_t> counts_for(Coll c, int p) {
+// `auto` also gets one count above the built-in table's 64 KiB threshold (every type is at
+// least 4 bytes), so that its large-message algorithms run and are checked here too.
+bool with_large_counts = true;  // --no-large: small counts only
+
+std::vector<std::uint64_t> counts_for(Coll c, int p, const std::string& algorithm) {
   const auto up = static_cast<std::uint64_t>(p);
-  if (c == Coll::allreduce || c == Coll::bcast || c == Coll::reduce)
+  const bool large = algorithm == "auto" && with_large_counts;
+  if (c == Coll::allreduce || c == Coll::bcast || c == Coll::reduce) {
+    if (large) return {0, 1, up - 1, 5 * up + 3, 16384 + up + 1};
     return {0, 1, up - 1, 5 * up + 3};
+  }
+  if (large) return {0, 1, 3, 16385};
   return {0, 1, 3};
 }
 
@@ -138,7 +149,7 @@ void check_algorithm(const std::string& name, const AlgorithmInfo* algo,
             ordered.commutative = false;
             if (Registry::rejection(*algo, ordered)) expected = "mpi";
           }
-          for (std::uint64_t count : counts_for(coll, p))
+          for (std::uint64_t count : counts_for(coll, p, name))
             for (bool in_place : {false, true})
               for (int root : roots) {
                 if (root == 0 && is_rooted(coll) && type.name != "MPI_INT") continue;
@@ -163,6 +174,7 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--list") list = true;
+    if (arg == "--no-large") with_large_counts = false;
     if (arg == "--algorithms" && i + 1 < argc) names = split(argv[++i]);
   }
   if (list) {

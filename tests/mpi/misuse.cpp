@@ -10,10 +10,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "core/registry.hpp"
+#include "runtime/mpi_collective.hpp"
 #include "topocoll_mpi.h"
 
 using namespace topocoll;
@@ -204,6 +206,186 @@ void rules_files() {
         "no rules file: the built-in default table serves (" + chosen + ")");
 }
 
+// One call of `c` with `count` MPI_INTs per rank (the MPI count argument; every rank of
+// MPI_Reduce_scatter gets `count`), root P-1; returns what served it ("" when the call failed).
+std::string served_by(mpi::MpiCollective c, int count, MPI_Comm comm, const char* algorithm,
+                      MPI_Op op = MPI_SUM) {
+  using C = mpi::MpiCollective;
+  int p = 0;
+  MPI_Comm_size(comm, &p);
+  const auto n = static_cast<std::size_t>(count), all = n * static_cast<std::size_t>(p);
+  std::vector<int> in(all, 1), out(all, 0), counts(static_cast<std::size_t>(p), count);
+  const int root = p - 1;
+  int rc = MPI_ERR_OTHER;
+  switch (c) {
+    case C::allreduce:
+      rc = topocoll_allreduce(in.data(), out.data(), count, MPI_INT, op, comm, algorithm);
+      break;
+    case C::reduce_scatter_block:
+      rc =
+          topocoll_reduce_scatter_block(in.data(), out.data(), count, MPI_INT, op, comm, algorithm);
+      break;
+    case C::reduce_scatter:
+      rc = topocoll_reduce_scatter(in.data(), out.data(), counts.data(), MPI_INT, op, comm,
+                                   algorithm);
+      break;
+    case C::allgather:
+      rc = topocoll_allgather(in.data(), count, MPI_INT, out.data(), count, MPI_INT, comm,
+                              algorithm);
+      break;
+    case C::bcast: rc = topocoll_bcast(in.data(), count, MPI_INT, root, comm, algorithm); break;
+    case C::reduce:
+      rc = topocoll_reduce(in.data(), out.data(), count, MPI_INT, op, root, comm, algorithm);
+      break;
+    case C::gather:
+      rc = topocoll_gather(in.data(), count, MPI_INT, out.data(), count, MPI_INT, root, comm,
+                           algorithm);
+      break;
+    case C::scatter:
+      rc = topocoll_scatter(in.data(), count, MPI_INT, out.data(), count, MPI_INT, root, comm,
+                            algorithm);
+      break;
+    case C::alltoall:
+      rc =
+          topocoll_alltoall(in.data(), count, MPI_INT, out.data(), count, MPI_INT, comm, algorithm);
+      break;
+  }
+  return rc == MPI_SUCCESS ? ran() : "";
+}
+
+// `auto` without a rules file follows docs/mpi.md's built-in table: on both sides of its
+// 64 KiB threshold (16383 and 16384 MPI_INTs per rank: 65532 and 65536 bytes), every
+// collective gets the table's first algorithm that accepts the call; an operator that is
+// not commutative moves to the next one of the list.
+void default_table() {
+  using C = mpi::MpiCollective;
+  struct Row {
+    C collective;
+    const char* small;
+    const char* large;
+  };
+  // The table of docs/mpi.md ("The built-in table"): the first entry of each list accepts
+  // any rank count, so these hold at every P.
+  const Row rows[] = {{C::allreduce, "swing-lat", "swing-bw"},
+                      {C::reduce_scatter_block, "swing-bw", "swing-bw"},
+                      {C::reduce_scatter, "swing-bw", "swing-bw"},
+                      {C::allgather, "swing-bw", "swing-bw"},
+                      {C::bcast, "binomial-doubling", "binomial-large"},
+                      {C::reduce, "binomial-halving", "binomial-large"},
+                      {C::gather, "binomial", "binomial"},
+                      {C::scatter, "binomial", "binomial"},
+                      {C::alltoall, "bruck", "pairwise"}};
+  unsetenv("TOPOCOLL_RULES");
+  for (const Row& row : rows) {
+    const std::string name = mpi::mpi_collective_name(row.collective);
+    const std::string below = served_by(row.collective, 16383, MPI_COMM_WORLD, "auto");
+    const std::string above = served_by(row.collective, 16384, MPI_COMM_WORLD, "auto");
+    check(below == row.small && above == row.large,
+          "auto " + name + ": 65532 bytes -> " + below + " (table: " + row.small +
+              "), 65536 bytes -> " + above + " (table: " + row.large + ")");
+  }
+  MPI_Op first = MPI_OP_NULL;  // inout = in: not commutative
+  MPI_Op_create(
+      [](void* in, void* inout, int* len, MPI_Datatype*) {
+        for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] = static_cast<int*>(in)[i];
+      },
+      0, &first);
+  const std::string ordered = served_by(C::allreduce, 100, MPI_COMM_WORLD, "auto", first);
+  check(ordered == "recdoub-lat",
+        "auto allreduce, non-commutative operator: swing-lat reorders, the next entry "
+        "recdoub-lat serves (" +
+            ordered + ")");
+  MPI_Op_free(&first);
+}
+
+// Rules files: the first matching rule wins, even when a later one matches too; a matching
+// rule whose algorithm rejects the call hands it to the built-in table, not to the next rule.
+void rule_order() {
+  const auto rules = [](const std::vector<std::string>& algorithms) {
+    std::string text = R"({"version": 1, "rules": [)";
+    for (std::size_t i = 0; i < algorithms.size(); ++i)
+      text += std::string(i ? "," : "") + R"({"collective": "allreduce", "algorithm": ")" +
+              algorithms[i] + R"("})";
+    return text + "]}";
+  };
+  setenv("TOPOCOLL_RULES", write_file("order.json", rules({"ring", "recdoub-lat"})).c_str(), 1);
+  const std::string first = served_by(mpi::MpiCollective::allreduce, 10, MPI_COMM_WORLD, "auto");
+  check(first == "ring",
+        "rules [ring, recdoub-lat], both matching: the first serves (" + first + ")");
+  // hamiltonian-rings needs a 2D torus: it rejects this ring-shaped communicator.
+  setenv("TOPOCOLL_RULES",
+         write_file("rejected.json", rules({"hamiltonian-rings", "ring"})).c_str(), 1);
+  const std::string fallen = served_by(mpi::MpiCollective::allreduce, 10, MPI_COMM_WORLD, "auto");
+  check(fallen == "swing-lat",
+        "rules [hamiltonian-rings (rejects a ring), ring]: the built-in table serves, not the "
+        "next rule (" +
+            fallen + ")");
+  unsetenv("TOPOCOLL_RULES");
+}
+
+// The shape of an MPI_Cart communicator reaches the registry's checks: an algorithm whose
+// shape rule accepts one of ring and torus and rejects the other is served on exactly the
+// accepted one, forced and through a rules file under `auto`.
+void cartesian_shapes() {
+  int dims[2] = {0, 0}, periods[2] = {1, 1};
+  MPI_Dims_create(size_, 2, dims);
+  MPI_Comm cart = MPI_COMM_NULL;
+  MPI_Cart_create(MPI_COMM_WORLD, 2, dims, periods, 0, &cart);
+  const std::string shape = std::to_string(dims[0]) + "x" + std::to_string(dims[1]);
+  const std::string ring = std::to_string(size_);
+  // An algorithm of 2D tori only (accepts the Cart shape, not the ring) or one that needs
+  // every side even (accepts a ring of even size, not a torus with an odd side).
+  std::string algorithm, on_torus_only;
+  for (const char* name : {"hamiltonian-rings", "bine-lat-torus"}) {
+    const AlgorithmInfo* a = registry().find(name);
+    ScheduleRequest r;
+    r.collective = Collective::allreduce;
+    r.ranks = size_;
+    r.dims = {dims[0], dims[1]};
+    const bool torus = !Registry::rejection(*a, r);
+    r.dims = {size_};
+    const bool ring_shape = !Registry::rejection(*a, r);
+    if (torus != ring_shape) {
+      algorithm = name;
+      on_torus_only = torus ? "1" : "";
+      break;
+    }
+  }
+  check(!algorithm.empty(), "an algorithm that tells the " + shape + " torus from a ring");
+  if (!algorithm.empty()) {
+    setenv("TOPOCOLL_FALLBACK", "silent", 1);
+    const bool torus = !on_torus_only.empty();
+    const auto want = [&](bool accepted) { return accepted ? algorithm : std::string("mpi"); };
+    const std::string on_cart =
+        served_by(mpi::MpiCollective::allreduce, 10, cart, algorithm.c_str());
+    const std::string on_world =
+        served_by(mpi::MpiCollective::allreduce, 10, MPI_COMM_WORLD, algorithm.c_str());
+    check(on_cart == want(torus) && on_world == want(!torus),
+          algorithm + " forced: " + on_cart + " on the " + shape + " MPI_Cart communicator, " +
+              on_world + " on the ring of " + ring);
+    setenv("TOPOCOLL_DIMS", shape.c_str(), 1);
+    const std::string with_dims =
+        served_by(mpi::MpiCollective::allreduce, 10, MPI_COMM_WORLD, algorithm.c_str());
+    unsetenv("TOPOCOLL_DIMS");
+    check(with_dims == want(torus),
+          algorithm + " forced with TOPOCOLL_DIMS=" + shape + ": " + with_dims);
+    const std::string rules = R"({"version": 1, "rules": [{"collective": "allreduce", )"
+                              R"("algorithm": ")" +
+                              algorithm + R"("}]})";
+    setenv("TOPOCOLL_RULES", write_file("cart.json", rules).c_str(), 1);
+    const std::string auto_cart = served_by(mpi::MpiCollective::allreduce, 10, cart, "auto");
+    const std::string auto_world =
+        served_by(mpi::MpiCollective::allreduce, 10, MPI_COMM_WORLD, "auto");
+    unsetenv("TOPOCOLL_RULES");
+    const std::string table = "swing-lat";
+    check(auto_cart == (torus ? algorithm : table) && auto_world == (torus ? table : algorithm),
+          "auto with a rule naming " + algorithm + ": " + auto_cart + " on the " + shape +
+              " MPI_Cart communicator, " + auto_world + " on the ring");
+    setenv("TOPOCOLL_FALLBACK", "warn", 1);
+  }
+  MPI_Comm_free(&cart);
+}
+
 void communicators() {
   int rc = 0;
   // An intercommunicator between the even and the odd ranks.
@@ -308,6 +490,206 @@ void mixed_types() {
   MPI_Type_free(&spaced);
 }
 
+std::string reason() { return topocoll_last_reason(); }
+
+int error_class(int rc) {
+  int c = rc;
+  if (rc != MPI_SUCCESS) MPI_Error_class(rc, &c);
+  return c;
+}
+
+std::string class_name(int c) {
+  char text[MPI_MAX_ERROR_STRING] = {};
+  int length = 0;
+  MPI_Error_string(c, text, &length);
+  return std::string(text, static_cast<std::size_t>(length));
+}
+
+// Buffer arguments the standard forbids get the MPI library's own answer: each case calls the
+// MPI library's collective (MPI_*: this program links libtopocoll_mpi, which does not replace
+// them) and then topocoll's with the same arguments, on a communicator that returns errors,
+// and requires the same error class (or, where the library does not check, the same success),
+// with the MPI library serving topocoll's call. Only the ranks whose arguments are wrong call
+// where the library reports them before communicating (a non-root's MPI_IN_PLACE).
+void invalid_buffers() {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  // Open MPI 4.1 raises some buffer errors on MPI_COMM_WORLD rather than on `comm`.
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  std::vector<int> a(64, rank_ + 1), b(64, 0);
+  const int root = size_ - 1;
+  const bool at_root = rank_ == root;
+  std::vector<int> counts(static_cast<std::size_t>(size_), 2);
+  struct Case {
+    std::string what;
+    bool participates;  // whether this rank calls
+    std::function<int()> library, topocoll;
+  };
+  void* in_place = MPI_IN_PLACE;
+  const std::vector<Case> cases = {
+      {"allreduce with sendbuf == recvbuf", true,
+       [&] { return MPI_Allreduce(a.data(), a.data(), 4, MPI_INT, MPI_SUM, comm); },
+       [&] { return topocoll_allreduce(a.data(), a.data(), 4, MPI_INT, MPI_SUM, comm, "ring"); }},
+      {"allreduce with recvbuf = MPI_IN_PLACE", true,
+       [&] { return MPI_Allreduce(a.data(), in_place, 4, MPI_INT, MPI_SUM, comm); },
+       [&] { return topocoll_allreduce(a.data(), in_place, 4, MPI_INT, MPI_SUM, comm, "ring"); }},
+      {"reduce with MPI_IN_PLACE on the non-root ranks", !at_root,
+       [&] { return MPI_Reduce(in_place, b.data(), 4, MPI_INT, MPI_SUM, root, comm); },
+       [&] {
+         return topocoll_reduce(in_place, b.data(), 4, MPI_INT, MPI_SUM, root, comm, "auto");
+       }},
+      {"reduce with recvbuf = MPI_IN_PLACE at the root", at_root,
+       [&] { return MPI_Reduce(a.data(), in_place, 4, MPI_INT, MPI_SUM, root, comm); },
+       [&] {
+         return topocoll_reduce(a.data(), in_place, 4, MPI_INT, MPI_SUM, root, comm, "auto");
+       }},
+      {"reduce with sendbuf == recvbuf at the root", at_root,
+       [&] { return MPI_Reduce(a.data(), a.data(), 4, MPI_INT, MPI_SUM, root, comm); },
+       [&] {
+         return topocoll_reduce(a.data(), a.data(), 4, MPI_INT, MPI_SUM, root, comm, "auto");
+       }},
+      {"gather with MPI_IN_PLACE on the non-root ranks", !at_root,
+       [&] { return MPI_Gather(in_place, 2, MPI_INT, b.data(), 2, MPI_INT, root, comm); },
+       [&] {
+         return topocoll_gather(in_place, 2, MPI_INT, b.data(), 2, MPI_INT, root, comm, "auto");
+       }},
+      {"scatter with recvbuf = MPI_IN_PLACE on the non-root ranks", !at_root,
+       [&] { return MPI_Scatter(a.data(), 2, MPI_INT, in_place, 2, MPI_INT, root, comm); },
+       [&] {
+         return topocoll_scatter(a.data(), 2, MPI_INT, in_place, 2, MPI_INT, root, comm, "auto");
+       }},
+      {"bcast of MPI_IN_PLACE", true, [&] { return MPI_Bcast(in_place, 4, MPI_INT, 0, comm); },
+       [&] { return topocoll_bcast(in_place, 4, MPI_INT, 0, comm, "auto"); }},
+      {"bcast with root = comm_size", true,
+       [&] { return MPI_Bcast(a.data(), 4, MPI_INT, size_, comm); },
+       [&] { return topocoll_bcast(a.data(), 4, MPI_INT, size_, comm, "auto"); }},
+      {"allgather with recvbuf = MPI_IN_PLACE", true,
+       [&] { return MPI_Allgather(a.data(), 2, MPI_INT, in_place, 2, MPI_INT, comm); },
+       [&] {
+         return topocoll_allgather(a.data(), 2, MPI_INT, in_place, 2, MPI_INT, comm, "ring");
+       }},
+      {"alltoall with recvbuf = MPI_IN_PLACE", true,
+       [&] { return MPI_Alltoall(a.data(), 2, MPI_INT, in_place, 2, MPI_INT, comm); },
+       [&] { return topocoll_alltoall(a.data(), 2, MPI_INT, in_place, 2, MPI_INT, comm, "auto"); }},
+      {"reduce_scatter_block with recvbuf = MPI_IN_PLACE", true,
+       [&] { return MPI_Reduce_scatter_block(a.data(), in_place, 2, MPI_INT, MPI_SUM, comm); },
+       [&] {
+         return topocoll_reduce_scatter_block(a.data(), in_place, 2, MPI_INT, MPI_SUM, comm,
+                                              "ring");
+       }},
+      {"reduce_scatter with sendbuf == recvbuf", true,
+       [&] {
+         return MPI_Reduce_scatter(a.data(), a.data(), counts.data(), MPI_INT, MPI_SUM, comm);
+       },
+       [&] {
+         return topocoll_reduce_scatter(a.data(), a.data(), counts.data(), MPI_INT, MPI_SUM, comm,
+                                        "ring");
+       }},
+      {"alltoall with sendbuf == recvbuf", true,
+       [&] { return MPI_Alltoall(a.data(), 2, MPI_INT, a.data(), 2, MPI_INT, comm); },
+       [&] { return topocoll_alltoall(a.data(), 2, MPI_INT, a.data(), 2, MPI_INT, comm, "auto"); }},
+  };
+  for (const Case& c : cases) {
+    bool ok = true;
+    std::string seen = " (rank 0 does not call)";
+    if (c.participates) {
+      const int library = error_class(c.library());
+      const int ours = error_class(c.topocoll());
+      ok = ours == library && ran() == "mpi" && !reason().empty();
+      seen = ": the MPI library's answer " + class_name(library) + ", topocoll's " +
+             class_name(ours) + ", served by " + ran() + " (" + reason() + ")";
+    }
+    check(ok, c.what + seen);
+  }
+  MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
+  MPI_Comm_free(&comm);
+}
+
+// Fallback reasons name the cause: the operator, the variable a user sets.
+void fallback_reasons() {
+  setenv("TOPOCOLL_FALLBACK", "warn", 1);
+  MPI_Op first = MPI_OP_NULL;  // inout = in: not commutative
+  MPI_Op_create(
+      [](void* in, void* inout, int* len, MPI_Datatype*) {
+        for (int i = 0; i < *len; ++i) static_cast<int*>(inout)[i] = static_cast<int*>(in)[i];
+      },
+      0, &first);
+  // 64 KiB and more: the built-in table's allreduce algorithms (swing-bw, ring) all reorder.
+  std::vector<int> in(1 << 15, rank_), out(in.size(), -1);
+  int rc = topocoll_allreduce(in.data(), out.data(), static_cast<MPI_Count>(in.size()), MPI_INT,
+                              first, MPI_COMM_WORLD, "auto");
+  check(rc == MPI_SUCCESS && out.back() == 0 && ran() == "mpi" &&
+            reason().find("needs a commutative operator") != std::string::npos &&
+            reason().find("comm_size") == std::string::npos,
+        "auto, 128 KiB allreduce, non-commutative operator: the reason names the operator (" +
+            reason() + ")");
+  int value = rank_, result = -1;
+  rc = topocoll_reduce_scatter_block(in.data(), &result, 1, MPI_INT, first, MPI_COMM_WORLD, "auto");
+  check(rc == MPI_SUCCESS && result == 0 && ran() == "mpi" &&
+            reason().find("needs a commutative operator") != std::string::npos,
+        "auto, reduce_scatter_block, non-commutative operator: the reason names the operator");
+  MPI_Op_free(&first);
+  (void)value;
+  // An algorithm for 2D tori on a communicator without a shape: the variable to set.
+  for (const auto& a : registry().all()) {
+    if (a.requirements.dims != DimsRule::two_dimensional || !a.supports(Collective::allreduce))
+      continue;
+    int rc2 = 0;
+    allreduce_ok(MPI_COMM_WORLD, a.name.c_str(), 8, &rc2);
+    check(ran() == "mpi" && reason().find("TOPOCOLL_DIMS") != std::string::npos &&
+              reason().find("--") == std::string::npos,
+          a.name +
+              " without TOPOCOLL_DIMS: the reason names TOPOCOLL_DIMS, no command-line flag (" +
+              reason() + ")");
+    break;
+  }
+}
+
+// TOPOCOLL_CHECK=1: ranks that disagree all get the same error instead of a hang or a wrong
+// result, with the class the disagreement calls for; agreeing calls run as usual.
+void agreement_check() {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  setenv("TOPOCOLL_CHECK", "1", 1);
+  int rc = 0;
+  check(allreduce_ok(comm, "ring", 10, &rc) && ran() == "ring",
+        "TOPOCOLL_CHECK=1, ranks agree: ring serves, right result");
+  std::vector<int> in(16, 1), out(16, 0);
+  // Rank 0 with count 0 posts no message at all: without the check the others would wait.
+  rc =
+      topocoll_allreduce(in.data(), out.data(), rank_ == 0 ? 0 : 5, MPI_INT, MPI_SUM, comm, "ring");
+  check(error_class(rc) == MPI_ERR_TRUNCATE && ran() == "error",
+        "TOPOCOLL_CHECK=1, counts 0 and 5: MPI_ERR_TRUNCATE on every rank");
+  rc =
+      topocoll_allreduce(in.data(), out.data(), rank_ == 1 ? 4 : 5, MPI_INT, MPI_SUM, comm, "auto");
+  check(error_class(rc) == MPI_ERR_TRUNCATE, "TOPOCOLL_CHECK=1, counts 4 and 5: MPI_ERR_TRUNCATE");
+  rc = topocoll_bcast(in.data(), 4, MPI_INT, rank_ % 2, comm, "auto");
+  check(error_class(rc) == MPI_ERR_ROOT, "TOPOCOLL_CHECK=1, roots 0 and 1: MPI_ERR_ROOT");
+  rc = topocoll_allreduce(in.data(), out.data(), 4, MPI_INT, MPI_SUM, comm,
+                          rank_ == 0 ? "recdoub-lat" : "ring");
+  check(error_class(rc) == MPI_ERR_ARG, "TOPOCOLL_CHECK=1, algorithms differ: MPI_ERR_ARG");
+  std::vector<int> counts(static_cast<std::size_t>(size_), 1);
+  if (rank_ == size_ - 1) counts[0] = 2;
+  rc =
+      topocoll_reduce_scatter(in.data(), out.data(), counts.data(), MPI_INT, MPI_SUM, comm, "ring");
+  check(error_class(rc) == MPI_ERR_TRUNCATE,
+        "TOPOCOLL_CHECK=1, recvcounts differ on one rank: MPI_ERR_TRUNCATE");
+  check(allreduce_ok(comm, "auto", 10, &rc), "TOPOCOLL_CHECK=1: the next agreeing call is right");
+  unsetenv("TOPOCOLL_CHECK");
+  MPI_Comm_free(&comm);
+}
+
+// Counts that differ without TOPOCOLL_CHECK, where a message is longer than the receive the
+// schedule posted: the default error handler aborts with MPI_ERR_TRUNCATE after topocoll's
+// line (mismatch_abort.sh expects both). Never returns normally.
+void mismatch_abort() {
+  std::vector<int> in(16, 1), out(16, 0);
+  topocoll_allreduce(in.data(), out.data(), rank_ == 0 ? 4 : 8, MPI_INT, MPI_SUM, MPI_COMM_WORLD,
+                     "ring");
+}
+
 // One bcast of 2^31 + 64 bytes (count above INT_MAX): pieces of at most 1 GiB.
 void large_message() {
   const MPI_Count count = (MPI_Count{1} << 31) + 64;
@@ -332,11 +714,19 @@ int main(int argc, char** argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size_);
   if (argc > 1 && std::string(argv[1]) == "--large") {
     large_message();
+  } else if (argc > 1 && std::string(argv[1]) == "--mismatch-abort") {
+    mismatch_abort();
   } else {
     forced_names();
     rules_files();
     communicators();
     mixed_types();
+    default_table();
+    rule_order();
+    cartesian_shapes();
+    invalid_buffers();
+    fallback_reasons();
+    agreement_check();
   }
   if (rank_ == 0) std::printf("%d failed checks on %d ranks\n", failures, size_);
   MPI_Finalize();

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <string>
 
 #include "comm_state.hpp"
 #include "config.hpp"
@@ -22,6 +23,13 @@ struct Call {
   int root = -1;
   MPI_Op op = MPI_OP_NULL;
   std::uint64_t bytes = 0;  // one rank's vector, for the rules
+  // What every rank must agree on besides root and op (TOPOCOLL_CHECK): the bytes of the
+  // call, or a hash of MPI_Reduce_scatter's counts. 0 means `bytes`.
+  std::uint64_t agreed = 0;
+  // Buffer arguments the standard forbids (MPI_IN_PLACE where it is not allowed, aliased
+  // send and receive buffers): the MPI library serves the call and reports them with its own
+  // error class. Empty when the buffers are fine.
+  std::string misuse;
 };
 
 // `body` runs when topocoll serves the call; it builds its plan before touching user data, so
@@ -30,5 +38,19 @@ using Body = std::function<int(CommState&, const Choice&)>;
 using Fallback = std::function<int()>;
 
 int serve(const Call& call, const Body& body, const Fallback& fallback);
+
+// Why the thread's last call went to the MPI library (empty when topocoll served it).
+const char* last_reason();
+
+// `sendbuf` and `recvbuf` are the same memory (and not MPI_BOTTOM / NULL for count 0).
+[[nodiscard]] bool aliased(const void* sendbuf, const void* recvbuf, MPI_Count count);
+
+// Call::misuse of the buffer arguments: `in_place_send_forbidden` (MPI_IN_PLACE as sendbuf
+// where this rank may not use it), recvbuf == MPI_IN_PLACE where `recv_significant`, and
+// aliased buffers of `count` elements where both are significant.
+[[nodiscard]] std::string buffer_misuse(const void* sendbuf, const void* recvbuf, MPI_Count count,
+                                        bool in_place_send_forbidden, bool recv_significant);
+// The calling rank in `comm` (-1 for MPI_COMM_NULL).
+[[nodiscard]] int rank_in(MPI_Comm comm);
 
 }  // namespace topocoll::mpi

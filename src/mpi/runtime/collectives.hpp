@@ -30,5 +30,7 @@ int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, vo
 
 // The algorithm the calling thread's last call ran ("mpi" for the MPI library).
 const char* last_algorithm();
+// Why that call went to the MPI library or failed ("" when topocoll served it).
+const char* last_reason();
 
 }  // namespace topocoll::mpi

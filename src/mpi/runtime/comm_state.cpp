@@ -34,6 +34,17 @@ int finalize_hook(MPI_Comm, int, void*, void*) {
   return MPI_SUCCESS;
 }
 
+thread_local int p2p_error = MPI_SUCCESS;
+
+void record_error(MPI_Comm*, int* code, ...) { p2p_error = *code; }
+
+MPI_Errhandler recording_handler() {
+  static MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  static std::once_flag once;
+  std::call_once(once, [] { PMPI_Comm_create_errhandler(record_error, &handler); });
+  return handler;
+}
+
 int keyval() {
   static int key = MPI_KEYVAL_INVALID;
   static std::once_flag once;
@@ -109,6 +120,7 @@ CommState* state_for(MPI_Comm comm, int* rc) {
   MPI_Comm duplicate = MPI_COMM_NULL;
   *rc = PMPI_Comm_dup(comm, &duplicate);
   if (*rc != MPI_SUCCESS) return nullptr;
+  PMPI_Comm_set_errhandler(duplicate, recording_handler());
   auto* state = new CommState(comm, duplicate);
   *rc = PMPI_Comm_set_attr(comm, key, state);
   if (*rc != MPI_SUCCESS) {
@@ -116,6 +128,12 @@ CommState* state_for(MPI_Comm comm, int* rc) {
     return nullptr;
   }
   return state;
+}
+
+int take_p2p_error() {
+  const int code = p2p_error;
+  p2p_error = MPI_SUCCESS;
+  return code;
 }
 
 void clear_all_caches() {

@@ -72,6 +72,12 @@ class CommState {
 // Returns nullptr with an MPI error code in *rc on failure.
 CommState* state_for(MPI_Comm comm, int* rc);
 
+// The error code the private communicators' error handler last saw on this thread (and
+// forgets it), or MPI_SUCCESS. The handler records and returns, so that an error of the
+// schedule's messages (MPI_ERR_TRUNCATE when ranks disagree on a count) reaches the call,
+// which raises it on the user's communicator.
+int take_p2p_error();
+
 // Drops every cached program and plan (topocoll_clear_cache).
 void clear_all_caches();
 

@@ -1,10 +1,13 @@
 #include "config.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
 #include <set>
+
+#include "byte_size.hpp"
 
 namespace topocoll::mpi {
 namespace {
@@ -24,35 +27,43 @@ const char* env_suffix(MpiCollective c) {
   return "";
 }
 
+std::string trimmed(const std::string& text) {
+  const std::size_t first = text.find_first_not_of(" \t\n\r");
+  if (first == std::string::npos) return "";
+  return text.substr(first, text.find_last_not_of(" \t\n\r") - first + 1);
+}
+
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// Every value is read without surrounding white space.
 std::string env(const std::string& name) {
   const char* value = std::getenv(name.c_str());
-  return value ? value : "";
+  return value ? trimmed(value) : "";
+}
+
+// TOPOCOLL_VERBOSE and other switches: 1/0, on/off, yes/no, true/false (any case); unset is
+// off; anything else is reported once and read as off.
+bool switch_value(const std::string& name) {
+  const std::string value = lower(env(name));
+  if (value == "1" || value == "on" || value == "yes" || value == "true") return true;
+  if (!value.empty() && value != "0" && value != "off" && value != "no" && value != "false")
+    warn_once(name + "='" + value +
+              "' is not valid; accepted: 1, 0, on, off, yes, no, true, false");
+  return false;
 }
 
 }  // namespace
 
-std::optional<std::uint64_t> parse_bytes(const std::string& text) {
-  const std::size_t digits = text.find_first_not_of("0123456789");
-  if (digits == 0 || text.empty() || (digits == std::string::npos && text.size() > 15) ||
-      digits > 15)
-    return std::nullopt;
-  const std::uint64_t number = std::stoull(text.substr(0, digits));
-  const std::string unit = digits == std::string::npos ? "" : text.substr(digits);
-  std::uint64_t scale = 0;
-  if (unit.empty() || unit == "B") scale = 1;
-  if (unit == "KiB") scale = std::uint64_t{1} << 10;
-  if (unit == "MiB") scale = std::uint64_t{1} << 20;
-  if (unit == "GiB") scale = std::uint64_t{1} << 30;
-  if (scale == 0 || number == 0 || number > (std::uint64_t{1} << 40) / scale) return std::nullopt;
-  return number * scale;
-}
-
 std::optional<std::vector<int>> parse_dims(const std::string& text) {
+  // As `topocoll --dims` reads them (topocoll.shapes.parse_dims): sizes joined by x or X.
   std::vector<int> dims;
   std::size_t start = 0;
   while (start <= text.size()) {
-    const std::size_t end = std::min(text.find('x', start), text.size());
-    const std::string part = text.substr(start, end - start);
+    const std::size_t end = std::min(text.find_first_of("xX", start), text.size());
+    const std::string part = trimmed(text.substr(start, end - start));
     if (part.empty() || part.size() > 9 ||
         part.find_first_not_of("0123456789") != std::string::npos)
       return std::nullopt;
@@ -69,7 +80,7 @@ Settings read_settings(MpiCollective c, const char* algorithm) {
   s.algorithm =
       algorithm ? algorithm : env(std::string("TOPOCOLL_") + env_suffix(c) + "_ALGORITHM");
   if (s.algorithm.empty()) s.algorithm = "auto";
-  const std::string fallback = env("TOPOCOLL_FALLBACK");
+  const std::string fallback = lower(env("TOPOCOLL_FALLBACK"));
   if (fallback == "error") {
     s.fallback = FallbackPolicy::error;
   } else if (fallback == "silent") {
@@ -78,8 +89,8 @@ Settings read_settings(MpiCollective c, const char* algorithm) {
     warn_once("TOPOCOLL_FALLBACK='" + fallback +
               "' is not valid; accepted: error, warn, silent (using warn)");
   }
-  const std::string verbose = env("TOPOCOLL_VERBOSE");
-  s.verbose = !verbose.empty() && verbose != "0";
+  s.verbose = switch_value("TOPOCOLL_VERBOSE");
+  s.check = switch_value("TOPOCOLL_CHECK");
   const std::string dims = env("TOPOCOLL_DIMS");
   if (!dims.empty()) {
     if (auto parsed = parse_dims(dims)) {
@@ -92,11 +103,13 @@ Settings read_settings(MpiCollective c, const char* algorithm) {
   s.rules_path = env("TOPOCOLL_RULES");
   const std::string limit = env("TOPOCOLL_MAX_MESSAGE_BYTES");
   if (!limit.empty()) {
-    if (auto bytes = parse_bytes(limit)) {
+    const auto bytes = parse_byte_size(limit);
+    if (bytes && *bytes > 0) {
       s.max_message_bytes = std::min(*bytes, s.max_message_bytes);
     } else {
       warn_once("TOPOCOLL_MAX_MESSAGE_BYTES='" + limit +
-                "' is not valid; accepted: a byte count such as 4096, 64KiB, 1GiB (up to 1GiB)");
+                "' is not valid; accepted: " + kByteSizeSyntax +
+                ", at least 1 byte (larger than 1GiB reads as 1GiB); using " + "1GiB");
     }
   }
   return s;

@@ -17,6 +17,7 @@ struct Settings {
   std::string algorithm;  // name, "auto" or "mpi"
   FallbackPolicy fallback = FallbackPolicy::warn;
   bool verbose = false;
+  bool check = false;      // TOPOCOLL_CHECK: ranks check that they agree before every call
   std::vector<int> dims;   // TOPOCOLL_DIMS, empty when unset
   std::string dims_error;  // a malformed TOPOCOLL_DIMS
   std::string rules_path;  // TOPOCOLL_RULES, empty when unset
@@ -29,9 +30,7 @@ struct Settings {
 // TOPOCOLL_<COLL>_ALGORITHM (default "auto").
 [[nodiscard]] Settings read_settings(MpiCollective c, const char* algorithm);
 
-// "4096", "64KiB", "1GiB" -> bytes; nullopt when malformed or zero.
-[[nodiscard]] std::optional<std::uint64_t> parse_bytes(const std::string& text);
-// "8x8" -> {8, 8}; nullopt when malformed.
+// "8x8" -> {8, 8}; nullopt when malformed. (Byte counts: byte_size.hpp.)
 [[nodiscard]] std::optional<std::vector<int>> parse_dims(const std::string& text);
 
 // Writes "topocoll: <message>" to stderr once per distinct message for the process.

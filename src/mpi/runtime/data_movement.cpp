@@ -8,9 +8,9 @@ namespace topocoll::mpi {
 
 int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm) {
-  const Call call{
-      MpiCollective::allgather,     comm, algorithm, recvcount, recvtype, -1, MPI_OP_NULL,
-      bytes_of(recvcount, recvtype)};
+  Call call{MpiCollective::allgather,      comm, algorithm, recvcount, recvtype, -1, MPI_OP_NULL,
+            bytes_of(recvcount, recvtype), 0,    {}};
+  call.misuse = buffer_misuse(sendbuf, recvbuf, recvcount, false, true);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -41,8 +41,9 @@ int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
 
 int bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,
           const char* algorithm) {
-  const Call call{MpiCollective::bcast,     comm, algorithm, count, datatype, root, MPI_OP_NULL,
-                  bytes_of(count, datatype)};
+  Call call{MpiCollective::bcast,      comm, algorithm, count, datatype, root, MPI_OP_NULL,
+            bytes_of(count, datatype), 0,    {}};
+  if (buffer == MPI_IN_PLACE) call.misuse = "MPI_IN_PLACE as the buffer of MPI_Bcast";
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -63,14 +64,14 @@ int bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Co
 int gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
            MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
            const char* algorithm) {
-  int rank = -1;
-  if (comm != MPI_COMM_NULL) PMPI_Comm_rank(comm, &rank);
+  const int rank = rank_in(comm);
   // Only the root's receive arguments are significant; with MPI_IN_PLACE its send ones are not.
   const bool at_root_in_place = rank == root && sendbuf == MPI_IN_PLACE;
   const MPI_Count count = at_root_in_place ? recvcount : sendcount;
   const MPI_Datatype type = at_root_in_place ? recvtype : sendtype;
-  const Call call{MpiCollective::gather, comm, algorithm, count, type, root, MPI_OP_NULL,
-                  bytes_of(count, type)};
+  Call call{MpiCollective::gather, comm, algorithm, count, type, root, MPI_OP_NULL,
+            bytes_of(count, type), 0,    {}};
+  call.misuse = buffer_misuse(sendbuf, recvbuf, count, rank != root, rank == root);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -110,14 +111,20 @@ int gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void
 int scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
             MPI_Count recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
             const char* algorithm) {
-  int rank = -1;
-  if (comm != MPI_COMM_NULL) PMPI_Comm_rank(comm, &rank);
+  const int rank = rank_in(comm);
   // The root's send arguments are significant there; everywhere else the receive ones.
   const bool root_rank = rank == root;
   const MPI_Count count = root_rank ? sendcount : recvcount;
   const MPI_Datatype type = root_rank ? sendtype : recvtype;
-  const Call call{MpiCollective::scatter, comm, algorithm, count, type, root, MPI_OP_NULL,
-                  bytes_of(count, type)};
+  Call call{MpiCollective::scatter, comm, algorithm, count, type, root, MPI_OP_NULL,
+            bytes_of(count, type),  0,    {}};
+  // Scatter's roles are mirrored: MPI_IN_PLACE is the root's recvbuf, never a sendbuf.
+  if (!root_rank && recvbuf == MPI_IN_PLACE)
+    call.misuse = "MPI_IN_PLACE as recvbuf where the standard does not allow it (a non-root rank)";
+  else if (root_rank && sendbuf == MPI_IN_PLACE)
+    call.misuse = "MPI_IN_PLACE as sendbuf of MPI_Scatter (the root passes it as recvbuf)";
+  else if (root_rank && aliased(sendbuf, recvbuf, count))
+    call.misuse = "sendbuf and recvbuf are the same buffer (MPI_IN_PLACE is the way to say it)";
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -157,8 +164,9 @@ int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, vo
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const MPI_Count count = in_place ? recvcount : sendcount;
   const MPI_Datatype type = in_place ? recvtype : sendtype;
-  const Call call{MpiCollective::alltoall, comm, algorithm, count, type, -1, MPI_OP_NULL,
-                  bytes_of(count, type)};
+  Call call{MpiCollective::alltoall, comm, algorithm, count, type, -1, MPI_OP_NULL,
+            bytes_of(count, type),   0,    {}};
+  call.misuse = buffer_misuse(sendbuf, recvbuf, count, false, true);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {

@@ -1,6 +1,7 @@
 // The reduction collectives (allreduce, reduce, reduce_scatter_block, reduce_scatter): they
 // run on the user's datatype in its own layout and reduce with MPI_Reduce_local.
 #include <algorithm>
+#include <functional>
 
 #include "call.hpp"
 #include "call_buffers.hpp"
@@ -10,8 +11,9 @@ namespace topocoll::mpi {
 
 int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
               MPI_Comm comm, const char* algorithm) {
-  const Call call{MpiCollective::allreduce, comm, algorithm, count, datatype, -1, op,
-                  bytes_of(count, datatype)};
+  Call call{MpiCollective::allreduce,  comm, algorithm, count, datatype, -1, op,
+            bytes_of(count, datatype), 0,    {}};
+  call.misuse = buffer_misuse(sendbuf, recvbuf, count, false, true);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -30,8 +32,10 @@ int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype 
 
 int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
            int root, MPI_Comm comm, const char* algorithm) {
-  const Call call{MpiCollective::reduce,    comm, algorithm, count, datatype, root, op,
-                  bytes_of(count, datatype)};
+  Call call{MpiCollective::reduce,     comm, algorithm, count, datatype, root, op,
+            bytes_of(count, datatype), 0,    {}};
+  const bool at_root = rank_in(comm) == root;
+  call.misuse = buffer_misuse(sendbuf, recvbuf, count, !at_root, at_root);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -72,12 +76,13 @@ int reduce_scatter_chunks(CommState& state, const Choice& c, const void* sendbuf
     if (r == state.rank()) mine = total;
     total += counts[static_cast<std::size_t>(r)];
   }
-  char* vector = static_cast<char*>(recvbuf);
-  if (sendbuf != MPI_IN_PLACE) {
-    state.area[0].reserve(type, total);
-    vector = state.area[0].base();
-    copy_elements(vector, static_cast<const char*>(sendbuf), total, type);
-  }
+  // The schedule writes the whole vector, but the call defines only this rank's chunk at the
+  // start of recvbuf: in place too, the rest of recvbuf stays as the caller left it (MPI 3.1
+  // section 5.10), so the schedule runs on a copy.
+  const void* input = sendbuf == MPI_IN_PLACE ? recvbuf : sendbuf;
+  state.area[0].reserve(type, total);
+  char* vector = state.area[0].base();
+  copy_elements(vector, static_cast<const char*>(input), total, type);
   const int rc = run(state, c, plan, type, op, vector, nullptr);
   if (rc == MPI_SUCCESS)
     copy_elements(static_cast<char*>(recvbuf), type.at(vector, mine),
@@ -85,12 +90,30 @@ int reduce_scatter_chunks(CommState& state, const Choice& c, const void* sendbuf
   return rc;
 }
 
+// The MPI library's reduce-scatter in place, given to it out of place over a copy of the
+// input (`total` elements of recvbuf): Open MPI 4.1.4's algorithm for non-commutative
+// operators writes rank 0's whole receive buffer, beyond the result the call defines.
+// `library(sendbuf)` calls the MPI library's collective. Invalid arguments reach it as given.
+int library_in_place(void* recvbuf, std::uint64_t total, MPI_Datatype datatype, MPI_Comm comm,
+                     const std::function<int(const void*)>& library) {
+  int inter = 1;
+  if (comm == MPI_COMM_NULL || datatype == MPI_DATATYPE_NULL || recvbuf == MPI_IN_PLACE ||
+      total == 0 || PMPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter)
+    return library(MPI_IN_PLACE);
+  const ElementType type = ElementType::of(datatype);
+  ElementBuffer input;
+  input.reserve(type, total);
+  copy_elements(input.base(), static_cast<const char*>(recvbuf), total, type);
+  return library(input.base());
+}
+
 }  // namespace
 
 int reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount,
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char* algorithm) {
-  const Call call{MpiCollective::reduce_scatter_block, comm, algorithm, recvcount, datatype, -1, op,
-                  bytes_of(recvcount, datatype)};
+  Call call{MpiCollective::reduce_scatter_block, comm, algorithm, recvcount, datatype, -1, op,
+            bytes_of(recvcount, datatype),       0,    {}};
+  call.misuse = buffer_misuse(sendbuf, recvbuf, recvcount, false, true);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -99,8 +122,15 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount
         return reduce_scatter_chunks(state, c, sendbuf, recvbuf, counts, datatype, op);
       },
       [&] {
-        return PMPI_Reduce_scatter_block(sendbuf, recvbuf, static_cast<int>(recvcount), datatype,
-                                         op, comm);
+        const auto library = [&](const void* input) {
+          return PMPI_Reduce_scatter_block(input, recvbuf, static_cast<int>(recvcount), datatype,
+                                           op, comm);
+        };
+        if (sendbuf != MPI_IN_PLACE || recvcount <= 0) return library(sendbuf);
+        int size = 0;
+        if (comm != MPI_COMM_NULL) PMPI_Comm_size(comm, &size);
+        return library_in_place(recvbuf, static_cast<std::uint64_t>(recvcount) * size, datatype,
+                                comm, library);
       });
 }
 
@@ -119,24 +149,35 @@ int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
     counts.push_back(static_cast<std::uint64_t>(std::max(recvcounts[r], 0)));
     total += counts.back();
   }
-  const Call call{MpiCollective::reduce_scatter,
-                  comm,
-                  algorithm,
-                  static_cast<MPI_Count>(total),
-                  datatype,
-                  -1,
-                  op,
-                  size > 0 ? bytes_of(static_cast<MPI_Count>(total), datatype) / size : 0};
-  const Fallback library = [&] {
-    return PMPI_Reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm);
+  Call call{MpiCollective::reduce_scatter,
+            comm,
+            algorithm,
+            static_cast<MPI_Count>(total),
+            datatype,
+            -1,
+            op,
+            size > 0 ? bytes_of(static_cast<MPI_Count>(total), datatype) / size : 0,
+            0,
+            {}};
+  call.misuse = buffer_misuse(sendbuf, recvbuf, static_cast<MPI_Count>(total), false, true);
+  // Every rank must pass the same recvcounts: agreeing on their hash covers them all.
+  std::uint64_t agreed = 1469598103934665603ull ^ bytes_of(1, datatype);
+  for (std::uint64_t c : counts) agreed = (agreed ^ c) * 1099511628211ull;
+  call.agreed = agreed | 1;
+  const auto library = [&](const void* input) {
+    return PMPI_Reduce_scatter(input, recvbuf, recvcounts, datatype, op, comm);
   };
-  if (negative || (!recvcounts && !inter)) return library();  // the MPI library reports it
+  // The MPI library reports these.
+  if (negative || (!recvcounts && !inter)) return library(sendbuf);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
         return reduce_scatter_chunks(state, c, sendbuf, recvbuf, counts, datatype, op);
       },
-      library);
+      [&] {
+        if (sendbuf != MPI_IN_PLACE) return library(sendbuf);
+        return library_in_place(recvbuf, total, datatype, comm, library);
+      });
 }
 
 }  // namespace topocoll::mpi

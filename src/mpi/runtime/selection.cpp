@@ -1,5 +1,6 @@
 #include "selection.hpp"
 
+#include <algorithm>
 #include <numeric>
 
 #include "rules.hpp"
@@ -17,11 +18,18 @@ ScheduleRequest shaped(const AlgorithmInfo& algo, ScheduleRequest request) {
   return request;
 }
 
+void replace_all(std::string& text, const std::string& from, const std::string& to) {
+  for (std::size_t at = text.find(from); at != std::string::npos;
+       at = text.find(from, at + to.size()))
+    text.replace(at, from.size(), to);
+}
+
 // nullopt when `name` can serve the request, else the reason.
 std::optional<std::string> why_not(const std::string& name, const ScheduleRequest& request) {
   const AlgorithmInfo* algo = registry().find(name);
   if (!algo) return "unknown algorithm '" + name + "'; accepted: auto, mpi, " + registry().names();
-  return Registry::rejection(*algo, shaped(*algo, request));
+  if (auto why = Registry::rejection(*algo, shaped(*algo, request))) return in_runtime_terms(*why);
+  return std::nullopt;
 }
 
 Choice served_by(const std::string& name, const ScheduleRequest& request) {
@@ -59,19 +67,34 @@ Choice choose_auto(const Settings& settings, MpiCollective collective,
       if (rule.algorithm == "mpi") return fallback(settings, "rules file chose mpi", false);
       const auto why = why_not(rule.algorithm, request);
       if (!why) return served_by(rule.algorithm, request);
-      rejected = "rule's " + *why;
+      rejected = "rule: " + *why;
       break;
     }
   }
-  for (const std::string& name : default_candidates(collective, request.ranks, bytes))
-    if (!why_not(name, request)) return served_by(name, request);
-  std::string reason =
-      "no algorithm of the default table serves comm_size=" + std::to_string(request.ranks);
-  if (!rejected.empty()) reason += " (" + rejected + ")";
+  // Each candidate's own reason, so that the line names the cause (a non-commutative
+  // operator, a rank count) rather than only the table.
+  std::vector<std::string> reasons;
+  for (const std::string& name : default_candidates(collective, request.ranks, bytes)) {
+    const auto why = why_not(name, request);
+    if (!why) return served_by(name, request);
+    if (std::find(reasons.begin(), reasons.end(), *why) == reasons.end()) reasons.push_back(*why);
+  }
+  std::string reason = "no algorithm of the built-in table serves this call: ";
+  for (std::size_t i = 0; i < reasons.size(); ++i) reason += (i ? "; " : "") + reasons[i];
+  if (!rejected.empty()) reason += " (and the rules file's " + rejected + ")";
   return fallback(settings, reason, false);
 }
 
 }  // namespace
+
+std::string in_runtime_terms(std::string reason) {
+  replace_all(reason, "--dims omitted", "TOPOCOLL_DIMS unset");
+  replace_all(reason, "--dims RxC", "TOPOCOLL_DIMS=RxC or a 2D MPI_Cart communicator");
+  replace_all(reason, "--dims", "TOPOCOLL_DIMS");
+  replace_all(reason, "--ports 1 on a ring", "a ring (TOPOCOLL_DIMS unset)");
+  replace_all(reason, "--ranks", "the communicator size");
+  return reason;
+}
 
 Choice choose_algorithm(const Settings& settings, MpiCollective collective, ScheduleRequest request,
                         const std::vector<int>& cart_dims, std::uint64_t bytes,

@@ -24,4 +24,9 @@ struct Choice {
                                       ScheduleRequest request, const std::vector<int>& cart_dims,
                                       std::uint64_t bytes, const std::string& blocker);
 
+// A registry reason in the runtime's words: the registry writes its rules for the command
+// line (--dims, --ports); here the shape comes from TOPOCOLL_DIMS or an MPI_Cart
+// communicator and the ports are the algorithm's default.
+[[nodiscard]] std::string in_runtime_terms(std::string reason);
+
 }  // namespace topocoll::mpi
