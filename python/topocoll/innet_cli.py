@@ -9,9 +9,9 @@ import json
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-from topocoll import _core
+from topocoll import _core, parameters
 from topocoll.shapes import InputError
-from topocoll.sim_cli import writable, write_output
+from topocoll.sim_cli import PLOT_FORMATS, write_output
 from topocoll.simulate import parse_size
 from topocoll.units import format_bytes, format_duration, parse_duration
 
@@ -208,8 +208,10 @@ def plot_shares(path: str, shares: dict[str, list[float]], title: str = "") -> N
 
 
 def cmd_innet(args: argparse.Namespace) -> int:
-    writable(args.links, "--links")
-    writable(args.plot, "--plot")
+    # Checked before the run, in the one place the other simulator commands use.
+    parameters.outputs(
+        {"--links": args.links, "--plot": args.plot}, {}, suffixes={"--plot": PLOT_FORMATS}
+    )
     topology, _, results = run(args)
     if args.links:
         write_output(args.links, "--links", lambda path: write_links(path, topology, results))
