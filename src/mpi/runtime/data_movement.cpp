@@ -10,7 +10,7 @@ int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm) {
   Call call{MpiCollective::allgather,      comm, algorithm, recvcount, recvtype, -1, MPI_OP_NULL,
             bytes_of(recvcount, recvtype), 0,    {}};
-  call.misuse = buffer_misuse(sendbuf, recvbuf, recvcount, false, true);
+  check_buffers(call, sendbuf, recvbuf, recvcount, false, true);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -43,7 +43,7 @@ int bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Co
           const char* algorithm) {
   Call call{MpiCollective::bcast,      comm, algorithm, count, datatype, root, MPI_OP_NULL,
             bytes_of(count, datatype), 0,    {}};
-  if (buffer == MPI_IN_PLACE) call.misuse = "MPI_IN_PLACE as the buffer of MPI_Bcast";
+  if (buffer == MPI_IN_PLACE) forbid_in_place(call, "MPI_IN_PLACE as the buffer of MPI_Bcast");
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -71,7 +71,7 @@ int gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void
   const MPI_Datatype type = at_root_in_place ? recvtype : sendtype;
   Call call{MpiCollective::gather, comm, algorithm, count, type, root, MPI_OP_NULL,
             bytes_of(count, type), 0,    {}};
-  call.misuse = buffer_misuse(sendbuf, recvbuf, count, rank != root, rank == root);
+  check_buffers(call, sendbuf, recvbuf, count, rank != root, rank == root);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -120,7 +120,7 @@ int scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, voi
             bytes_of(count, type),  0,    {}};
   // Scatter's roles are mirrored: MPI_IN_PLACE is the root's recvbuf, never a sendbuf.
   if (!root_rank && recvbuf == MPI_IN_PLACE)
-    call.misuse = "MPI_IN_PLACE as recvbuf where the standard does not allow it (a non-root rank)";
+    forbid_in_place(call, "MPI_IN_PLACE as recvbuf on a rank other than the root");
   else if (root_rank && sendbuf == MPI_IN_PLACE)
     call.misuse = "MPI_IN_PLACE as sendbuf of MPI_Scatter (the root passes it as recvbuf)";
   else if (root_rank && aliased(sendbuf, recvbuf, count))
@@ -166,7 +166,7 @@ int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, vo
   const MPI_Datatype type = in_place ? recvtype : sendtype;
   Call call{MpiCollective::alltoall, comm, algorithm, count, type, -1, MPI_OP_NULL,
             bytes_of(count, type),   0,    {}};
-  call.misuse = buffer_misuse(sendbuf, recvbuf, count, false, true);
+  check_buffers(call, sendbuf, recvbuf, count, false, true);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {

@@ -13,7 +13,7 @@ int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype 
               MPI_Comm comm, const char* algorithm) {
   Call call{MpiCollective::allreduce,  comm, algorithm, count, datatype, -1, op,
             bytes_of(count, datatype), 0,    {}};
-  call.misuse = buffer_misuse(sendbuf, recvbuf, count, false, true);
+  check_buffers(call, sendbuf, recvbuf, count, false, true);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -35,7 +35,7 @@ int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dat
   Call call{MpiCollective::reduce,     comm, algorithm, count, datatype, root, op,
             bytes_of(count, datatype), 0,    {}};
   const bool at_root = rank_in(comm) == root;
-  call.misuse = buffer_misuse(sendbuf, recvbuf, count, !at_root, at_root);
+  check_buffers(call, sendbuf, recvbuf, count, !at_root, at_root);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -113,7 +113,7 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char* algorithm) {
   Call call{MpiCollective::reduce_scatter_block, comm, algorithm, recvcount, datatype, -1, op,
             bytes_of(recvcount, datatype),       0,    {}};
-  call.misuse = buffer_misuse(sendbuf, recvbuf, recvcount, false, true);
+  check_buffers(call, sendbuf, recvbuf, recvcount, false, true);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -159,7 +159,7 @@ int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
             size > 0 ? bytes_of(static_cast<MPI_Count>(total), datatype) / size : 0,
             0,
             {}};
-  call.misuse = buffer_misuse(sendbuf, recvbuf, static_cast<MPI_Count>(total), false, true);
+  check_buffers(call, sendbuf, recvbuf, static_cast<MPI_Count>(total), false, true);
   // Every rank must pass the same recvcounts: agreeing on their hash covers them all.
   std::uint64_t agreed = 1469598103934665603ull ^ bytes_of(1, datatype);
   for (std::uint64_t c : counts) agreed = (agreed ^ c) * 1099511628211ull;
