@@ -3,6 +3,7 @@
 #include "call.hpp"
 #include "call_buffers.hpp"
 #include "collectives.hpp"
+#include "library.hpp"
 
 namespace topocoll::mpi {
 
@@ -34,8 +35,7 @@ int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
         return rc;
       },
       [&] {
-        return PMPI_Allgather(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf,
-                              static_cast<int>(recvcount), recvtype, comm);
+        return library_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
       });
 }
 
@@ -58,7 +58,7 @@ int bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Co
           unpack_elements(user, vector, static_cast<std::uint64_t>(count), type);
         return rc;
       },
-      [&] { return PMPI_Bcast(buffer, static_cast<int>(count), datatype, root, comm); });
+      [&] { return library_bcast(buffer, count, datatype, root, comm); });
 }
 
 int gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -103,8 +103,8 @@ int gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void
         return rc;
       },
       [&] {
-        return PMPI_Gather(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf,
-                           static_cast<int>(recvcount), recvtype, root, comm);
+        return library_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                              comm);
       });
 }
 
@@ -154,8 +154,8 @@ int scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, voi
         return rc;
       },
       [&] {
-        return PMPI_Scatter(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf,
-                            static_cast<int>(recvcount), recvtype, root, comm);
+        return library_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                               comm);
       });
 }
 
@@ -196,8 +196,7 @@ int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, vo
         return rc;
       },
       [&] {
-        return PMPI_Alltoall(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf,
-                             static_cast<int>(recvcount), recvtype, comm);
+        return library_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
       });
 }
 
