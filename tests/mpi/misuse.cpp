@@ -525,7 +525,15 @@ void invalid_buffers() {
     std::string what;
     bool participates;  // whether this rank calls
     std::function<int()> library, topocoll;
+    // MPI_IN_PLACE that a library may read as an address (MPICH 4.0.2 crashes on these):
+    // topocoll raises the error itself, with Open MPI's class under Open MPI (which checks
+    // them) and MPI_ERR_BUFFER elsewhere; the library is only asked under Open MPI.
+    bool raised_by_topocoll = false;
   };
+  char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+  int version_length = 0;
+  MPI_Get_library_version(version, &version_length);
+  const bool open_mpi = std::string(version).find("Open MPI") != std::string::npos;
   void* in_place = MPI_IN_PLACE;
   const std::vector<Case> cases = {
       {"allreduce with sendbuf == recvbuf", true,
@@ -536,9 +544,8 @@ void invalid_buffers() {
        [&] { return topocoll_allreduce(a.data(), in_place, 4, MPI_INT, MPI_SUM, comm, "ring"); }},
       {"reduce with MPI_IN_PLACE on the non-root ranks", !at_root,
        [&] { return MPI_Reduce(in_place, b.data(), 4, MPI_INT, MPI_SUM, root, comm); },
-       [&] {
-         return topocoll_reduce(in_place, b.data(), 4, MPI_INT, MPI_SUM, root, comm, "auto");
-       }},
+       [&] { return topocoll_reduce(in_place, b.data(), 4, MPI_INT, MPI_SUM, root, comm, "auto"); },
+       true},
       {"reduce with recvbuf = MPI_IN_PLACE at the root", at_root,
        [&] { return MPI_Reduce(a.data(), in_place, 4, MPI_INT, MPI_SUM, root, comm); },
        [&] {
@@ -553,14 +560,16 @@ void invalid_buffers() {
        [&] { return MPI_Gather(in_place, 2, MPI_INT, b.data(), 2, MPI_INT, root, comm); },
        [&] {
          return topocoll_gather(in_place, 2, MPI_INT, b.data(), 2, MPI_INT, root, comm, "auto");
-       }},
+       },
+       true},
       {"scatter with recvbuf = MPI_IN_PLACE on the non-root ranks", !at_root,
        [&] { return MPI_Scatter(a.data(), 2, MPI_INT, in_place, 2, MPI_INT, root, comm); },
        [&] {
          return topocoll_scatter(a.data(), 2, MPI_INT, in_place, 2, MPI_INT, root, comm, "auto");
-       }},
+       },
+       true},
       {"bcast of MPI_IN_PLACE", true, [&] { return MPI_Bcast(in_place, 4, MPI_INT, 0, comm); },
-       [&] { return topocoll_bcast(in_place, 4, MPI_INT, 0, comm, "auto"); }},
+       [&] { return topocoll_bcast(in_place, 4, MPI_INT, 0, comm, "auto"); }, true},
       {"bcast with root = comm_size", true,
        [&] { return MPI_Bcast(a.data(), 4, MPI_INT, size_, comm); },
        [&] { return topocoll_bcast(a.data(), 4, MPI_INT, size_, comm, "auto"); }},
@@ -594,11 +603,14 @@ void invalid_buffers() {
     bool ok = true;
     std::string seen = " (rank 0 does not call)";
     if (c.participates) {
-      const int library = error_class(c.library());
+      const bool ask_library = !c.raised_by_topocoll || open_mpi;
+      const int library = ask_library ? error_class(c.library()) : MPI_ERR_BUFFER;
       const int ours = error_class(c.topocoll());
-      ok = ours == library && ran() == "mpi" && !reason().empty();
-      seen = ": the MPI library's answer " + class_name(library) + ", topocoll's " +
-             class_name(ours) + ", served by " + ran() + " (" + reason() + ")";
+      ok =
+          ours == library && ran() == (c.raised_by_topocoll ? "error" : "mpi") && !reason().empty();
+      seen = std::string(": ") + (ask_library ? "the MPI library's answer " : "expected ") +
+             class_name(library) + ", topocoll's " + class_name(ours) + ", served by " + ran() +
+             " (" + reason() + ")";
     }
     check(ok, c.what + seen);
   }

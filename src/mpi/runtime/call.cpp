@@ -158,14 +158,33 @@ bool aliased(const void* sendbuf, const void* recvbuf, MPI_Count count) {
   return count > 0 && sendbuf == recvbuf && sendbuf != MPI_BOTTOM && sendbuf != MPI_IN_PLACE;
 }
 
-std::string buffer_misuse(const void* sendbuf, const void* recvbuf, MPI_Count count,
-                          bool in_place_send_forbidden, bool recv_significant) {
-  if (in_place_send_forbidden && sendbuf == MPI_IN_PLACE)
-    return "MPI_IN_PLACE as sendbuf where the standard does not allow it (a non-root rank)";
-  if (recv_significant && recvbuf == MPI_IN_PLACE) return "MPI_IN_PLACE as recvbuf";
-  if (recv_significant && aliased(sendbuf, recvbuf, count))
-    return "sendbuf and recvbuf are the same buffer (MPI_IN_PLACE is the way to say it)";
-  return "";
+void check_buffers(Call& call, const void* sendbuf, const void* recvbuf, MPI_Count count,
+                   bool in_place_send_forbidden, bool recv_significant) {
+  if (in_place_send_forbidden && sendbuf == MPI_IN_PLACE) {
+    forbid_in_place(call, "MPI_IN_PLACE as sendbuf on a rank other than the root");
+  } else if (recv_significant && recvbuf == MPI_IN_PLACE) {
+    call.misuse = "MPI_IN_PLACE as recvbuf";
+  } else if (recv_significant && aliased(sendbuf, recvbuf, count)) {
+    call.misuse = "sendbuf and recvbuf are the same buffer (MPI_IN_PLACE is the way to say it)";
+  }
+}
+
+void forbid_in_place(Call& call, const std::string& what) {
+  call.misuse = what;
+  call.raise_misuse = true;
+}
+
+int forbidden_in_place_class() {
+  static const int error_class = [] {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
+    int length = 0;
+    PMPI_Get_library_version(version, &length);
+    return std::string(version, static_cast<std::size_t>(length)).find("Open MPI") !=
+                   std::string::npos
+               ? MPI_ERR_ARG
+               : MPI_ERR_BUFFER;
+  }();
+  return error_class;
 }
 
 int rank_in(MPI_Comm comm) {
@@ -190,6 +209,12 @@ int serve(const Call& call, const Body& body, const Fallback& fallback) {
   int size = 0, inter = 0;
   PMPI_Comm_size(call.comm, &size);
   PMPI_Comm_test_inter(call.comm, &inter);
+  if (call.raise_misuse) {
+    report_error(call, size, call.misuse);
+    last_algorithm_name = "error";
+    last_reason_text = call.misuse;
+    return raise(call.comm, forbidden_in_place_class());
+  }
   if (!call.misuse.empty())
     return to_library(call.misuse + ": the MPI library reports it", settings.verbose, size);
   std::string blocker;

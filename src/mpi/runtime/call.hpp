@@ -30,6 +30,10 @@ struct Call {
   // send and receive buffers): the MPI library serves the call and reports them with its own
   // error class. Empty when the buffers are fine.
   std::string misuse;
+  // MPI_IN_PLACE where a library may take it for an address (a non-root's buffer, bcast's
+  // buffer: MPICH 4.0.2 dereferences it and crashes): topocoll raises the error itself, with
+  // the class the MPI library gives it where it checks (forbidden_in_place_class).
+  bool raise_misuse = false;
 };
 
 // `body` runs when topocoll serves the call; it builds its plan before touching user data, so
@@ -45,11 +49,16 @@ const char* last_reason();
 // `sendbuf` and `recvbuf` are the same memory (and not MPI_BOTTOM / NULL for count 0).
 [[nodiscard]] bool aliased(const void* sendbuf, const void* recvbuf, MPI_Count count);
 
-// Call::misuse of the buffer arguments: `in_place_send_forbidden` (MPI_IN_PLACE as sendbuf
-// where this rank may not use it), recvbuf == MPI_IN_PLACE where `recv_significant`, and
-// aliased buffers of `count` elements where both are significant.
-[[nodiscard]] std::string buffer_misuse(const void* sendbuf, const void* recvbuf, MPI_Count count,
-                                        bool in_place_send_forbidden, bool recv_significant);
+// Sets Call::misuse from the buffer arguments: `in_place_send_forbidden` (MPI_IN_PLACE as
+// sendbuf where this rank may not use it: raised by topocoll), recvbuf == MPI_IN_PLACE where
+// `recv_significant`, and aliased buffers of `count` elements where both are significant.
+void check_buffers(Call& call, const void* sendbuf, const void* recvbuf, MPI_Count count,
+                   bool in_place_send_forbidden, bool recv_significant);
+// MPI_IN_PLACE where `what` says it is forbidden and a library may read it as an address.
+void forbid_in_place(Call& call, const std::string& what);
+// The class the MPI library gives a forbidden MPI_IN_PLACE: Open MPI 4.1 checks it and
+// answers MPI_ERR_ARG; MPICH answers MPI_ERR_BUFFER for its buffer checks.
+[[nodiscard]] int forbidden_in_place_class();
 // The calling rank in `comm` (-1 for MPI_COMM_NULL).
 [[nodiscard]] int rank_in(MPI_Comm comm);
 

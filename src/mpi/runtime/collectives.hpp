@@ -13,6 +13,9 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char* algorithm);
 int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
                    MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char* algorithm);
+// MPI_Reduce_scatter_c's counts (MPI-4 large-count binding).
+int reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char* algorithm);
 int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm);
 int bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Comm comm,

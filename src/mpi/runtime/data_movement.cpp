@@ -3,6 +3,7 @@
 #include "call.hpp"
 #include "call_buffers.hpp"
 #include "collectives.hpp"
+#include "library.hpp"
 
 namespace topocoll::mpi {
 
@@ -10,7 +11,7 @@ int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm) {
   Call call{MpiCollective::allgather,      comm, algorithm, recvcount, recvtype, -1, MPI_OP_NULL,
             bytes_of(recvcount, recvtype), 0,    {}};
-  call.misuse = buffer_misuse(sendbuf, recvbuf, recvcount, false, true);
+  check_buffers(call, sendbuf, recvbuf, recvcount, false, true);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -34,8 +35,7 @@ int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
         return rc;
       },
       [&] {
-        return PMPI_Allgather(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf,
-                              static_cast<int>(recvcount), recvtype, comm);
+        return library_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
       });
 }
 
@@ -43,7 +43,7 @@ int bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Co
           const char* algorithm) {
   Call call{MpiCollective::bcast,      comm, algorithm, count, datatype, root, MPI_OP_NULL,
             bytes_of(count, datatype), 0,    {}};
-  if (buffer == MPI_IN_PLACE) call.misuse = "MPI_IN_PLACE as the buffer of MPI_Bcast";
+  if (buffer == MPI_IN_PLACE) forbid_in_place(call, "MPI_IN_PLACE as the buffer of MPI_Bcast");
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -58,7 +58,7 @@ int bcast(void* buffer, MPI_Count count, MPI_Datatype datatype, int root, MPI_Co
           unpack_elements(user, vector, static_cast<std::uint64_t>(count), type);
         return rc;
       },
-      [&] { return PMPI_Bcast(buffer, static_cast<int>(count), datatype, root, comm); });
+      [&] { return library_bcast(buffer, count, datatype, root, comm); });
 }
 
 int gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -71,7 +71,7 @@ int gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void
   const MPI_Datatype type = at_root_in_place ? recvtype : sendtype;
   Call call{MpiCollective::gather, comm, algorithm, count, type, root, MPI_OP_NULL,
             bytes_of(count, type), 0,    {}};
-  call.misuse = buffer_misuse(sendbuf, recvbuf, count, rank != root, rank == root);
+  check_buffers(call, sendbuf, recvbuf, count, rank != root, rank == root);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -103,8 +103,8 @@ int gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void
         return rc;
       },
       [&] {
-        return PMPI_Gather(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf,
-                           static_cast<int>(recvcount), recvtype, root, comm);
+        return library_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                              comm);
       });
 }
 
@@ -120,7 +120,7 @@ int scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, voi
             bytes_of(count, type),  0,    {}};
   // Scatter's roles are mirrored: MPI_IN_PLACE is the root's recvbuf, never a sendbuf.
   if (!root_rank && recvbuf == MPI_IN_PLACE)
-    call.misuse = "MPI_IN_PLACE as recvbuf where the standard does not allow it (a non-root rank)";
+    forbid_in_place(call, "MPI_IN_PLACE as recvbuf on a rank other than the root");
   else if (root_rank && sendbuf == MPI_IN_PLACE)
     call.misuse = "MPI_IN_PLACE as sendbuf of MPI_Scatter (the root passes it as recvbuf)";
   else if (root_rank && aliased(sendbuf, recvbuf, count))
@@ -154,8 +154,8 @@ int scatter(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, voi
         return rc;
       },
       [&] {
-        return PMPI_Scatter(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf,
-                            static_cast<int>(recvcount), recvtype, root, comm);
+        return library_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root,
+                               comm);
       });
 }
 
@@ -166,7 +166,7 @@ int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, vo
   const MPI_Datatype type = in_place ? recvtype : sendtype;
   Call call{MpiCollective::alltoall, comm, algorithm, count, type, -1, MPI_OP_NULL,
             bytes_of(count, type),   0,    {}};
-  call.misuse = buffer_misuse(sendbuf, recvbuf, count, false, true);
+  check_buffers(call, sendbuf, recvbuf, count, false, true);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -196,8 +196,7 @@ int alltoall(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, vo
         return rc;
       },
       [&] {
-        return PMPI_Alltoall(sendbuf, static_cast<int>(sendcount), sendtype, recvbuf,
-                             static_cast<int>(recvcount), recvtype, comm);
+        return library_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
       });
 }
 

@@ -6,6 +6,7 @@
 #include "call.hpp"
 #include "call_buffers.hpp"
 #include "collectives.hpp"
+#include "library.hpp"
 
 namespace topocoll::mpi {
 
@@ -13,7 +14,7 @@ int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype 
               MPI_Comm comm, const char* algorithm) {
   Call call{MpiCollective::allreduce,  comm, algorithm, count, datatype, -1, op,
             bytes_of(count, datatype), 0,    {}};
-  call.misuse = buffer_misuse(sendbuf, recvbuf, count, false, true);
+  check_buffers(call, sendbuf, recvbuf, count, false, true);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -25,9 +26,7 @@ int allreduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype 
                         static_cast<std::uint64_t>(count), type);
         return run(state, c, plan, type, op, vector, nullptr);
       },
-      [&] {
-        return PMPI_Allreduce(sendbuf, recvbuf, static_cast<int>(count), datatype, op, comm);
-      });
+      [&] { return library_allreduce(sendbuf, recvbuf, count, datatype, op, comm); });
 }
 
 int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op,
@@ -35,7 +34,7 @@ int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dat
   Call call{MpiCollective::reduce,     comm, algorithm, count, datatype, root, op,
             bytes_of(count, datatype), 0,    {}};
   const bool at_root = rank_in(comm) == root;
-  call.misuse = buffer_misuse(sendbuf, recvbuf, count, !at_root, at_root);
+  check_buffers(call, sendbuf, recvbuf, count, !at_root, at_root);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -56,9 +55,7 @@ int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dat
         }
         return run(state, c, plan, type, op, vector, nullptr);
       },
-      [&] {
-        return PMPI_Reduce(sendbuf, recvbuf, static_cast<int>(count), datatype, op, root, comm);
-      });
+      [&] { return library_reduce(sendbuf, recvbuf, count, datatype, op, root, comm); });
 }
 
 namespace {
@@ -113,7 +110,7 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount
                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char* algorithm) {
   Call call{MpiCollective::reduce_scatter_block, comm, algorithm, recvcount, datatype, -1, op,
             bytes_of(recvcount, datatype),       0,    {}};
-  call.misuse = buffer_misuse(sendbuf, recvbuf, recvcount, false, true);
+  check_buffers(call, sendbuf, recvbuf, recvcount, false, true);
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
@@ -123,8 +120,7 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount
       },
       [&] {
         const auto library = [&](const void* input) {
-          return PMPI_Reduce_scatter_block(input, recvbuf, static_cast<int>(recvcount), datatype,
-                                           op, comm);
+          return library_reduce_scatter_block(input, recvbuf, recvcount, datatype, op, comm);
         };
         if (sendbuf != MPI_IN_PLACE || recvcount <= 0) return library(sendbuf);
         int size = 0;
@@ -134,8 +130,14 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount
       });
 }
 
-int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
-                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char* algorithm) {
+namespace {
+
+// MPI_Reduce_scatter with `recvcounts` of either binding (int, or MPI_Count for the MPI-4
+// large-count one); `library(input)` calls the MPI library's own with the caller's counts.
+template <typename Count>
+int reduce_scatter_counts(const void* sendbuf, void* recvbuf, const Count recvcounts[],
+                          MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char* algorithm,
+                          const std::function<int(const void*)>& library) {
   int size = 0, inter = 0;
   if (comm != MPI_COMM_NULL) {
     PMPI_Comm_test_inter(comm, &inter);
@@ -146,7 +148,7 @@ int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
   bool negative = false;
   for (int r = 0; r < size && !inter && recvcounts; ++r) {
     negative = negative || recvcounts[r] < 0;
-    counts.push_back(static_cast<std::uint64_t>(std::max(recvcounts[r], 0)));
+    counts.push_back(static_cast<std::uint64_t>(std::max<Count>(recvcounts[r], 0)));
     total += counts.back();
   }
   Call call{MpiCollective::reduce_scatter,
@@ -159,14 +161,11 @@ int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
             size > 0 ? bytes_of(static_cast<MPI_Count>(total), datatype) / size : 0,
             0,
             {}};
-  call.misuse = buffer_misuse(sendbuf, recvbuf, static_cast<MPI_Count>(total), false, true);
+  check_buffers(call, sendbuf, recvbuf, static_cast<MPI_Count>(total), false, true);
   // Every rank must pass the same recvcounts: agreeing on their hash covers them all.
   std::uint64_t agreed = 1469598103934665603ull ^ bytes_of(1, datatype);
   for (std::uint64_t c : counts) agreed = (agreed ^ c) * 1099511628211ull;
   call.agreed = agreed | 1;
-  const auto library = [&](const void* input) {
-    return PMPI_Reduce_scatter(input, recvbuf, recvcounts, datatype, op, comm);
-  };
   // The MPI library reports these.
   if (negative || (!recvcounts && !inter)) return library(sendbuf);
   return serve(
@@ -177,6 +176,24 @@ int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
       [&] {
         if (sendbuf != MPI_IN_PLACE) return library(sendbuf);
         return library_in_place(recvbuf, total, datatype, comm, library);
+      });
+}
+
+}  // namespace
+
+int reduce_scatter(const void* sendbuf, void* recvbuf, const int recvcounts[],
+                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char* algorithm) {
+  return reduce_scatter_counts(
+      sendbuf, recvbuf, recvcounts, datatype, op, comm, algorithm, [&](const void* input) {
+        return PMPI_Reduce_scatter(input, recvbuf, recvcounts, datatype, op, comm);
+      });
+}
+
+int reduce_scatter_c(const void* sendbuf, void* recvbuf, const MPI_Count recvcounts[],
+                     MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, const char* algorithm) {
+  return reduce_scatter_counts(
+      sendbuf, recvbuf, recvcounts, datatype, op, comm, algorithm, [&](const void* input) {
+        return library_reduce_scatter(input, recvbuf, recvcounts, datatype, op, comm);
       });
 }
 
