@@ -120,7 +120,8 @@ ASAN_GTEST_FILTER ?= -$(ASAN_GTEST_EXCLUDED)
 ASAN_PRELOAD = $(shell $(CXX) -print-file-name=libasan.so) $(shell $(CXX) -print-file-name=libstdc++.so)
 ASAN_PYTESTS := tests/python/test_fuzz.py tests/python/test_robustness.py \
 	tests/python/test_broken_schedules.py tests/python/test_cli_options.py \
-	tests/python/test_schedule_semantics.py
+	tests/python/test_schedule_semantics.py tests/python/test_fuzz_sim.py \
+	tests/python/test_sim_inputs.py tests/python/test_sim_limits.py
 
 build-asan: venv
 	cmake -S . -B $(ASAN_DIR) -DTOPOCOLL_SANITIZE=ON -DTOPOCOLL_TESTS=ON -DTOPOCOLL_PYTHON=ON \

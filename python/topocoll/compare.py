@@ -10,6 +10,7 @@ import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 
+from topocoll import _core, limits, parameters
 from topocoll.shapes import InputError
 from topocoll.simulate import (
     CHUNKED,
@@ -311,6 +312,67 @@ def _mpi_world():
     return comm, comm.Get_rank(), comm.Get_size()
 
 
+def _sweep(network: Network, algorithm: str, sizes: list[int], search: bool):
+    """(seconds, memory, search seconds, whether the search can run in the estimate) of one
+    algorithm over the sizes. A run's counts do not depend on its size except for the packet
+    model's packets, so the algorithm is estimated at the smallest and the largest size and the
+    sizes between are interpolated; the symmetry search is paid once."""
+    estimates = [network.estimate(algorithm, s, search=search) for s in (sizes[0], sizes[-1])]
+    low, high = (
+        network.cost(algorithm, s, e) for s, e in zip((sizes[0], sizes[-1]), estimates, strict=True)
+    )
+    searchable = all(
+        e["rank_steps"] + e["messages"] <= _core.ESTIMATE_SYMMETRY_WORK for e in estimates
+    )
+    span = sizes[-1] - sizes[0]
+    seconds = 0.0
+    for size in sizes:
+        share = (size - sizes[0]) / span if span else 1.0
+        run = low.seconds - low.search_seconds
+        seconds += run + (high.seconds - high.search_seconds - run) * share
+    search_seconds = max(low.search_seconds, high.search_seconds)
+    memory = max(low.memory_bytes, high.memory_bytes)
+    return seconds + search_seconds, memory, search_seconds, searchable
+
+
+def comparison_cost(
+    network: Network, algorithms: list[str], sizes: list[int], workers: int
+) -> limits.SimulationCost:
+    """What the runs of a comparison will cost together: CPU seconds over the workers, and the
+    memory of the largest run in each worker. First without the flow model's symmetry search
+    (quick, and long for the runs it would reduce); if that is beyond the limit, the costliest
+    algorithms are estimated again with the search until the answer is clear."""
+    quick = {a: _sweep(network, a, sizes, search=False) for a in algorithms}
+    seconds = {a: quick[a][0] for a in algorithms}
+    open_ = {a for a in algorithms if quick[a][2] > 0 and quick[a][3]}  # a search may lower
+    limit = limits.TIME_LIMIT_S * workers
+    for algorithm in sorted(open_, key=seconds.get, reverse=True):
+        if sum(seconds.values()) <= limit:
+            break
+        # At least the search itself is paid: past the limit with that, the answer is clear.
+        if sum(quick[a][2] if a in open_ else seconds[a] for a in algorithms) > limit:
+            break
+        seconds[algorithm] = _sweep(network, algorithm, sizes, search=True)[0]
+        open_.discard(algorithm)
+    runs = len(algorithms) * len(sizes)
+    return limits.SimulationCost(
+        sum(seconds.values()) / workers,
+        max(quick[a][1] for a in algorithms) * workers,
+        f"{runs:,} runs: {len(algorithms)} algorithms x {len(sizes)} sizes on {workers} "
+        f"process(es), {network.ranks:,} ranks",
+    )
+
+
+def _sizes(sizes: str | Sequence[int | str]) -> list[int]:
+    if isinstance(sizes, str):
+        return size_range(parameters.text("sizes", sizes))
+    if not isinstance(sizes, Sequence):
+        raise TypeError(f"sizes must be a string or a list of sizes, not {type(sizes).__name__}")
+    if not sizes:
+        raise InputError("sizes is empty; accepted: LOW:HIGH, A,B,C or a list of sizes")
+    return sorted({parse_size(s, "size") for s in sizes})
+
+
 def compare(
     topology: str,
     collective: str,
@@ -320,28 +382,36 @@ def compare(
     jobs: int = 1,
     progress: Callable[[int, int], None] | None = None,
     use_mpi: bool = True,
+    force: bool = False,
     **options,
 ) -> Comparison | None:
     """Simulates every algorithm (or the listed ones) at every size. Runs spread over `jobs`
     local processes and, under mpirun with mpi4py, over the MPI ranks; the result does not
     depend on either. Under MPI only rank 0 returns the comparison (the others None).
-    `progress(done, total)` is called after each run of this process."""
+    `progress(done, total)` is called after each run of this process. A comparison estimated
+    beyond this machine's memory or about ten minutes raises ValueError unless `force`."""
+    jobs = parameters.count("jobs", jobs, f"1..{MAX_JOBS}")
+    if not 1 <= jobs <= MAX_JOBS:
+        raise InputError(f"--jobs {jobs} out of range; accepted: 1..{MAX_JOBS}")
+    force = parameters.flag("force", force)
     setup = make_setup(topology, collective, **options)
     network = Network(setup)
     chosen, skipped = select_algorithms(network, algorithms)
-    size_list = (
-        size_range(sizes) if isinstance(sizes, str) else sorted({parse_size(s) for s in sizes})
-    )
+    size_list = _sizes(sizes)
     small: list[int] = []
     if collective in CHUNKED:
         small = [s for s in size_list if s < network.ranks]
         size_list = [s for s in size_list if s >= network.ranks]
         if not size_list:
             network.vector_bytes(small[-1])  # raises, naming the smallest accepted size
-    if not 1 <= jobs <= MAX_JOBS:
-        raise InputError(f"jobs {jobs} out of range; accepted: 1..{MAX_JOBS}")
     tasks = [(i, a, s) for i, s in enumerate(size_list) for a in chosen]
     world = _mpi_world() if use_mpi else None
+    workers = min(jobs, len(tasks)) * (world[2] if world else 1)
+    for algorithm in chosen:  # the limits of one run (packets) at the largest size
+        network.check_limits(algorithm, size_list[-1], force=True, search=False)
+    limits.check_simulation(
+        comparison_cost(network, chosen, size_list, workers), force, "the comparison"
+    )
     if world:
         comm, rank, nprocs = world
         tasks = tasks[rank::nprocs]

@@ -115,3 +115,143 @@ def check_traffic(schedule: _core.Schedule, force: bool) -> None:
             f"counting the traffic walks {rank_steps:,} rank-steps, roughly "
             f"{format_duration(seconds)}; use a smaller instance or add --force"
         )
+
+
+# The simulator (issue 21). `_core.estimate_simulation` (src/sim/run_estimate.cpp) counts what
+# a run's work and memory grow with; these rates turn the counts into CPU seconds and bytes.
+# Fitted with `python bench/sim_estimate_fit.py` on the development machine (2 shared cores,
+# CPU seconds of single runs with the flow model's symmetry reduction off; the table is in
+# docs/simulator.md, "Limits before long runs"), taking the slow end so that estimates err long:
+# the flow model's rates put its 14 workloads at 0.9-4.7x their measured time (one tiny
+# dragonfly run, 0.08 s, at 0.2x), the analytic model's at 1.0-3.2x, the packet model's at
+# 1.4-6.3x and SimGrid's (its child process included) at 1.0-5.3x.
+SIM_SECONDS = {
+    "flow": {
+        "rank_steps": 3e-7,
+        "transfers": 2e-7,
+        "groups": 6e-7,
+        "group_crossings": 3e-7,
+        "flow_work": 4e-10,
+        "event_work": 4e-10,
+    },
+    "analytic": {"rank_steps": 2e-7, "transfers": 8e-7, "link_crossings": 5e-8},
+    "packet": {"rank_steps": 2e-7, "transfers": 6e-7, "packet_work": 2e-7},
+    "simgrid": {"rank_steps": 2e-7, "transfers": 2e-5, "link_crossings": 4e-7},
+}
+# The flow model's symmetry search reads every step of every rank (per rank-step), and a run
+# that qualified for it but has none drifts: every group ends at its own instant (per unit of
+# `drift_work`: bine-bw-two on 64x64 at 1 MiB measured 4e-9, trivance-bw and bruck-bw 1e-10;
+# the rate sits near the first, so that those are estimated about 2x short and these 15x long).
+SYMMETRY_SEARCH_SECONDS = 3e-7  # bucket on 128x128: 8.3M rank-steps in 4-6 s
+SYMMETRY_SEARCH_SECONDS_PER_MESSAGE = 6e-8  # bine-bw-block on 128x128: 410M messages in 24 s
+DRIFT_SECONDS = 2e-9
+# Bytes per item, from the peak RSS of the same runs (0.5-1.5x of it where it exceeds a few
+# MiB): a link of a built topology with its label and adjacency (hypercube:19: 102 B,
+# torus:1024x1024: 128 B), a rank's state in the driver, a transfer in flight, a group of the
+# flow model in flight and each link it holds (recursive doubling on ring:4096: 36 B per link
+# of its largest step), a cached route (per pair, path and link), and a FIFO of the packet model
+# per link and hop class (ring:256 and ring:512: 600 B, plus 48 B per packet its buffer holds).
+SIM_BYTES = {
+    "base": 16 << 20,
+    "link": 130,
+    "node": 64,
+    "rank": 256,
+    "transfer": 100,
+    "group": 200,
+    "group_link": 40,
+    "route_pair": 32,
+    "route_path": 48,
+    "route_link": 4,
+    "fifo": 600,
+    "packet": 48,
+}
+ROUTE_CACHE_LIMIT_BYTES = 400 << 20  # the route cache empties itself past about this
+
+
+@dataclass
+class SimulationCost:
+    """What one or more simulations will cost: CPU seconds and peak bytes."""
+
+    seconds: float
+    memory_bytes: int
+    what: str  # the counts the figures come from, for messages
+    # Of `seconds`, the flow model's symmetry search: once per schedule, whatever the size
+    # (the engine caches it), so a sweep over sizes pays it once.
+    search_seconds: float = 0.0
+
+    def describe(self) -> str:
+        return (
+            f"about {format_bytes(self.memory_bytes)} of memory and roughly "
+            f"{format_duration(self.seconds)} ({self.what})"
+        )
+
+
+def simulation_cost(
+    estimate: dict, model: str, *, links: int, nodes: int, graph: bool, buffer_packets: int
+) -> SimulationCost:
+    """Seconds and bytes of one run from its `_core.estimate_simulation` counts."""
+    rates = SIM_SECONDS[model]
+    seconds = sum(rate * estimate[name] for name, rate in rates.items())
+    group = estimate["symmetry_group"]
+    if group > 1:  # the flow model simulates one host of each orbit
+        seconds /= group
+    elif estimate["drifts"]:
+        seconds += estimate["drift_work"] * DRIFT_SECONDS
+    search = 0.0
+    if estimate["symmetry_search"]:  # (the estimate may have run it: the engine reuses it)
+        search = (
+            estimate["rank_steps"] * SYMMETRY_SEARCH_SECONDS
+            + estimate["messages"] * SYMMETRY_SEARCH_SECONDS_PER_MESSAGE
+        )
+        seconds += search
+    b = SIM_BYTES
+    routes = (
+        estimate["route_pairs"] * b["route_pair"]
+        + estimate["route_paths"] * b["route_path"]
+        + estimate["route_links"] * b["route_link"]
+    )
+    in_flight = (
+        estimate["peak_transfers"] * b["transfer"]
+        + estimate["peak_groups"] * b["group"]
+        + estimate["peak_group_crossings"] * b["group_link"]
+        # the analytic model keeps a second cache for its per-step link counts
+        + min(routes, ROUTE_CACHE_LIMIT_BYTES) * (2 if model == "analytic" else 1)
+    )
+    if model == "flow":
+        in_flight /= group
+    memory = (
+        b["base"]
+        + links * b["link"]
+        + nodes * b["node"]
+        + estimate["ranks"] * b["rank"]
+        + in_flight
+    )
+    if graph:  # the graph router keeps one hop distance per node for every destination host
+        memory += estimate["ranks"] * nodes * 4
+    if model == "packet":
+        memory += links * estimate["max_hops"] * (b["fifo"] + buffer_packets * b["packet"])
+    what = (
+        f"{estimate['ranks']:,} ranks, {estimate['rank_steps']:,} rank-steps, "
+        f"{estimate['transfers']:,.0f} transfers"
+    )
+    if model == "packet":
+        what += f", {estimate['packets']:,.0f} packets"
+    return SimulationCost(seconds, int(memory), what, search)
+
+
+def check_simulation(cost: SimulationCost, force: bool, what: str = "the simulation") -> None:
+    """InputError when `cost` is beyond this machine's memory or TIME_LIMIT_S, unless forced."""
+    if force:
+        return
+    available = int(physical_memory() * MEMORY_SHARE)
+    if cost.memory_bytes > available:
+        raise InputError(
+            f"{what} needs {cost.describe()}, more than the {format_bytes(available)} this "
+            "machine can give it; simulate fewer ranks or a smaller size (or --force to try)"
+        )
+    if cost.seconds > TIME_LIMIT_S:
+        raise InputError(
+            f"{what} needs {cost.describe()}, longer than {format_duration(TIME_LIMIT_S)}; "
+            "simulate fewer ranks, sizes or algorithms, or add --force to run it anyway "
+            "(with --progress to watch it)"
+        )

@@ -130,3 +130,10 @@ def outputs(named: dict[str, str | None], inputs: dict[str, str], suffixes=None)
                     f"{first} and {second} name the same file {given[second]}; accepted: two "
                     "different files"
                 )
+
+
+def flag(name: str, value: object) -> bool:
+    """A True/False argument."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, not {type(value).__name__}")
+    return value

@@ -8,6 +8,7 @@ import contextlib
 import csv
 import json
 import sys
+import time
 from pathlib import Path
 
 from topocoll import _core, parameters
@@ -53,6 +54,8 @@ def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     p.add_argument("--mtu", help="packet model: payload bytes per packet (default 4KiB)")
     p.add_argument("--header", help="packet model: header bytes per packet (default 0B)")
     p.add_argument("--buffer", help="packet model: bytes per port and hop class (default 64KiB)")
+    p.add_argument("--force", action="store_true", help="run even beyond the estimated limits")
+    p.add_argument("--progress", action="store_true", help="show progress on stderr")
 
 
 def network_options(args: argparse.Namespace) -> dict:
@@ -111,9 +114,11 @@ def write_links(path: str, result: SimResult) -> None:
 PLOT_FORMATS = (".png", ".pdf", ".svg")
 
 
-def writable(path: str | None, option: str, setup: Setup) -> None:
-    """Checks an output path before a run that may take minutes (parameters.outputs)."""
-    parameters.outputs({option: path}, input_files(setup), suffixes={"--plot": PLOT_FORMATS})
+def writable(path: str | None, option: str, setup: Setup | None = None) -> None:
+    """Checks an output path before a run that may take minutes (parameters.outputs): also
+    that it is none of the files the run of `setup` reads."""
+    inputs = input_files(setup) if setup else {}
+    parameters.outputs({option: path}, inputs, suffixes={"--plot": PLOT_FORMATS})
 
 
 def write_output(path: str, option: str, write) -> None:
@@ -133,7 +138,9 @@ def cmd_sim(args: argparse.Namespace) -> int:
     setup = setup_from(args)
     check_outputs(setup, args.links, args.trace)
     network = Network(setup)
-    result = network.run(args.algorithm, size, links=bool(args.links), trace=args.trace)
+    cost = network.check_limits(args.algorithm, size, args.force, args.trace)
+    with running(args, cost, f"simulating {args.algorithm} on {args.topology}"):
+        result = network.run(args.algorithm, size, links=bool(args.links), trace=args.trace)
     if args.links:
         write_output(args.links, "--links", lambda path: write_links(path, result))
     if args.json:
@@ -147,10 +154,68 @@ def cmd_sim(args: argparse.Namespace) -> int:
     return 0
 
 
-def progress_bar(total_hint: str):
-    """A rich progress bar on stderr when it is a terminal; else None."""
-    if not sys.stderr.isatty():
+def show_progress(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "progress", False)) or sys.stderr.isatty()
+
+
+@contextlib.contextmanager
+def running(args: argparse.Namespace, cost, label: str):
+    """While one run goes: on a terminal a status line with the elapsed time and the estimate;
+    with --progress elsewhere a line when it starts and one when it ends. (The engine reports
+    no progress of its own; it runs with the interpreter released.)"""
+    if sys.stderr.isatty() and cost.seconds >= 2:
+        from rich.console import Console
+
+        with Console(stderr=True).status(f"{label}: estimated {cost.describe()}"):
+            yield
+        return
+    if not getattr(args, "progress", False):
+        yield
+        return
+    start = time.monotonic()
+    print(f"{label}: estimated {cost.describe()}", file=sys.stderr, flush=True)
+    yield
+    print(f"{label}: done in {format_duration(time.monotonic() - start)}", file=sys.stderr)
+
+
+class LineProgress:
+    """Progress of a sweep as plain lines on stderr (--progress without a terminal): one per
+    finished run, at most one every PERIOD_S seconds, and the last."""
+
+    PERIOD_S = 5.0
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.start = time.monotonic()
+        self.printed = -self.PERIOD_S
+
+    def __enter__(self) -> LineProgress:
+        return self
+
+    def __exit__(self, *exc) -> None:
         return None
+
+    def add_task(self, *args, **kwargs) -> int:
+        return 0
+
+    def update(self, task: int, completed: int, total: int) -> None:
+        now = time.monotonic() - self.start
+        if completed and (completed == total or now - self.printed >= self.PERIOD_S):
+            self.printed = now
+            print(
+                f"{self.label}: {completed}/{total} runs in {format_duration(now)}",
+                file=sys.stderr,
+                flush=True,
+            )
+
+
+def progress_bar(total_hint: str, args: argparse.Namespace):
+    """A rich progress bar on stderr when it is a terminal, lines with --progress elsewhere;
+    else None."""
+    if not show_progress(args):
+        return None
+    if not sys.stderr.isatty():
+        return LineProgress(total_hint)
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
@@ -169,7 +234,7 @@ def run_compare(args: argparse.Namespace) -> Comparison | None:
         raise InputError(f"--jobs {args.jobs} out of range; accepted: 1..{MAX_JOBS}")
     setup_from(args)  # validates before the pool starts
     options = network_options(args)
-    bar = progress_bar(f"simulating on {args.topology}")
+    bar = progress_bar(f"simulating on {args.topology}", args)
     with bar or contextlib.nullcontext():
         task = bar.add_task("runs", total=None) if bar else None
         return compare(
@@ -181,6 +246,7 @@ def run_compare(args: argparse.Namespace) -> Comparison | None:
             progress=(lambda done, total: bar.update(task, completed=done, total=total))
             if bar
             else None,
+            force=args.force,
             **options,
         )
 

@@ -21,7 +21,7 @@ import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
-from topocoll import _core, parameters
+from topocoll import _core, limits, parameters
 from topocoll.shapes import MAX_RANKS, InputError, format_dims, parse_dims, product
 
 MODELS = ("analytic", "flow", "packet", "simgrid")
@@ -246,11 +246,49 @@ class Network:
         chunk = size // self.ranks
         return chunk, chunk * self.ranks
 
-    def run(
-        self, algorithm: str, size: int, links: bool = False, trace: str | None = None
-    ) -> SimResult:
+    def estimate(self, algorithm: str, size: int, trace: bool = False, search: bool = True) -> dict:
+        """The counts a run's work and memory grow with (`_core.estimate_simulation`);
+        `search`: run the flow model's symmetry search where it is small enough."""
+        engine_bytes, _ = self.vector_bytes(size)
+        return _core.estimate_simulation(
+            self.schedule(algorithm),
+            self.topology,
+            self.router,
+            mapping=self.setup.mapping,
+            model=self.setup.model,
+            vector_bytes=engine_bytes,
+            mtu=self.setup.packet[0],
+            trace=trace,
+            search=search,
+        )
+
+    def cost(
+        self, algorithm: str, size: int, estimate: dict | None = None, search: bool = True
+    ) -> limits.SimulationCost:
+        """What running `algorithm` at `size` will cost (limits.simulation_cost)."""
+        mtu, header, buffer = self.setup.packet
+        return limits.simulation_cost(
+            estimate or self.estimate(algorithm, size, search=search),
+            self.setup.model,
+            links=self.topology.link_count,
+            nodes=self.topology.nodes,
+            graph=topology_kind(self.setup.topology) == "graph",
+            buffer_packets=buffer // (mtu + header),
+        )
+
+    def check_limits(
+        self,
+        algorithm: str,
+        size: int,
+        force: bool,
+        trace: str | None = None,
+        search: bool = True,
+    ):
+        """Refuses a run beyond the machine or about ten minutes (limits.check_simulation),
+        a packet run of more than MAX_PACKETS packets and a trace the writer cannot hold.
+        `search`: let the estimate run the flow model's symmetry search (see estimate)."""
         schedule = self.schedule(algorithm)
-        engine_bytes, whole = self.vector_bytes(size)
+        _, whole = self.vector_bytes(size)
         if self.setup.model == "packet":
             mtu = self.setup.packet[0]
             packets = schedule.info["ranks"] * -(-whole // mtu)
@@ -259,6 +297,21 @@ class Network:
                     f"the packet model would move about {packets} packets (ranks x size / mtu);"
                     f" accepted: up to {MAX_PACKETS} (a larger --mtu or a smaller --size)"
                 )
+        estimate = self.estimate(algorithm, size, trace=bool(trace), search=search)
+        if trace and estimate["messages"] > _core.MAX_TRACE_MESSAGES:
+            raise InputError(
+                f"--trace: the run sends about {estimate['messages']:,.0f} messages; accepted: "
+                f"up to {_core.MAX_TRACE_MESSAGES:,} in a trace (trace a smaller run)"
+            )
+        cost = self.cost(algorithm, size, estimate)
+        limits.check_simulation(cost, force, f"simulating {algorithm} at {size:,} B")
+        return cost
+
+    def run(
+        self, algorithm: str, size: int, links: bool = False, trace: str | None = None
+    ) -> SimResult:
+        schedule = self.schedule(algorithm)
+        engine_bytes, whole = self.vector_bytes(size)
         raw = _core.simulate(
             schedule,
             self.topology,
@@ -486,19 +539,20 @@ def simulate(
     *,
     links: bool = False,
     trace: str | None = None,
+    force: bool = False,
     **options,
 ) -> SimResult:
     """Simulates `algorithm` for `collective` on `topology` (a spec such as `torus:8x8`) with a
     vector of `size` bytes (`"1MiB"` or an int). Options: model, routing, mapping, params
     (preset), bandwidth, latency, hop_latency, alpha, reduce_cost, nic_ports, ranks, dims,
     ports, root, and for model="packet" mtu, header, buffer (see `make_setup`). Raises
-    ValueError naming the accepted values."""
+    ValueError naming the accepted values, also for a run estimated beyond this machine's
+    memory or about ten minutes (limits.py) unless `force`."""
     setup = make_setup(topology, collective, **options)
-    if not isinstance(links, bool):
-        raise TypeError(f"links must be True or False, not {type(links).__name__}")
+    links = parameters.flag("links", links)
     trace = parameters.path("trace", trace)
     check_outputs(setup, links, trace)
     network = Network(setup)
-    return network.run(
-        parameters.text("algorithm", algorithm), parse_size(size), links=links, trace=trace
-    )
+    algorithm, size = parameters.text("algorithm", algorithm), parse_size(size)
+    network.check_limits(algorithm, size, parameters.flag("force", force), trace)
+    return network.run(algorithm, size, links=links, trace=trace)

@@ -105,10 +105,11 @@ def tune(
     sizes: str = DEFAULT_SIZES,
     algorithms: str = "all",
     jobs: int = 1,
+    force: bool = False,
     **options,
 ) -> dict:
     """Simulates and returns the rules document; `options` are those of `topocoll.compare`
-    (ranks, dims, model, routing, bandwidth, ...)."""
+    (ranks, dims, model, routing, bandwidth, ...); `force` as for compare."""
     comparison = compare(
         topology,
         collective,
@@ -116,6 +117,7 @@ def tune(
         sizes=sizes,
         jobs=jobs,
         use_mpi=False,
+        force=force,
         **options,
     )
     return rules_from(comparison)

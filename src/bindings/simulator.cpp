@@ -13,7 +13,9 @@
 #include "bindings/bindings.hpp"
 #include "core/registry.hpp"
 #include "sim/packet_network.hpp"
+#include "sim/run_estimate.hpp"
 #include "sim/simulate.hpp"
+#include "sim/trace_writer.hpp"
 #include "topology/input_file.hpp"
 #include "topology/mapping.hpp"
 #include "topology/parameter_ranges.hpp"
@@ -149,6 +151,62 @@ nb::dict run_simulation(const Schedule& schedule, const topo::Topology& topology
   return d;
 }
 
+nb::dict run_estimate(const Schedule& schedule, const topo::Topology& topology,
+                      const topo::Router& router, const std::string& mapping,
+                      const std::string& model, std::uint64_t vector_bytes, int element_bytes,
+                      std::uint64_t mtu, bool trace, bool symmetry, bool search) {
+  check_text(mapping, "mapping");
+  topo::check_parameter("size", static_cast<double>(vector_bytes), "vector_bytes");
+  topo::check_parameter("mtu", static_cast<double>(mtu));
+  if (element_bytes < 1 || static_cast<std::uint64_t>(element_bytes) > vector_bytes) {
+    throw UnsupportedRequest("element_bytes = " + std::to_string(element_bytes) +
+                             " is out of range; accepted: 1..vector_bytes");
+  }
+  sim::SimConfig config;
+  config.model = model_from(model);
+  config.vector_bytes = vector_bytes;
+  config.element_bytes = element_bytes;
+  config.packet.mtu_bytes = mtu;
+  config.use_symmetry = symmetry;
+  if (trace) config.trace_path = "trace";  // a traced run simulates every rank
+  const topo::Mapping placed = topo::make_mapping(mapping, schedule.ranks(), topology);
+  sim::RunEstimate e;
+  {
+    nb::gil_scoped_release release;
+    e = sim::estimate_run(schedule, topology, router, placed, config, search);
+  }
+  nb::dict d;
+  d["ranks"] = e.ranks;
+  d["rank_steps"] = e.rank_steps;
+  d["max_steps"] = e.max_steps;
+  d["messages"] = e.messages;
+  d["transfers"] = e.transfers;
+  d["link_crossings"] = e.link_crossings;
+  d["groups"] = e.groups;
+  d["group_crossings"] = e.group_crossings;
+  d["peak_groups"] = e.peak_groups;
+  d["peak_group_crossings"] = e.peak_group_crossings;
+  d["packets"] = e.packets;
+  d["packet_hops"] = e.packet_hops;
+  d["flow_work"] = e.flow_work;
+  d["event_work"] = e.event_work;
+  d["drift_work"] = e.drift_work;
+  d["symmetry_group"] = e.symmetry_group;
+  d["drifts"] = e.drifts;
+  d["symmetry_search"] = e.symmetry_search;
+  d["symmetry_known"] = e.symmetry_known;
+  d["packet_work"] = e.packet_work;
+  d["max_hops"] = e.max_hops;
+  d["route_pairs"] = e.route_pairs;
+  d["route_paths"] = e.route_paths;
+  d["route_links"] = e.route_links;
+  d["peak_transfers"] = e.peak_transfers;
+  d["peak_crossings"] = e.peak_crossings;
+  d["sampled_steps"] = e.sampled_steps;
+  d["exact"] = e.exact;
+  return d;
+}
+
 void bind_params(nb::module_& m) {
   nb::class_<topo::NetworkParams>(m, "NetworkParams")
       .def(nb::init<>())
@@ -242,6 +300,12 @@ void bind_simulator(nb::module_& m) {
         "trace_path"_a = "", "mtu"_a = sim::PacketParams{}.mtu_bytes,
         "header"_a = sim::PacketParams{}.header_bytes,
         "buffer"_a = sim::PacketParams{}.buffer_bytes, "symmetry"_a = true);
+  m.def("estimate_simulation", &run_estimate, "schedule"_a, "topology"_a, "router"_a,
+        "mapping"_a = "linear", "model"_a = "flow", "vector_bytes"_a, "element_bytes"_a = 1,
+        "mtu"_a = sim::PacketParams{}.mtu_bytes, "trace"_a = false, "symmetry"_a = true,
+        "search"_a = true);
+  m.attr("MAX_TRACE_MESSAGES") = sim::TraceWriter::kMaxSlices;
+  m.attr("ESTIMATE_SYMMETRY_WORK") = sim::kEstimateSymmetryWork;
 }
 
 }  // namespace topocoll::bindings

@@ -88,13 +88,14 @@ def replaced(doc, path, value):
     return out
 
 
-def load_and_verify(text: str) -> None:
-    """Loading either fails with ValueError or yields a schedule every function handles."""
+def load_and_verify(text: str) -> bool:
+    """Loading either fails with ValueError or yields a schedule every function handles.
+    True when the document got past loading to the verifier (the engine behind validation)."""
     try:
         schedule = topocoll.load_json(text)
     except ValueError as error:
         assert "\n" not in str(error)
-        return
+        return False
     info = schedule.info
     assert info["ranks"] >= 1
     for rank in range(info["ranks"]):
@@ -112,39 +113,151 @@ def load_and_verify(text: str) -> None:
     if info["blocks"] <= 1 << 16:
         topocoll.measure_traffic(schedule, list(range(info["ranks"])), 4096)
         topocoll.partition_sizes(schedule, 1000)
+    return True
 
 
-@FUZZ
-@given(st.data())
-def test_mutated_schedule_documents(data):
-    doc = data.draw(st.sampled_from(SEEDS))
+# Values an operation's fields take, for mutations that keep a document well-formed.
+ENUMS = {
+    "op": ["send", "recv", "copy"],
+    "combine": ["copy", "reduce"],
+    "order": ["received-first", "local-first"],
+}
+
+
+def small_mutation(data, doc):
+    """One small change that mostly keeps the document loadable, so the verifier sees a
+    plausible but wrong schedule: an integer nudged by one or set to a small value, an enum
+    swapped, an operation dropped, duplicated, swapped or moved, or (rarely) any JSON value."""
+    kind = data.draw(st.sampled_from(["nudge"] * 5 + ["enum"] * 2 + ["ops"] * 4 + ["wild"]))
     every = list(paths(doc))
-    for _ in range(data.draw(st.integers(1, 3))):
-        path = data.draw(st.sampled_from(every))
-        doc = replaced(doc, path, data.draw(JSON_VALUES))
-        every = list(paths(doc))
-    load_and_verify(json.dumps(doc))
+    if kind == "nudge":
+        ranges = [p for p in every if _is_range(_at(doc, p))]
+        numbers = [
+            p for p in every if p and type(_at(doc, p)) is int and not _is_range(_at(doc, p[:-1]))
+        ]
+        if ranges and data.draw(st.booleans()):  # a block range moved, or one block instead
+            path = data.draw(st.sampled_from(ranges))
+            begin, end = _at(doc, path)
+            block = data.draw(st.integers(0, _small(doc.get("blocks")) - 1))
+            shift = data.draw(st.sampled_from([-1, 1]))
+            choice = data.draw(st.sampled_from([[begin + shift, end + shift], [block, block + 1]]))
+            return replaced(doc, path, choice)
+        inside = [p for p in numbers if p[0] == "steps"]  # header fields rarely
+        if inside and data.draw(st.integers(0, 4)):
+            numbers = inside
+        if numbers:
+            path = data.draw(st.sampled_from(numbers))
+            value = _at(doc, path)
+            bound = _bound(doc, path)
+            new = data.draw(
+                st.one_of(st.sampled_from([value - 1, value + 1]), st.integers(0, bound - 1))
+            )
+            return replaced(doc, path, new)
+    if kind == "enum":
+        fields = [p for p in every if p and p[-1] in ENUMS and isinstance(_at(doc, p), str)]
+        if fields:
+            path = data.draw(st.sampled_from(fields))
+            return replaced(doc, path, data.draw(st.sampled_from(ENUMS[path[-1]])))
+    if kind == "ops":
+        lists = [p for p in every if isinstance(_at(doc, p), list) and _ops(_at(doc, p))]
+        if lists:
+            path = data.draw(st.sampled_from(lists))
+            ops = list(_at(doc, path))
+            i = data.draw(st.integers(0, len(ops) - 1))
+            j = data.draw(st.integers(0, len(ops) - 1))
+            action = data.draw(st.sampled_from(["drop", "duplicate", "swap", "move"]))
+            if action == "drop":
+                del ops[i]
+            elif action == "duplicate":
+                ops.insert(j, copy.deepcopy(ops[i]))
+            elif action == "swap":
+                ops[i], ops[j] = ops[j], ops[i]
+            else:  # to another step of the same rank, or to the same one
+                others = [p for p in lists if p[:-1] == path[:-1]] or [path]
+                target = data.draw(st.sampled_from(others))
+                moved = ops.pop(i)
+                doc = replaced(doc, path, ops)
+                return replaced(doc, target, [*_at(doc, target), moved])
+            return replaced(doc, path, ops)
+    path = data.draw(st.sampled_from(every))
+    return replaced(doc, path, data.draw(JSON_VALUES))
 
 
-@FUZZ
-@given(st.data())
-def test_schedule_documents_with_random_numbers(data):
-    """Keeps the structure, puts boundary integers in every numeric field."""
-    doc = copy.deepcopy(data.draw(st.sampled_from(SEEDS)))
-    numeric = [p for p in paths(doc) if p and isinstance(_at(doc, p), int) and not _is_bool(doc, p)]
-    for path in data.draw(st.lists(st.sampled_from(numeric), min_size=1, max_size=4)):
-        doc = replaced(doc, path, data.draw(INTS))
-    load_and_verify(json.dumps(doc))
+def _bound(doc, path) -> int:
+    """Values 0..bound-1 of the integer at `path` keep a document well-formed."""
+    key = path[-1] if isinstance(path[-1], str) else path[-3] if len(path) > 2 else None
+    ranks, ports, blocks = (_small(doc.get(k)) for k in ("ranks", "ports", "blocks"))
+    return {"peer": ranks, "root": ranks, "port": ports, "blocks": blocks + 1}.get(key, ranks + 1)
+
+
+def _small(value) -> int:
+    """A document's rank or block count as a bound for drawing, whatever a mutation left."""
+    return value if type(value) is int and 1 <= value <= 64 else 2
+
+
+def _is_range(value) -> bool:
+    return isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)
+
+
+def _ops(items) -> bool:
+    return bool(items) and all(isinstance(item, dict) and "op" in item for item in items)
+
+
+def assert_reached(counts: dict, share: float, what: str) -> None:
+    """Reports how many examples got past validation, and asserts that enough did."""
+    reached, examples = counts["reached"], counts["examples"]
+    print(f"{what}: {reached} of {examples} examples reached the engine")
+    assert examples > 0
+    assert reached >= share * examples, (
+        f"{what}: only {reached} of {examples} examples reached the engine; the fuzzer mostly "
+        "tests validation"
+    )
+
+
+def test_mutated_schedule_documents():
+    """Mostly well-formed documents with one (sometimes two or three) small mutations: most
+    load, so the verifier's checks (not only the loader's) meet wrong schedules."""
+    counts = {"reached": 0, "examples": 0}
+
+    @FUZZ
+    @given(st.data())
+    def run(data):
+        doc = copy.deepcopy(data.draw(st.sampled_from(SEEDS)))
+        for _ in range(data.draw(st.sampled_from([1, 1, 1, 2, 3]))):
+            doc = small_mutation(data, doc)
+        counts["examples"] += 1
+        counts["reached"] += load_and_verify(json.dumps(doc))
+
+    run()
+    assert_reached(counts, 0.5, "mutated schedule documents")
+
+
+def test_schedule_documents_with_random_numbers():
+    """Keeps the structure, puts integers in one or two numeric fields: boundary values
+    (refused by the loader, naming the field) or values within the document's own ranges
+    (loaded, and wrong for the verifier to find)."""
+    counts = {"reached": 0, "examples": 0}
+
+    @FUZZ
+    @given(st.data())
+    def run(data):
+        doc = copy.deepcopy(data.draw(st.sampled_from(SEEDS)))
+        numeric = [p for p in paths(doc) if p and type(_at(doc, p)) is int]
+        for path in data.draw(st.lists(st.sampled_from(numeric), min_size=1, max_size=2)):
+            small = st.integers(0, _bound(doc, path) - 1)
+            value = data.draw(st.one_of(small, small, small, INTS))
+            doc = replaced(doc, path, value)
+        counts["examples"] += 1
+        counts["reached"] += load_and_verify(json.dumps(doc))
+
+    run()
+    assert_reached(counts, 0.2, "schedule documents with random integers")
 
 
 def _at(doc, path):
     for key in path:
         doc = doc[key]
     return doc
-
-
-def _is_bool(doc, path):
-    return isinstance(_at(doc, path), bool)
 
 
 @FUZZ
