@@ -215,8 +215,10 @@ def assert_reached(counts: dict, share: float, what: str) -> None:
 
 
 def test_mutated_schedule_documents():
-    """Mostly well-formed documents with one (sometimes two or three) small mutations: most
-    load, so the verifier's checks (not only the loader's) meet wrong schedules."""
+    """Mostly well-formed documents with one (sometimes two or three) small mutations: about
+    half load (43 to 55% in runs of 150), so the verifier's checks (not only the loader's) meet
+    wrong schedules. The bar is 35%, well below what random draws give, so the test does not
+    fail by chance."""
     counts = {"reached": 0, "examples": 0}
 
     @FUZZ
@@ -229,7 +231,7 @@ def test_mutated_schedule_documents():
         counts["reached"] += load_and_verify(json.dumps(doc))
 
     run()
-    assert_reached(counts, 0.5, "mutated schedule documents")
+    assert_reached(counts, 0.35, "mutated schedule documents")
 
 
 def test_schedule_documents_with_random_numbers():
