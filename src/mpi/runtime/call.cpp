@@ -1,5 +1,6 @@
 #include "call.hpp"
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <new>
@@ -149,6 +150,42 @@ int check_agreement(const Call& call, const Choice& choice, CommState& state, in
   return MPI_SUCCESS;
 }
 
+bool same_request(const ScheduleRequest& a, const ScheduleRequest& b) {
+  return a.collective == b.collective && a.ranks == b.ranks && a.root == b.root &&
+         a.commutative == b.commutative && a.ports == b.ports && a.dims == b.dims;
+}
+
+// choose_algorithm, remembered per collective on this thread for the same inputs (loops
+// repeat their calls): choosing walks the registry's requirements and builds strings, a
+// large part of a small call's own cost (docs/mpi-benchmark.md, "Small messages").
+const Choice& cached_choice(const Settings& settings, MpiCollective collective,
+                            const ScheduleRequest& request, const std::vector<int>& cart,
+                            std::uint64_t bytes, const std::string& blocker) {
+  struct Cached {
+    bool valid = false;
+    std::uint64_t generation = 0;
+    ScheduleRequest request;
+    std::vector<int> cart;
+    std::uint64_t bytes = 0;
+    std::string blocker;
+    Choice choice;
+  };
+  thread_local std::array<Cached, kMpiCollectives.size()> cache;
+  Cached& slot = cache[static_cast<std::size_t>(collective)];
+  if (slot.valid && slot.generation == settings.generation && slot.bytes == bytes &&
+      same_request(slot.request, request) && slot.cart == cart && slot.blocker == blocker)
+    return slot.choice;
+  slot.choice = choose_algorithm(settings, collective, request, cart, bytes, blocker);
+  slot.choice.max_message_bytes = settings.max_message_bytes;
+  slot.generation = settings.generation;
+  slot.request = request;
+  slot.cart = cart;
+  slot.bytes = bytes;
+  slot.blocker = blocker;
+  slot.valid = true;
+  return slot.choice;
+}
+
 }  // namespace
 
 const char* last_algorithm() { return last_algorithm_name.c_str(); }
@@ -205,7 +242,7 @@ int serve(const Call& call, const Body& body, const Fallback& fallback) {
   // Arguments the MPI library rejects: it reports them as it always does.
   if (const std::string why = invalid_argument(call); !why.empty())
     return to_library(why + ": the MPI library reports it", false, 0);
-  const Settings settings = read_settings(call.collective, call.algorithm);
+  const Settings& settings = read_settings(call.collective, call.algorithm);
   int size = 0, inter = 0;
   PMPI_Comm_size(call.comm, &size);
   PMPI_Comm_test_inter(call.comm, &inter);
@@ -234,8 +271,8 @@ int serve(const Call& call, const Body& body, const Fallback& fallback) {
     request.commutative = commutative != 0;
   }
   const std::vector<int> cart = inter ? std::vector<int>{} : cartesian_dims(call.comm);
-  Choice choice = choose_algorithm(settings, call.collective, request, cart, call.bytes, blocker);
-  choice.max_message_bytes = settings.max_message_bytes;
+  const Choice& choice =
+      cached_choice(settings, call.collective, request, cart, call.bytes, blocker);
 
   const auto refuse = [&](const std::string& reason) {
     std::fprintf(stderr, "topocoll: error: %s: %s (TOPOCOLL_FALLBACK=error)\n",
