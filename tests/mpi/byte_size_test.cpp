@@ -44,7 +44,9 @@ TEST(ByteSize, ReadsEveryUnitAsThePythonToolsDo) {
 
 TEST(ByteSize, RejectsWhatIsNotAWholeByteCount) {
   for (const std::string text :
-       {"", " ", "K", "KiB", "4096Q", "4 Q", "-4", "+4", "4.", ".", "1.2.3", "0.3B", "1.5",
-        "4KiBB", "4iB", "4 K i B", "1025TiB", "99999999999999999999", "4,096", "0x10"})
+       {"",      " ",     "K",   "KiB",     "4096Q",   "4 Q",
+        "-4",    "+4",    "4.",  ".",       "1.2.3",   "0.3B",
+        "1.5",   "4KiBB", "4iB", "4 K i B", "1025TiB", "99999999999999999999",
+        "4,096", "0x10"})
     EXPECT_FALSE(parse_byte_size(text).has_value()) << "'" << text << "'";
 }

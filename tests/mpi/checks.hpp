@@ -1,7 +1,8 @@
 #pragma once
 // One checked call of a topocoll collective: fills the buffers with data that depends on
-// rank AND element, runs it, compares every element (and the gaps of derived types) with
-// the reference, and names the first mismatch.
+// rank AND element, runs it, compares every element the call defines with the reference and
+// every other byte of its buffers (guards around them, gaps of derived types, elements the
+// call does not define) with what it held before the call, and names the first mismatch.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -55,9 +55,13 @@ ProgramKey key_of(const Choice& c) {
 }
 
 const Plan& uniform_plan(CommState& state, const Choice& c, std::uint64_t count) {
+  const ProgramKey key = key_of(c);
+  if (const Plan* recent = state.recent_plan(key, count)) return *recent;
   const RankProgram& program = state.program(c.algorithm, c.request);
-  return state.plan(key_of(c), program, offsets_of(BlockPartition(program.info, count)),
-                    c.request.commutative);
+  const Plan& plan = state.plan(key, program, offsets_of(BlockPartition(program.info, count)),
+                                c.request.commutative);
+  state.remember_plan(key, count, plan);
+  return plan;
 }
 
 int run(CommState& state, const Choice& choice, const Plan& plan, const ElementType& type,

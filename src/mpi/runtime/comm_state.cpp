@@ -104,10 +104,25 @@ const Plan& CommState::plan(const ProgramKey& key, const RankProgram& program,
                             const SlotSizes& sizes, bool commutative) {
   auto full = std::make_pair(key, sizes.user_offsets);
   if (auto it = plans_.find(full); it != plans_.end()) return *it->second;
-  if (plans_.size() >= max_cached_plans) plans_.clear();
+  if (plans_.size() >= max_cached_plans) {
+    plans_.clear();
+    recent_.clear();
+  }
   auto compiled = std::make_unique<Plan>(
       compile_plan_padded_if_needed(program.info, program.lanes, sizes, commutative));
   return *plans_.emplace(std::move(full), std::move(compiled)).first->second;
+}
+
+const Plan* CommState::recent_plan(const ProgramKey& key, std::uint64_t count) const {
+  for (auto it = recent_.rbegin(); it != recent_.rend(); ++it)
+    if (it->count == count && it->key == key) return it->plan;
+  return nullptr;
+}
+
+void CommState::remember_plan(const ProgramKey& key, std::uint64_t count, const Plan& plan) {
+  constexpr std::size_t remembered = 8;  // a benchmark interleaves a few algorithms
+  if (recent_.size() >= remembered) recent_.erase(recent_.begin());
+  recent_.push_back({key, count, &plan});
 }
 
 CommState* state_for(MPI_Comm comm, int* rc) {

@@ -53,9 +53,15 @@ class CommState {
   ElementBuffer area[2];    // copies of user data (read-only input, packed derived types)
   ElementBuffer padded[2];  // the user and receive slots of a padded plan
 
+  // The plan of a recent uniform call with this key and element count (a loop repeats its
+  // calls: this skips building the two map keys), or nullptr.
+  [[nodiscard]] const Plan* recent_plan(const ProgramKey& key, std::uint64_t count) const;
+  void remember_plan(const ProgramKey& key, std::uint64_t count, const Plan& plan);
+
   void clear_caches() {
     plans_.clear();
     programs_.clear();
+    recent_.clear();
   }
   // Frees the private communicator (MPI_Finalize hook); the state stays until deleted.
   void release();
@@ -66,6 +72,12 @@ class CommState {
   int size_ = 0;
   std::map<ProgramKey, std::unique_ptr<RankProgram>> programs_;
   std::map<std::pair<ProgramKey, std::vector<std::uint64_t>>, std::unique_ptr<Plan>> plans_;
+  struct Recent {
+    ProgramKey key;
+    std::uint64_t count = 0;
+    const Plan* plan = nullptr;
+  };
+  std::vector<Recent> recent_;  // the last few uniform plans, newest last
 };
 
 // The state of `comm`, created on first use (collective over comm: MPI_Comm_dup).

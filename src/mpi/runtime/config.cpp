@@ -1,13 +1,17 @@
 #include "config.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <set>
 
 #include "byte_size.hpp"
+
+extern char** environ;
 
 namespace topocoll::mpi {
 namespace {
@@ -75,7 +79,9 @@ std::optional<std::vector<int>> parse_dims(const std::string& text) {
   return dims;
 }
 
-Settings read_settings(MpiCollective c, const char* algorithm) {
+namespace {
+
+Settings parse_settings(MpiCollective c, const char* algorithm) {
   Settings s;
   s.algorithm =
       algorithm ? algorithm : env(std::string("TOPOCOLL_") + env_suffix(c) + "_ALGORITHM");
@@ -113,6 +119,47 @@ Settings read_settings(MpiCollective c, const char* algorithm) {
     }
   }
   return s;
+}
+
+// FNV-1a over every TOPOCOLL_ variable of the environment, names and values, in one pass over
+// `environ` (a getenv per setting scans it once each).
+std::uint64_t environment_hash() {
+  std::uint64_t h = 14695981039346656037ull;
+  for (char** e = environ; e && *e; ++e) {
+    if ((*e)[0] != 'T' || std::strncmp(*e, "TOPOCOLL_", 9) != 0) continue;
+    for (const char* p = *e; *p; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ull;
+    h = (h ^ 0x100) * 1099511628211ull;  // between variables
+  }
+  return h;
+}
+
+}  // namespace
+
+// Parsed again only when a TOPOCOLL_ variable or the `algorithm` argument changed: parsing
+// is most of a small call's own cost (docs/mpi-benchmark.md, "Small messages").
+const Settings& read_settings(MpiCollective c, const char* algorithm) {
+  struct Cached {
+    bool valid = false;
+    std::uint64_t environment = 0;
+    bool from_environment = false;
+    std::string argument;
+    Settings settings;
+  };
+  thread_local std::array<Cached, kMpiCollectives.size()> cache;
+  thread_local std::uint64_t generations = 0;
+  Cached& slot = cache[static_cast<std::size_t>(c)];
+  const std::uint64_t environment = environment_hash();
+  const bool same_argument =
+      algorithm ? !slot.from_environment && slot.argument == algorithm : slot.from_environment;
+  if (!slot.valid || slot.environment != environment || !same_argument) {
+    slot.settings = parse_settings(c, algorithm);
+    slot.settings.generation = ++generations;
+    slot.environment = environment;
+    slot.from_environment = algorithm == nullptr;
+    slot.argument = algorithm ? algorithm : "";
+    slot.valid = true;
+  }
+  return slot.settings;
 }
 
 void warn_once(const std::string& message) {

@@ -1,6 +1,7 @@
 #pragma once
-// The runtime's settings, from the environment (docs/mpi.md). Read on every call (a few
-// getenv calls), so a program may change them between calls.
+// The runtime's settings, from the environment (docs/mpi.md). Checked on every call (one pass
+// over the environment's TOPOCOLL_ variables) and parsed again when they changed, so a
+// program may change them between calls.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -24,11 +25,13 @@ struct Settings {
   // TOPOCOLL_MAX_MESSAGE_BYTES: larger messages are split in pieces (default 1 GiB, which
   // keeps every MPI call below INT_MAX elements and 2^31 bytes).
   std::uint64_t max_message_bytes = std::uint64_t{1} << 30;
+  std::uint64_t generation = 0;  // changes whenever the settings are parsed again
 };
 
 // `algorithm`: the caller's choice (C API argument), or nullptr for
 // TOPOCOLL_<COLL>_ALGORITHM (default "auto").
-[[nodiscard]] Settings read_settings(MpiCollective c, const char* algorithm);
+// The reference stays valid until the thread's next call for the same collective.
+[[nodiscard]] const Settings& read_settings(MpiCollective c, const char* algorithm);
 
 // "8x8" -> {8, 8}; nullopt when malformed. (Byte counts: byte_size.hpp.)
 [[nodiscard]] std::optional<std::vector<int>> parse_dims(const std::string& text);

@@ -1,5 +1,6 @@
 // The data movement collectives (allgather, bcast, gather, scatter, alltoall): they move the
 // type signature's bytes, in place for contiguous datatypes, packed otherwise.
+#include "arguments.hpp"
 #include "call.hpp"
 #include "call_buffers.hpp"
 #include "collectives.hpp"

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "arguments.hpp"
 #include "call.hpp"
 #include "call_buffers.hpp"
 #include "collectives.hpp"

@@ -1,6 +1,7 @@
 #include "selection.hpp"
 
 #include <algorithm>
+#include <array>
 #include <numeric>
 
 #include "rules.hpp"
@@ -85,6 +86,11 @@ Choice choose_auto(const Settings& settings, MpiCollective collective,
   return fallback(settings, reason, false);
 }
 
+bool same_request(const ScheduleRequest& a, const ScheduleRequest& b) {
+  return a.collective == b.collective && a.ranks == b.ranks && a.root == b.root &&
+         a.commutative == b.commutative && a.ports == b.ports && a.dims == b.dims;
+}
+
 }  // namespace
 
 std::string in_runtime_terms(std::string reason) {
@@ -115,6 +121,34 @@ Choice choose_algorithm(const Settings& settings, MpiCollective collective, Sche
   if (!forced) return choose_auto(settings, collective, request, bytes);
   if (const auto why = why_not(settings.algorithm, request)) return fallback(settings, *why, true);
   return served_by(settings.algorithm, request);
+}
+
+const Choice& remembered_choice(const Settings& settings, MpiCollective collective,
+                                const ScheduleRequest& request, const std::vector<int>& cart,
+                                std::uint64_t bytes, const std::string& blocker) {
+  struct Cached {
+    bool valid = false;
+    std::uint64_t generation = 0;
+    ScheduleRequest request;
+    std::vector<int> cart;
+    std::uint64_t bytes = 0;
+    std::string blocker;
+    Choice choice;
+  };
+  thread_local std::array<Cached, kMpiCollectives.size()> cache;
+  Cached& slot = cache[static_cast<std::size_t>(collective)];
+  if (slot.valid && slot.generation == settings.generation && slot.bytes == bytes &&
+      same_request(slot.request, request) && slot.cart == cart && slot.blocker == blocker)
+    return slot.choice;
+  slot.choice = choose_algorithm(settings, collective, request, cart, bytes, blocker);
+  slot.choice.max_message_bytes = settings.max_message_bytes;
+  slot.generation = settings.generation;
+  slot.request = request;
+  slot.cart = cart;
+  slot.bytes = bytes;
+  slot.blocker = blocker;
+  slot.valid = true;
+  return slot.choice;
 }
 
 }  // namespace topocoll::mpi

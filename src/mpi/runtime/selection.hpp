@@ -24,6 +24,16 @@ struct Choice {
                                       ScheduleRequest request, const std::vector<int>& cart_dims,
                                       std::uint64_t bytes, const std::string& blocker);
 
+// choose_algorithm, remembered per collective on this thread for the same inputs (loops
+// repeat their calls): choosing walks the registry's requirements and builds strings, a
+// large part of a small call's own cost (docs/mpi-benchmark.md, "Small messages"). The
+// Choice carries settings.max_message_bytes; the reference stays valid until the thread's
+// next call for the same collective.
+[[nodiscard]] const Choice& remembered_choice(const Settings& settings, MpiCollective collective,
+                                              const ScheduleRequest& request,
+                                              const std::vector<int>& cart, std::uint64_t bytes,
+                                              const std::string& blocker);
+
 // A registry reason in the runtime's words: the registry writes its rules for the command
 // line (--dims, --ports); here the shape comes from TOPOCOLL_DIMS or an MPI_Cart
 // communicator and the ports are the algorithm's default.

@@ -1,0 +1,59 @@
+#include "agreement.hpp"
+
+#include <cstdint>
+#include <string>
+
+#include "call_report.hpp"
+
+namespace topocoll::mpi {
+namespace {
+
+// FNV-1a, for the agreement check.
+std::uint64_t hash64(const std::string& text) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
+}  // namespace
+
+int check_agreement(const Call& call, const Choice& choice, CommState& state, int size) {
+  std::string chosen = choice.error ? "error" : choice.algorithm;
+  for (int d : choice.request.dims) {
+    chosen += 'x';
+    chosen += std::to_string(d);
+  }
+  constexpr int n = 4;
+  const std::uint64_t values[n] = {call.agreed ? call.agreed : call.bytes,
+                                   static_cast<std::uint64_t>(call.root + 1), hash64(chosen),
+                                   call.op == MPI_OP_NULL       ? 2u
+                                   : choice.request.commutative ? 1u
+                                                                : 0u};
+  std::uint64_t extremes[2 * n];  // the maximum of each value, then of its complement: ~min
+  for (int i = 0; i < n; ++i) {
+    extremes[i] = values[i];
+    extremes[n + i] = ~values[i];
+  }
+  const int rc = PMPI_Allreduce(MPI_IN_PLACE, extremes, 2 * n, MPI_UINT64_T, MPI_MAX, state.comm());
+  if (rc != MPI_SUCCESS) return rc;
+  const char* what[n] = {"the size of the call (count x datatype size)", "the root",
+                         "the algorithm (TOPOCOLL_* settings or the size)",
+                         "the operator's commutativity"};
+  const int codes[n] = {MPI_ERR_TRUNCATE, MPI_ERR_ROOT, MPI_ERR_ARG, MPI_ERR_OP};
+  for (int i = 0; i < n; ++i) {
+    const std::uint64_t low = ~extremes[n + i], high = extremes[i];
+    if (low == high) continue;
+    std::string detail = what[i];
+    if (i == 0 && call.agreed) detail = "MPI_Reduce_scatter's recvcounts or datatype size";
+    if (i == 0 && !call.agreed)
+      detail += " (from " + std::to_string(low) + " to " + std::to_string(high) + " bytes)";
+    if (i == 1)
+      detail += " (from " + std::to_string(low - 1) + " to " + std::to_string(high - 1) + ")";
+    if (state.rank() == 0)
+      report_error(call, size, "ranks disagree on " + detail + " (TOPOCOLL_CHECK=1)");
+    return raise_on(call.comm, codes[i]);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace topocoll::mpi
