@@ -424,10 +424,11 @@ def _dims(dims: Sequence[int] | str | None) -> tuple[int, ...]:
 
 
 def _optional_count(name: str, value: int | None, low: int, high: int, omit: str) -> int:
-    """0 for None (the default); else an int in [low, high]."""
+    """0 for None (the default); else an int in [low, high] (`omit` tells the accepted values
+    when it starts with a digit, else how to get the default)."""
     if value is None:
         return 0
-    accepted = f"{low}..{high} ({omit})"
+    accepted = omit if omit[:1].isdigit() else f"{low}..{high} ({omit})"
     value = parameters.count(name, value, accepted)
     if not low <= value <= high:
         raise InputError(f"{name} {value} is out of range; accepted: {accepted}")
