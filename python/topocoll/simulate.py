@@ -27,6 +27,7 @@ from topocoll.shapes import MAX_RANKS, InputError, format_dims, parse_dims, prod
 MODELS = ("analytic", "flow", "packet", "simgrid")
 CHUNKED = frozenset({"reduce-scatter", "allgather", "gather", "scatter", "alltoall"})
 ROOTED = frozenset({"bcast", "reduce", "gather", "scatter"})
+REDUCING = frozenset({"allreduce", "reduce-scatter", "reduce"})  # --reduce-cost applies
 # Topology kinds whose hosts reach the network through a NIC (`--nic-ports` cables to the
 # switch); direct networks have one cable per port, graph files give every link.
 NIC_PORT_KINDS = ("fattree", "dragonfly", "dragonfly+")
@@ -506,6 +507,11 @@ def make_setup(
         )
     if root is not None and collective not in ROOTED:
         raise InputError(_root_does_not_apply(collective))
+    if reduce_cost is not None and collective not in REDUCING:
+        raise InputError(
+            f"--reduce-cost does not apply to {collective} (it reduces nothing); accepted: "
+            f"--reduce-cost with {', '.join(sorted(REDUCING))}"
+        )
     net = network_params(
         params,
         bandwidth=bandwidth,

@@ -136,6 +136,21 @@ def test_hypercube_dimensions_match_the_docs(run_cli):
         ((*SIM, "--root", "0"), "--root does not apply to allreduce"),
         ((*SIM, "--nic-ports", "2"), "--nic-ports does not apply to torus:4x4"),
         ((*SIM, "--mapping", "random:99999999999999999999999"), "not a seed (an integer in 0.."),
+        (
+            (
+                "sim",
+                "-t",
+                "ring:4",
+                "-c",
+                "allgather",
+                "-a",
+                "ring",
+                "-s",
+                "1KiB",
+                "--reduce-cost=1ns",
+            ),
+            "--reduce-cost does not apply to allgather (it reduces nothing)",
+        ),
     ],
 )
 def test_options_that_do_not_apply_or_do_not_fit(run_cli, argv, words):
