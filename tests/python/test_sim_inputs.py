@@ -247,3 +247,31 @@ def test_a_negative_root_names_the_range_of_the_run(run_cli):
     assert "--root 16 is out of range; accepted: 0..15" in one_line_exit_2(
         run_cli, *argv, "--root", "16"
     )
+
+
+@pytest.mark.parametrize("command", ["sim", "compare"])
+def test_running_out_of_memory_names_what_to_try_for_the_command(run_cli, monkeypatch, command):
+    """verify's hint (--mode fingerprint) used to be given for every command."""
+    from topocoll import sim_cli
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(sim_cli, "cmd_sim" if command == "sim" else "run_compare", exhausted)
+    monkeypatch.setattr(sim_cli.Network, "run", exhausted)
+    argv = [*SIM] if command == "sim" else ["compare", "-t", "ring:4", "--sizes", "64"]
+    code, _, err = run_cli(*argv)
+    assert code == 2 and "out of memory" in err and "--mode fingerprint" not in err
+
+
+def test_an_output_in_a_folder_that_cannot_be_written_is_refused_before_the_run(
+    run_cli, tmp_path, monkeypatch
+):
+    import os
+
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, mode: False if str(p) == str(tmp_path) else real_access(p, mode)
+    )
+    err = one_line_exit_2(run_cli, *SIM, "--links", str(tmp_path / "links.csv"))
+    assert "not writable" in err
