@@ -32,6 +32,8 @@ REDUCING = frozenset({"allreduce", "reduce-scatter", "reduce"})  # --reduce-cost
 # switch); direct networks have one cable per port, graph files give every link.
 NIC_PORT_KINDS = ("fattree", "dragonfly", "dragonfly+")
 MAX_PORTS = 1 << 20  # as `verify --ports`: more is no machine
+# The packet model moves about ranks x size / mtu packets (twice that for allreduce); past 2^30
+# it is refused even with --force: no run of it was ever checked that far.
 MAX_PACKETS = 1 << 30
 
 
