@@ -23,6 +23,14 @@ ROOTED = ("bcast", "reduce", "gather", "scatter")
 MAX_PORTS = 1 << 20
 MAX_ALL_RANKS = 4096
 SCHEDULE_FILE_LIMIT = 1 << 31
+# What to try after running out of memory, per command (only verify has a cheaper mode).
+OUT_OF_MEMORY_HINTS = {
+    "verify": "the instance is larger than this machine holds (try a smaller one or "
+    "--mode fingerprint)",
+    "sim": "the run is larger than this machine holds (fewer ranks, a smaller --size)",
+    "compare": "the runs are larger than this machine holds (fewer ranks or --jobs)",
+    "tune": "the runs are larger than this machine holds (fewer ranks or --jobs)",
+}
 
 
 class Parser(argparse.ArgumentParser):
@@ -439,12 +447,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
         return EXIT_INPUT
     except MemoryError:
-        hint = "--mode fingerprint" if "mode" in vars(args) else "fewer hosts or a smaller size"
-        print(
-            "error: out of memory; the instance is larger than this machine holds "
-            f"(try a smaller one or {hint})",
-            file=sys.stderr,
-        )
+        hint = OUT_OF_MEMORY_HINTS.get(args.command, "try a smaller instance")
+        print(f"error: out of memory; {hint}", file=sys.stderr)
         return EXIT_INPUT
 
 

@@ -218,6 +218,11 @@ def select_algorithms(
     algorithm implementing the collective that fits the topology; an explicit list must fit."""
     infos = algorithm_infos()
     collective = network.setup.collective
+    if requested is not None and not isinstance(requested, (str, Sequence)):
+        raise TypeError(
+            f"algorithms must be 'all', 'A,B,...' or a list of names, not "
+            f"{type(requested).__name__}"
+        )
     if requested is None or requested == "all" or list(requested) == ["all"]:
         chosen, skipped = [], {}
         for name, info in infos.items():
@@ -231,7 +236,10 @@ def select_algorithms(
         if not chosen:
             raise InputError(f"no algorithm implements {collective} on {network.setup.topology}")
         return chosen, skipped
-    names = requested.split(",") if isinstance(requested, str) else list(requested)
+    if isinstance(requested, str):
+        names = requested.split(",")
+    else:
+        names = [parameters.text("an algorithm", name) for name in requested]
     names = [n.strip() for n in names if n.strip()]
     if not names:
         raise InputError("--algorithms is empty; accepted: a comma-separated list or all")
@@ -394,6 +402,11 @@ def compare(
     if not 1 <= jobs <= MAX_JOBS:
         raise InputError(f"--jobs {jobs} out of range; accepted: 1..{MAX_JOBS}")
     force = parameters.flag("force", force)
+    use_mpi = parameters.flag("use_mpi", use_mpi)
+    if progress is not None and not callable(progress):
+        raise TypeError(
+            f"progress must be a function (done, total) or None, not {type(progress).__name__}"
+        )
     setup = make_setup(topology, collective, **options)
     network = Network(setup)
     chosen, skipped = select_algorithms(network, algorithms)

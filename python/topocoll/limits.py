@@ -119,12 +119,11 @@ def check_traffic(schedule: _core.Schedule, force: bool) -> None:
 
 # The simulator (issue 21). `_core.estimate_simulation` (src/sim/run_estimate.cpp) counts what
 # a run's work and memory grow with; these rates turn the counts into CPU seconds and bytes.
-# Fitted with `python bench/sim_estimate_fit.py` on the development machine (2 shared cores,
-# CPU seconds of single runs with the flow model's symmetry reduction off; the table is in
-# docs/simulator.md, "Limits before long runs"), taking the slow end so that estimates err long:
-# the flow model's rates put its 14 workloads at 0.9-4.7x their measured time (one tiny
-# dragonfly run, 0.08 s, at 0.2x), the analytic model's at 1.0-3.2x, the packet model's at
-# 1.4-6.3x and SimGrid's (its child process included) at 1.0-5.3x.
+# Fitted with `python bench/sim_estimate_fit.py` on the development machine (2 shared cores;
+# the table is in docs/simulator.md, "Limits before long runs"), taking the slow end so that
+# estimates err long: symmetric flow runs at 1.0-1.5x their time, flow runs without symmetry at
+# 0.5-22x (below), the analytic model at 1.6-4.7x, the packet model at 2.2-6.1x, SimGrid (its
+# child process included) at 1.7-6.2x.
 SIM_SECONDS = {
     "flow": {
         "rank_steps": 3e-7,
@@ -142,8 +141,8 @@ SIM_SECONDS = {
 # that qualified for it but has none drifts: every group ends at its own instant (per unit of
 # `drift_work`: bine-bw-two on 64x64 at 1 MiB measured 4e-9, trivance-bw and bruck-bw 1e-10;
 # the rate sits near the first, so that those are estimated about 2x short and these 15x long).
-SYMMETRY_SEARCH_SECONDS = 3e-7  # bucket on 128x128: 8.3M rank-steps in 4-6 s
-SYMMETRY_SEARCH_SECONDS_PER_MESSAGE = 6e-8  # bine-bw-block on 128x128: 410M messages in 24 s
+SYMMETRY_SEARCH_SECONDS = 6e-7  # swing-bw on 128x128: 0.46M rank-steps, 1.8M messages in 0.48 s
+SYMMETRY_SEARCH_SECONDS_PER_MESSAGE = 1.2e-7  # bine-bw-block on 128x128: 410M messages in 24 s
 DRIFT_SECONDS = 2e-9
 # Bytes per item, from the peak RSS of the same runs (0.5-1.5x of it where it exceeds a few
 # MiB): a link of a built topology with its label and adjacency (hypercube:19: 102 B,

@@ -112,8 +112,13 @@ def outputs(named: dict[str, str | None], inputs: dict[str, str], suffixes=None)
     for option, target in given.items():
         if os.path.isdir(target):
             raise InputError(f"{option} {target} is a directory; accepted: a file path")
-        if not os.path.isdir(os.path.dirname(os.path.abspath(target))):
+        folder = os.path.dirname(os.path.abspath(target))
+        if not os.path.isdir(folder):
             raise InputError(f"{option} {target}: no such directory")
+        if not os.access(folder, os.W_OK) or (
+            os.path.exists(target) and not os.access(target, os.W_OK)
+        ):
+            raise InputError(f"{option} {target}: not writable; accepted: a file you may write")
         accepted = (suffixes or {}).get(option)
         if accepted and os.path.splitext(target)[1].lower() not in accepted:
             raise InputError(f"{option} {target}: unknown format; accepted: {', '.join(accepted)}")

@@ -27,10 +27,13 @@ from topocoll.shapes import MAX_RANKS, InputError, format_dims, parse_dims, prod
 MODELS = ("analytic", "flow", "packet", "simgrid")
 CHUNKED = frozenset({"reduce-scatter", "allgather", "gather", "scatter", "alltoall"})
 ROOTED = frozenset({"bcast", "reduce", "gather", "scatter"})
+REDUCING = frozenset({"allreduce", "reduce-scatter", "reduce"})  # --reduce-cost applies
 # Topology kinds whose hosts reach the network through a NIC (`--nic-ports` cables to the
 # switch); direct networks have one cable per port, graph files give every link.
 NIC_PORT_KINDS = ("fattree", "dragonfly", "dragonfly+")
 MAX_PORTS = 1 << 20  # as `verify --ports`: more is no machine
+# The packet model moves about ranks x size / mtu packets (twice that for allreduce); past 2^30
+# it is refused even with --force: no run of it was ever checked that far.
 MAX_PACKETS = 1 << 30
 
 
@@ -424,10 +427,11 @@ def _dims(dims: Sequence[int] | str | None) -> tuple[int, ...]:
 
 
 def _optional_count(name: str, value: int | None, low: int, high: int, omit: str) -> int:
-    """0 for None (the default); else an int in [low, high]."""
+    """0 for None (the default); else an int in [low, high] (`omit` tells the accepted values
+    when it starts with a digit, else how to get the default)."""
     if value is None:
         return 0
-    accepted = f"{low}..{high} ({omit})"
+    accepted = omit if omit[:1].isdigit() else f"{low}..{high} ({omit})"
     value = parameters.count(name, value, accepted)
     if not low <= value <= high:
         raise InputError(f"{name} {value} is out of range; accepted: {accepted}")
@@ -505,6 +509,11 @@ def make_setup(
         )
     if root is not None and collective not in ROOTED:
         raise InputError(_root_does_not_apply(collective))
+    if reduce_cost is not None and collective not in REDUCING:
+        raise InputError(
+            f"--reduce-cost does not apply to {collective} (it reduces nothing); accepted: "
+            f"--reduce-cost with {', '.join(sorted(REDUCING))}"
+        )
     net = network_params(
         params,
         bandwidth=bandwidth,

@@ -1,4 +1,6 @@
 // fattree:2:..., fattree:3:..., fattree:radix=K[:levels=L][:oversub=R], fattree:canary.
+#include <algorithm>
+
 #include "topology/fattree.hpp"
 #include "topology/spec_parse.hpp"
 #include "topology/topology_builders.hpp"
@@ -20,10 +22,15 @@ FatTreeShape radix_shape(std::string_view spec, const std::vector<std::string_vi
   int radix = 0;
   int levels = 2;
   int oversub = 1;
+  std::vector<std::string_view> seen;
   for (const std::string_view part : parts) {
     const std::size_t equals = part.find('=');
     const std::string_view key = part.substr(0, equals);
     const std::string_view value = equals == std::string_view::npos ? "" : part.substr(equals + 1);
+    if (std::find(seen.begin(), seen.end(), key) != seen.end()) {
+      spec_error(spec, "'" + std::string(key) + "' is given twice");
+    }
+    seen.push_back(key);
     if (key == "radix") {
       radix = parse_int(spec, value, "switch radix", 2, 4096);
     } else if (key == "levels") {

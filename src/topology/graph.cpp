@@ -1,5 +1,6 @@
 #include "topology/graph.hpp"
 
+#include <algorithm>
 #include <array>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -69,7 +70,8 @@ class GraphErrors {
   static std::string kind(const json& value) {
     if (value.is_string())
       return "the string " + topo::quoted(value.get_ref<const std::string&>().substr(0, 40));
-    return std::string("a ") + value.type_name();
+    const std::string name = value.type_name();
+    return (name == "array" || name == "object" ? "an " : "a ") + name;
   }
 
  private:
@@ -134,10 +136,28 @@ GraphTopology::GraphTopology(std::string spec, const NetworkParams& params, cons
     : Topology(spec, params) {
   const GraphErrors errors(path);
   json doc;
+  // JSON leaves duplicate keys to the reader (nlohmann keeps the last): a second "links" or
+  // "latency" in one object is refused instead of silently replacing the first.
+  std::vector<std::vector<std::string>> keys_of_open_objects;
+  std::string duplicate;
+  const json::parser_callback_t no_duplicates = [&](int, json::parse_event_t event, json& item) {
+    if (event == json::parse_event_t::object_start) keys_of_open_objects.emplace_back();
+    if (event == json::parse_event_t::object_end) keys_of_open_objects.pop_back();
+    if (event == json::parse_event_t::key && duplicate.empty()) {
+      auto& keys = keys_of_open_objects.back();
+      const auto& key = item.get_ref<const std::string&>();
+      if (std::find(keys.begin(), keys.end(), key) != keys.end()) duplicate = key;
+      keys.push_back(key);
+    }
+    return true;
+  };
   try {
-    doc = json::parse(read_input_file(path, "graph file", kMaxGraphFileBytes));
+    doc = json::parse(read_input_file(path, "graph file", kMaxGraphFileBytes), no_duplicates);
   } catch (const json::exception& error) {
     errors.fail("", std::string("not valid JSON (") + error.what() + ")");
+  }
+  if (!duplicate.empty()) {
+    errors.fail("", "the key " + topo::quoted(duplicate) + " appears twice in one object");
   }
   errors.check_keys(doc, "", kDocumentKeys);
   for (const char* key : {"nodes", "links"}) {

@@ -325,6 +325,13 @@ TEST(Topology, GraphFilesRejectUnknownKeysAndValuesOutOfRange) {
   const std::string escaped = graph_error(
       "k11.json", R"({"nodes": [{"name": "a\n", "host": true}, {"name": "a\n"}], "links": []})");
   EXPECT_NE(escaped.find("node 'a\\n' is defined twice"), std::string::npos) << escaped;
+  // A key given twice in one object (JSON leaves it to the reader, which kept the last).
+  EXPECT_NE(graph_error("k13.json", "{" + nodes + R"(, "links": [], "links": []})")
+                .find("the key 'links' appears twice in one object"),
+            std::string::npos);
+  EXPECT_NE(graph_error("k14.json", with_link(R"({"from": "a", "to": "b", "to": "a"})"))
+                .find("the key 'to' appears twice"),
+            std::string::npos);
   // The file itself: a directory, or bytes that are not UTF-8.
   EXPECT_NE(error_of("graph:" + ::testing::TempDir()).find("is a directory"), std::string::npos);
   EXPECT_NE(graph_error("k12.json", "{\"nodes\": [\xff]}").find("not UTF-8 text (byte 11)"),
@@ -390,6 +397,12 @@ TEST(Topology, SizeLimitIsEnforcedBeforeBuilding) {
   // 2^20 hosts would fit, but their 20 x 2^20 links do not: the dimension's range says so.
   EXPECT_NE(error_of("hypercube:20").find("hypercube dimension 20 is out of range [1, 19]"),
             std::string::npos);
+}
+
+TEST(Topology, FatTreeParametersGivenTwiceAreRefused) {
+  EXPECT_NE(error_of("fattree:radix=8:levels=3:levels=2").find("'levels' is given twice"),
+            std::string::npos);
+  EXPECT_NE(error_of("fattree:radix=8:radix=4").find("'radix' is given twice"), std::string::npos);
 }
 
 TEST(Topology, HelpListsEveryKind) {

@@ -136,6 +136,21 @@ def test_hypercube_dimensions_match_the_docs(run_cli):
         ((*SIM, "--root", "0"), "--root does not apply to allreduce"),
         ((*SIM, "--nic-ports", "2"), "--nic-ports does not apply to torus:4x4"),
         ((*SIM, "--mapping", "random:99999999999999999999999"), "not a seed (an integer in 0.."),
+        (
+            (
+                "sim",
+                "-t",
+                "ring:4",
+                "-c",
+                "allgather",
+                "-a",
+                "ring",
+                "-s",
+                "1KiB",
+                "--reduce-cost=1ns",
+            ),
+            "--reduce-cost does not apply to allgather (it reduces nothing)",
+        ),
     ],
 )
 def test_options_that_do_not_apply_or_do_not_fit(run_cli, argv, words):
@@ -192,3 +207,71 @@ def test_graph_file_is_an_input_too(run_cli, tmp_path):
 def test_simgrid_has_no_per_link_or_per_message_output(run_cli, tmp_path, option):
     argv = [*SIM, "--model", "simgrid", "--routing", "dor", option, str(tmp_path / "out")]
     assert "not available with the simgrid model" in one_line_exit_2(run_cli, *argv)
+
+
+def test_a_key_given_twice_is_refused(run_cli, tmp_path):
+    """JSON leaves duplicate keys to the reader, which kept the last one silently."""
+    graph = tmp_path / "net.json"
+    nodes = '[{"name": "a", "host": true}, {"name": "b", "host": true}]'
+    graph.write_text(f'{{"nodes": {nodes}, "links": [{{"from": "a", "to": "b"}}], "nodes": []}}')
+    err = one_line_exit_2(run_cli, "sim", "-t", f"graph:{graph}", *SIM[3:])
+    assert "the key 'nodes' appears twice in one object" in err
+    spec = "fattree:radix=8:levels=3:levels=2"
+    assert "'levels' is given twice" in one_line_exit_2(run_cli, "sim", "-t", spec, *SIM[3:])
+
+
+@pytest.mark.parametrize(
+    "options, exception, words",
+    [
+        ({"algorithms": [None]}, TypeError, "an algorithm must be a string"),
+        ({"algorithms": 5}, TypeError, "algorithms must be 'all', 'A,B,...' or a list"),
+        ({"sizes": []}, ValueError, "sizes is empty"),
+        ({"sizes": 5}, TypeError, "sizes must be a string or a list of sizes"),
+        ({"sizes": [1.5]}, TypeError, "size must be an integer number of bytes"),
+        ({"jobs": 2.5}, TypeError, "jobs must be an integer"),
+        ({"progress": 5}, TypeError, "progress must be a function"),
+        ({"use_mpi": "x"}, TypeError, "use_mpi must be True or False"),
+    ],
+)
+def test_compare_arguments_raise_value_or_type_errors(options, exception, words):
+    with pytest.raises(exception) as error:
+        topocoll.compare("ring:4", "allreduce", **{"sizes": [64], **options})
+    assert words in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_negative_root_names_the_range_of_the_run(run_cli):
+    argv = ["sim", "-t", "torus:4x4", "-c", "bcast", "-a", "binomial-halving", "-s", "1KiB"]
+    assert "--root -1 is out of range; accepted: 0..P-1" in one_line_exit_2(
+        run_cli, *argv, "--root=-1"
+    )
+    assert "--root 16 is out of range; accepted: 0..15" in one_line_exit_2(
+        run_cli, *argv, "--root", "16"
+    )
+
+
+@pytest.mark.parametrize("command", ["sim", "compare"])
+def test_running_out_of_memory_names_what_to_try_for_the_command(run_cli, monkeypatch, command):
+    """verify's hint (--mode fingerprint) used to be given for every command."""
+    from topocoll import sim_cli
+
+    def exhausted(*args, **kwargs):
+        raise MemoryError
+
+    monkeypatch.setattr(sim_cli, "cmd_sim" if command == "sim" else "run_compare", exhausted)
+    monkeypatch.setattr(sim_cli.Network, "run", exhausted)
+    argv = [*SIM] if command == "sim" else ["compare", "-t", "ring:4", "--sizes", "64"]
+    code, _, err = run_cli(*argv)
+    assert code == 2 and "out of memory" in err and "--mode fingerprint" not in err
+
+
+def test_an_output_in_a_folder_that_cannot_be_written_is_refused_before_the_run(
+    run_cli, tmp_path, monkeypatch
+):
+    import os
+
+    real_access = os.access
+    monkeypatch.setattr(
+        os, "access", lambda p, mode: False if str(p) == str(tmp_path) else real_access(p, mode)
+    )
+    err = one_line_exit_2(run_cli, *SIM, "--links", str(tmp_path / "links.csv"))
+    assert "not writable" in err
