@@ -208,7 +208,11 @@ class LaneScheduler {
       if (const int rc = post_ready(); rc != MPI_SUCCESS) return rc;
       if (std::none_of(in_flight_.begin(), in_flight_.end(), [](char f) { return f != 0; }))
         return all_done() ? MPI_SUCCESS : MPI_ERR_INTERN;  // lanes waiting on each other
-      if (const int rc = wait_some(); rc != MPI_SUCCESS) return rc;
+      // A step without messages (idle, or local copies only) is complete once posted. Blocking
+      // on the other lanes' requests first would deadlock where a peer waits for this lane's
+      // next step before it answers them.
+      if (!any_complete())
+        if (const int rc = wait_some(); rc != MPI_SUCCESS) return rc;
       if (const int rc = finish_completed(); rc != MPI_SUCCESS) return rc;
     }
   }
@@ -220,6 +224,12 @@ class LaneScheduler {
     for (const Dependency& d : steps[done_[l]].waits_for)
       if (done_[static_cast<std::size_t>(d.lane)] <= static_cast<std::size_t>(d.step)) return false;
     return true;
+  }
+
+  [[nodiscard]] bool any_complete() const {
+    for (std::size_t l = 0; l < done_.size(); ++l)
+      if (in_flight_[l] && requests_[l]->complete()) return true;
+    return false;
   }
 
   [[nodiscard]] bool all_done() const {
