@@ -1,0 +1,113 @@
+#include "algorithms/baselines/bucket_balance.hpp"
+
+#include <algorithm>
+#include <numeric>
+
+namespace topocoll::algorithms {
+namespace {
+
+constexpr int max_short_first_jobs = 3;
+constexpr int finest_units = 24;
+constexpr double good_enough = 0.005;  // a coarser split within this of the finest one wins
+
+struct Sides {
+  double a, b;  // long, short
+};
+
+// Machine (0: long dimension's link, 1: short one's) and time of a job's phase, as fractions
+// of one direction's half of the vector moved at link speed.
+std::pair<int, double> phase_cost(const Sides& s, bool long_first, double share, int phase) {
+  const double first = long_first ? s.a : s.b;
+  const double second = long_first ? s.b : s.a;
+  const bool on_first = phase == 0 || phase == 3;
+  const int machine = (on_first == long_first) ? 0 : 1;
+  // Ring reduce-scatter or allgather over n ranks moves (n-1)/n of what it holds; the second
+  // dimension holds 1/first of the share (swing-nsdi24.txt 2.3.4).
+  const double time =
+      on_first ? share * (first - 1) / first : share / first * (second - 1) / second;
+  return {machine, time};
+}
+
+struct Trial {
+  double makespan = 0;
+  std::array<std::vector<JobPhase>, 2> order;
+};
+
+// List scheduling: repeatedly start the phase that can start first (ties: higher priority).
+Trial list_schedule(const Sides& s, const std::vector<BalancedBucketJob>& jobs, int units,
+                    const std::vector<int>& priority) {
+  const std::size_t n = jobs.size();
+  std::vector<int> next(n, 0);
+  std::vector<double> ready(n, 0.0);
+  std::array<double, 2> free{0.0, 0.0};
+  Trial trial;
+  for (std::size_t started = 0; started < 4 * n; ++started) {
+    int pick = -1;
+    double start = 0;
+    for (int j : priority) {
+      if (next[j] == 4) continue;
+      const auto [machine, time] =
+          phase_cost(s, jobs[j].long_first, double(jobs[j].units) / units, next[j]);
+      const double t = std::max(ready[j], free[machine]);
+      if (pick < 0 || t < start - 1e-12) pick = j, start = t;
+    }
+    const auto [machine, time] =
+        phase_cost(s, jobs[pick].long_first, double(jobs[pick].units) / units, next[pick]);
+    trial.order[machine].push_back({pick, next[pick]});
+    free[machine] = ready[pick] = start + time;
+    ++next[pick];
+  }
+  trial.makespan = *std::max_element(ready.begin(), ready.end());
+  return trial;
+}
+
+// Calls f(parts) for every split of `total` into `count` positive parts.
+template <typename F>
+void for_each_split(int total, int count, std::vector<int>& parts, F&& f) {
+  if (count == 1) {
+    parts.push_back(total);
+    f(parts);
+    parts.pop_back();
+    return;
+  }
+  for (int first = 1; first <= total - count + 1; ++first) {
+    parts.push_back(first);
+    for_each_split(total - first, count - 1, parts, f);
+    parts.pop_back();
+  }
+}
+
+BalancedBucketPlan best_for_units(const Sides& s, int units) {
+  // The bound: every port busy for (P-1)/P of its quarter of the vector, i.e. (1-1/P) of one
+  // direction's half per link.
+  const double bound = 1.0 - 1.0 / (s.a * s.b);
+  BalancedBucketPlan best;
+  std::vector<int> parts;
+  for (int jobs = 2; jobs <= 1 + max_short_first_jobs && jobs <= units; ++jobs)
+    for_each_split(units, jobs, parts, [&](const std::vector<int>& split) {
+      std::vector<BalancedBucketJob> plan_jobs;
+      for (std::size_t j = 0; j < split.size(); ++j) plan_jobs.push_back({j == 0, split[j]});
+      std::vector<int> priority(split.size());
+      std::iota(priority.begin(), priority.end(), 0);
+      do {
+        const Trial t = list_schedule(s, plan_jobs, units, priority);
+        const double efficiency = bound / t.makespan;
+        if (efficiency > best.efficiency + 1e-9) best = {units, plan_jobs, t.order, efficiency};
+      } while (std::next_permutation(priority.begin(), priority.end()));
+    });
+  return best;
+}
+
+}  // namespace
+
+BalancedBucketPlan plan_balanced_bucket(int long_side, int short_side) {
+  const Sides s{double(long_side), double(short_side)};
+  const BalancedBucketPlan finest = best_for_units(s, finest_units);
+  for (int units : {4, 6, 8, 12, 16}) {
+    BalancedBucketPlan plan = best_for_units(s, units);
+    if (plan.efficiency >= finest.efficiency - good_enough) return plan;
+  }
+  return finest;
+}
+
+}  // namespace topocoll::algorithms

@@ -1,0 +1,217 @@
+// bucket-balanced: the bucket allreduce on a rectangular 2D torus with the uneven split and the
+// link order of bucket_balance.hpp. Per ring direction, each job is a bucket collective
+// (BucketLane, one lane) on its own contiguous slice of the vector; a job's phase waits for
+// the phase its link served before it (a dependency on that lane's last step of it), so each
+// link carries one collective at a time, in the planned order, and nothing else synchronises
+// the lanes. Ports: 0, 1 the long dimension's + and - links, 2, 3 the short one's.
+#include <algorithm>
+#include <climits>
+#include <memory>
+
+#include "algorithms/baselines/bucket_balance.hpp"
+#include "algorithms/baselines/bucket_lane.hpp"
+#include "algorithms/families.hpp"
+
+namespace topocoll::algorithms {
+namespace {
+
+class BalancedBucket final : public Schedule {
+ public:
+  BalancedBucket(ScheduleInfo info, BalancedBucketPlan plan, int long_dim, int short_dim)
+      : Schedule(std::move(info)), plan_(std::move(plan)) {
+    const int jobs = static_cast<int>(plan_.jobs.size());
+    for (int dir = 0; dir < 2; ++dir) {
+      int offset = dir * plan_.units;
+      for (const BalancedBucketJob& job : plan_.jobs) {
+        lanes_.push_back(make_lane(job, dir, offset, long_dim, short_dim));
+        offset += job.units;
+      }
+    }
+    link_dependencies(jobs);
+    compute_levels();
+  }
+
+  [[nodiscard]] int lane_count(int) const override { return static_cast<int>(lanes_.size()); }
+  [[nodiscard]] int lane_step_count(int, int lane) const override {
+    return lanes_[static_cast<std::size_t>(lane)].steps;
+  }
+  void build_lane_step(int rank, int lane, int step, Step& out) const override {
+    const Lane& l = lanes_[static_cast<std::size_t>(lane)];
+    l.collective->build_step(rank, step, out);
+    const int phase = phase_of(l, step);
+    for (Operation& op : out.ops) {
+      op.blocks = scaled(op.blocks, l);
+      op.port = 2 * l.machine[static_cast<std::size_t>(phase)] + l.direction_index;
+    }
+    if (step == l.first_step[static_cast<std::size_t>(phase)])
+      if (const auto& d = l.waits[static_cast<std::size_t>(phase)]; d.step >= 0)
+        out.after.push_back(d);
+  }
+
+  // The lock-step view by dependency levels (the same on every rank).
+  [[nodiscard]] int step_count(int) const override { return level_count_; }
+  void build_step(int rank, int step, Step& out) const override {
+    Step lane_step;
+    for (std::size_t l = 0; l < lanes_.size(); ++l) {
+      const auto& level = levels_[l];
+      const auto it = std::find(level.begin(), level.end(), step);
+      if (it == level.end()) continue;
+      lane_step.clear();
+      build_lane_step(rank, static_cast<int>(l), static_cast<int>(it - level.begin()), lane_step);
+      for (Operation& op : lane_step.ops) out.ops.push_back(std::move(op));
+    }
+  }
+
+ private:
+  struct Lane {
+    std::unique_ptr<BucketLane> collective;
+    int direction_index = 0;  // 0: +1, 1: -1
+    BlockIndex offset = 0;    // first block of the slice
+    BlockIndex units = 1;     // blocks per block of the collective
+    int steps = 0;
+    std::array<int, 4> first_step{};
+    std::array<int, 4> machine{};  // 0: long dimension's link, 1: short one's
+    std::array<Dependency, 4> waits{Dependency{0, -1}, Dependency{0, -1}, Dependency{0, -1},
+                                    Dependency{0, -1}};
+  };
+
+  Lane make_lane(const BalancedBucketJob& job, int dir, int offset_units, int long_dim,
+                 int short_dim) const {
+    const auto& dims = info().dims;
+    BucketLanePlan lane_plan;
+    lane_plan.order = job.long_first ? std::vector<int>{long_dim, short_dim}
+                                     : std::vector<int>{short_dim, long_dim};
+    lane_plan.direction = dir == 0 ? +1 : -1;
+    lane_plan.numbering = BucketNumbering::by_visit_order;
+    lane_plan.phase_steps = {dims[lane_plan.order[0]] - 1, dims[lane_plan.order[1]] - 1};
+    ScheduleInfo lane_info = info();
+    lane_info.blocks = ranks();
+    lane_info.ports = 1;
+    Lane lane;
+    lane.direction_index = dir;
+    lane.offset = static_cast<BlockIndex>(offset_units) * ranks();
+    lane.units = job.units;
+    const int first = lane_plan.phase_steps[0], second = lane_plan.phase_steps[1];
+    lane.first_step = {0, first, first + second, first + 2 * second};
+    lane.steps = 2 * (first + second);
+    const int first_machine = job.long_first ? 0 : 1;
+    lane.machine = {first_machine, 1 - first_machine, 1 - first_machine, first_machine};
+    lane.collective = std::make_unique<BucketLane>(lane_info, std::move(lane_plan));
+    return lane;
+  }
+
+  [[nodiscard]] static int phase_of(const Lane& l, int step) {
+    int phase = 0;
+    while (phase < 3 && step >= l.first_step[static_cast<std::size_t>(phase + 1)]) ++phase;
+    return phase;
+  }
+
+  [[nodiscard]] static int last_step(const Lane& l, int phase) {
+    return phase == 3 ? l.steps - 1 : l.first_step[static_cast<std::size_t>(phase + 1)] - 1;
+  }
+
+  [[nodiscard]] static BlockSet scaled(const BlockSet& inner, const Lane& l) {
+    BlockSet out;
+    for (const auto& r : inner.ranges())
+      out.add(l.offset + r.begin * l.units, l.offset + r.end * l.units);
+    return out;
+  }
+
+  // Each phase waits for the phase its link served before it, in the same direction.
+  void link_dependencies(int jobs) {
+    for (int dir = 0; dir < 2; ++dir)
+      for (const auto& order : plan_.link_order)
+        for (std::size_t k = 1; k < order.size(); ++k) {
+          const JobPhase before = order[k - 1], now = order[k];
+          const int before_lane = dir * jobs + before.job;
+          Lane& lane = lanes_[static_cast<std::size_t>(dir * jobs + now.job)];
+          if (before.job == now.job) continue;  // the lane's own order
+          lane.waits[static_cast<std::size_t>(now.phase)] = Dependency{
+              before_lane, last_step(lanes_[static_cast<std::size_t>(before_lane)], before.phase)};
+        }
+  }
+
+  // Level of a step: one more than its lane's previous step and than the step it waits for.
+  void compute_levels() {
+    levels_.assign(lanes_.size(), {});
+    for (std::size_t l = 0; l < lanes_.size(); ++l) levels_[l].assign(lanes_[l].steps, -1);
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (std::size_t l = 0; l < lanes_.size(); ++l)
+        for (int s = 0; s < lanes_[l].steps; ++s) {
+          const int level = level_of(l, s);
+          if (level < 0) break;  // waits for a step without a level yet
+          if (levels_[l][s] != level) levels_[l][s] = level, changed = true;
+        }
+    }
+    level_count_ = 0;
+    for (const auto& level : levels_)
+      for (int v : level) level_count_ = std::max(level_count_, v + 1);
+  }
+
+  // -1 while the previous step or the step waited for has no level.
+  [[nodiscard]] int level_of(std::size_t l, int s) const {
+    const Lane& lane = lanes_[l];
+    int level = 0;
+    if (s > 0) {
+      if (levels_[l][s - 1] < 0) return -1;
+      level = levels_[l][s - 1] + 1;
+    }
+    const int phase = phase_of(lane, s);
+    const Dependency d = lane.waits[static_cast<std::size_t>(phase)];
+    if (s == lane.first_step[static_cast<std::size_t>(phase)] && d.step >= 0) {
+      const int other = levels_[static_cast<std::size_t>(d.lane)][static_cast<std::size_t>(d.step)];
+      if (other < 0) return -1;
+      level = std::max(level, other + 1);
+    }
+    return level;
+  }
+
+  BalancedBucketPlan plan_;
+  std::vector<Lane> lanes_;
+  std::vector<std::vector<int>> levels_;
+  int level_count_ = 0;
+};
+
+SchedulePtr build_balanced_bucket(const ScheduleRequest& request) {
+  const auto& dims = request.dims;
+  if (dims.size() != 2 || dims[0] < 2 || dims[1] < 2)
+    throw UnsupportedRequest("bucket-balanced needs a 2D torus with both sides at least 2 (got " +
+                             std::to_string(dims.size()) + " dimensions)");
+  const int long_dim = dims[0] >= dims[1] ? 0 : 1;
+  BalancedBucketPlan plan = plan_balanced_bucket(dims[long_dim], dims[1 - long_dim]);
+  const long long blocks = 2LL * plan.units * request.ranks;
+  if (blocks > INT_MAX)
+    throw UnsupportedRequest("bucket-balanced needs " + std::to_string(blocks) +
+                             " blocks, more than a schedule can index; use fewer ranks");
+  ScheduleInfo info;
+  info.collective = request.collective;
+  info.algorithm = "bucket-balanced";
+  info.ranks = request.ranks;
+  info.blocks = static_cast<int>(blocks);
+  info.ports = 4;
+  info.dims = dims;
+  return std::make_unique<BalancedBucket>(std::move(info), std::move(plan), long_dim, 1 - long_dim);
+}
+
+}  // namespace
+
+void register_balanced_bucket(Registry& registry) {
+  AlgorithmInfo info = described(
+      "bucket",
+      {"bucket-balanced", "bandwidth-optimal",
+       "swing-nsdi24.txt sections 2.3.1, 2.3.4 (bucket); the split and link order are ours "
+       "(docs/efficiency.md)",
+       "bucket on a 2D torus with each direction's data split unevenly among 2-4 collectives "
+       "that take turns on the links, so a rectangular torus keeps both dimensions busy"});
+  info.collectives = {Collective::allreduce};
+  info.requirements.dims = DimsRule::two_dimensional;
+  info.requirements.ports.one = false;
+  info.requirements.ports.two_per_dimension = true;
+  info.requirements.ports.default_ports = PortsRule::Default::two_per_dimension;
+  info.requirements.commutative_op = true;
+  info.build = build_balanced_bucket;
+  registry.add(std::move(info));
+}
+
+}  // namespace topocoll::algorithms
