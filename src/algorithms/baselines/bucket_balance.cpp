@@ -34,26 +34,28 @@ struct Trial {
 };
 
 // List scheduling: repeatedly start the phase that can start first (ties: higher priority).
-Trial list_schedule(const Sides& s, const std::vector<BalancedBucketJob>& jobs, int units,
+Trial list_schedule(const Sides& s, const std::vector<int>& phases,
+                    const std::vector<BalancedBucketJob>& jobs, int units,
                     const std::vector<int>& priority) {
   const std::size_t n = jobs.size();
-  std::vector<int> next(n, 0);
+  const int last = static_cast<int>(phases.size());
+  std::vector<int> next(n, 0);  // index into `phases`
   std::vector<double> ready(n, 0.0);
   std::array<double, 2> free{0.0, 0.0};
   Trial trial;
-  for (std::size_t started = 0; started < 4 * n; ++started) {
+  auto cost = [&](int j) {
+    return phase_cost(s, jobs[j].long_first, double(jobs[j].units) / units, phases[next[j]]);
+  };
+  for (std::size_t started = 0; started < phases.size() * n; ++started) {
     int pick = -1;
     double start = 0;
     for (int j : priority) {
-      if (next[j] == 4) continue;
-      const auto [machine, time] =
-          phase_cost(s, jobs[j].long_first, double(jobs[j].units) / units, next[j]);
-      const double t = std::max(ready[j], free[machine]);
+      if (next[j] == last) continue;
+      const double t = std::max(ready[j], free[cost(j).first]);
       if (pick < 0 || t < start - 1e-12) pick = j, start = t;
     }
-    const auto [machine, time] =
-        phase_cost(s, jobs[pick].long_first, double(jobs[pick].units) / units, next[pick]);
-    trial.order[machine].push_back({pick, next[pick]});
+    const auto [machine, time] = cost(pick);
+    trial.order[machine].push_back({pick, phases[next[pick]]});
     free[machine] = ready[pick] = start + time;
     ++next[pick];
   }
@@ -77,10 +79,10 @@ void for_each_split(int total, int count, std::vector<int>& parts, F&& f) {
   }
 }
 
-BalancedBucketPlan best_for_units(const Sides& s, int units) {
-  // The bound: every port busy for (P-1)/P of its quarter of the vector, i.e. (1-1/P) of one
-  // direction's half per link.
-  const double bound = 1.0 - 1.0 / (s.a * s.b);
+BalancedBucketPlan best_for_units(const Sides& s, const std::vector<int>& phases, int units) {
+  // The bound: every port busy for (P-1)/P of its quarter of the vector per reduce-scatter or
+  // allgather, i.e. (1-1/P)/2 of one direction's half per link and per collective.
+  const double bound = (1.0 - 1.0 / (s.a * s.b)) * static_cast<double>(phases.size()) / 4;
   BalancedBucketPlan best;
   std::vector<int> parts;
   for (int jobs = 2; jobs <= 1 + max_short_first_jobs && jobs <= units; ++jobs)
@@ -90,7 +92,7 @@ BalancedBucketPlan best_for_units(const Sides& s, int units) {
       std::vector<int> priority(split.size());
       std::iota(priority.begin(), priority.end(), 0);
       do {
-        const Trial t = list_schedule(s, plan_jobs, units, priority);
+        const Trial t = list_schedule(s, phases, plan_jobs, units, priority);
         const double efficiency = bound / t.makespan;
         if (efficiency > best.efficiency + 1e-9) best = {units, plan_jobs, t.order, efficiency};
       } while (std::next_permutation(priority.begin(), priority.end()));
@@ -100,11 +102,14 @@ BalancedBucketPlan best_for_units(const Sides& s, int units) {
 
 }  // namespace
 
-BalancedBucketPlan plan_balanced_bucket(int long_side, int short_side) {
+BalancedBucketPlan plan_balanced_bucket(int long_side, int short_side, Collective collective) {
   const Sides s{double(long_side), double(short_side)};
-  const BalancedBucketPlan finest = best_for_units(s, finest_units);
+  std::vector<int> phases;
+  if (collective != Collective::allgather) phases = {0, 1};
+  if (collective != Collective::reduce_scatter) phases.insert(phases.end(), {2, 3});
+  const BalancedBucketPlan finest = best_for_units(s, phases, finest_units);
   for (int units : {4, 6, 8, 12, 16}) {
-    BalancedBucketPlan plan = best_for_units(s, units);
+    BalancedBucketPlan plan = best_for_units(s, phases, units);
     if (plan.efficiency >= finest.efficiency - good_enough) return plan;
   }
   return finest;

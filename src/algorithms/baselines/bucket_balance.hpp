@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/collective.hpp"
+
 namespace topocoll::algorithms {
 
 struct BalancedBucketJob {
@@ -44,7 +46,9 @@ struct BalancedBucketPlan {
   double efficiency = 0;  // the bound over the planned time (zero latency)
 };
 
-// The plan for an a x b torus side pair (a >= b >= 2).
-[[nodiscard]] BalancedBucketPlan plan_balanced_bucket(int long_side, int short_side);
+// The plan for an a x b torus side pair (a >= b >= 2): allreduce runs all four phases of each
+// job, reduce-scatter phases 0 and 1, allgather 2 and 3.
+[[nodiscard]] BalancedBucketPlan plan_balanced_bucket(int long_side, int short_side,
+                                                      Collective collective);
 
 }  // namespace topocoll::algorithms

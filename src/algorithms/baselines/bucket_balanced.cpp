@@ -38,14 +38,13 @@ class BalancedBucket final : public Schedule {
   void build_lane_step(int rank, int lane, int step, Step& out) const override {
     const Lane& l = lanes_[static_cast<std::size_t>(lane)];
     l.collective->build_step(rank, step, out);
-    const int phase = phase_of(l, step);
+    const std::size_t i = phase_index(l, step);
+    const auto phase = static_cast<std::size_t>(l.phases[i]);
     for (Operation& op : out.ops) {
       op.blocks = scaled(op.blocks, l);
-      op.port = 2 * l.machine[static_cast<std::size_t>(phase)] + l.direction_index;
+      op.port = 2 * l.machine[phase] + l.direction_index;
     }
-    if (step == l.first_step[static_cast<std::size_t>(phase)])
-      if (const auto& d = l.waits[static_cast<std::size_t>(phase)]; d.step >= 0)
-        out.after.push_back(d);
+    if (step == l.first_step[i] && l.waits[phase].step >= 0) out.after.push_back(l.waits[phase]);
   }
 
   // The lock-step view by dependency levels (the same on every rank).
@@ -66,11 +65,12 @@ class BalancedBucket final : public Schedule {
   struct Lane {
     std::unique_ptr<BucketLane> collective;
     int direction_index = 0;  // 0: +1, 1: -1
-    BlockIndex offset = 0;    // first block of the slice
+    BlockIndex offset = 0;    // allreduce: first block of the slice; else: offset in a chunk
     BlockIndex units = 1;     // blocks per block of the collective
     int steps = 0;
-    std::array<int, 4> first_step{};
-    std::array<int, 4> machine{};  // 0: long dimension's link, 1: short one's
+    std::vector<int> phases;       // the job's phase ids (bucket_balance.hpp), in order
+    std::vector<int> first_step;   // of each, indexed like `phases`
+    std::array<int, 4> machine{};  // by phase id: 0 the long dimension's link, 1 the short one's
     std::array<Dependency, 4> waits{Dependency{0, -1}, Dependency{0, -1}, Dependency{0, -1},
                                     Dependency{0, -1}};
   };
@@ -78,42 +78,63 @@ class BalancedBucket final : public Schedule {
   Lane make_lane(const BalancedBucketJob& job, int dir, int offset_units, int long_dim,
                  int short_dim) const {
     const auto& dims = info().dims;
+    const bool allreduce = info().collective == Collective::allreduce;
     BucketLanePlan lane_plan;
     lane_plan.order = job.long_first ? std::vector<int>{long_dim, short_dim}
                                      : std::vector<int>{short_dim, long_dim};
     lane_plan.direction = dir == 0 ? +1 : -1;
-    lane_plan.numbering = BucketNumbering::by_visit_order;
-    lane_plan.phase_steps = {dims[lane_plan.order[0]] - 1, dims[lane_plan.order[1]] - 1};
+    lane_plan.numbering = allreduce ? BucketNumbering::by_visit_order : BucketNumbering::by_rank;
+    const int first = dims[lane_plan.order[0]] - 1, second = dims[lane_plan.order[1]] - 1;
+    lane_plan.phase_steps = {first, second};
     ScheduleInfo lane_info = info();
     lane_info.blocks = ranks();
     lane_info.ports = 1;
     Lane lane;
     lane.direction_index = dir;
-    lane.offset = static_cast<BlockIndex>(offset_units) * ranks();
+    lane.offset = allreduce ? static_cast<BlockIndex>(offset_units) * ranks() : offset_units;
     lane.units = job.units;
-    const int first = lane_plan.phase_steps[0], second = lane_plan.phase_steps[1];
-    lane.first_step = {0, first, first + second, first + 2 * second};
-    lane.steps = 2 * (first + second);
+    // Phase lengths in steps, by id: reduce-scatter on the first and second dimension,
+    // allgather on the second and first.
+    const std::array<int, 4> length{first, second, second, first};
+    if (info().collective != Collective::allgather) lane.phases = {0, 1};
+    if (info().collective != Collective::reduce_scatter)
+      lane.phases.insert(lane.phases.end(), {2, 3});
+    for (int phase : lane.phases) {
+      lane.first_step.push_back(lane.steps);
+      lane.steps += length[static_cast<std::size_t>(phase)];
+    }
     const int first_machine = job.long_first ? 0 : 1;
     lane.machine = {first_machine, 1 - first_machine, 1 - first_machine, first_machine};
     lane.collective = std::make_unique<BucketLane>(lane_info, std::move(lane_plan));
     return lane;
   }
 
-  [[nodiscard]] static int phase_of(const Lane& l, int step) {
-    int phase = 0;
-    while (phase < 3 && step >= l.first_step[static_cast<std::size_t>(phase + 1)]) ++phase;
-    return phase;
+  // Index into lane.phases of the phase `step` belongs to.
+  [[nodiscard]] static std::size_t phase_index(const Lane& l, int step) {
+    std::size_t i = 0;
+    while (i + 1 < l.phases.size() && step >= l.first_step[i + 1]) ++i;
+    return i;
   }
 
   [[nodiscard]] static int last_step(const Lane& l, int phase) {
-    return phase == 3 ? l.steps - 1 : l.first_step[static_cast<std::size_t>(phase + 1)] - 1;
+    const auto i = static_cast<std::size_t>(std::find(l.phases.begin(), l.phases.end(), phase) -
+                                            l.phases.begin());
+    return i + 1 == l.phases.size() ? l.steps - 1 : l.first_step[i + 1] - 1;
   }
 
-  [[nodiscard]] static BlockSet scaled(const BlockSet& inner, const Lane& l) {
+  // Allreduce: the lane's contiguous slice. Reduce-scatter and allgather keep MPI's layout: block
+  // t (rank t's) becomes `units` blocks of rank t's chunk of 2U.
+  [[nodiscard]] BlockSet scaled(const BlockSet& inner, const Lane& l) const {
     BlockSet out;
+    if (info().collective == Collective::allreduce) {
+      for (const auto& r : inner.ranges())
+        out.add(l.offset + r.begin * l.units, l.offset + r.end * l.units);
+      return out;
+    }
+    const BlockIndex chunk = 2 * static_cast<BlockIndex>(plan_.units);
     for (const auto& r : inner.ranges())
-      out.add(l.offset + r.begin * l.units, l.offset + r.end * l.units);
+      for (BlockIndex t = r.begin; t < r.end; ++t)
+        out.add(t * chunk + l.offset, t * chunk + l.offset + l.units);
     return out;
   }
 
@@ -157,9 +178,9 @@ class BalancedBucket final : public Schedule {
       if (levels_[l][s - 1] < 0) return -1;
       level = levels_[l][s - 1] + 1;
     }
-    const int phase = phase_of(lane, s);
-    const Dependency d = lane.waits[static_cast<std::size_t>(phase)];
-    if (s == lane.first_step[static_cast<std::size_t>(phase)] && d.step >= 0) {
+    const std::size_t i = phase_index(lane, s);
+    const Dependency d = lane.waits[static_cast<std::size_t>(lane.phases[i])];
+    if (s == lane.first_step[i] && d.step >= 0) {
       const int other = levels_[static_cast<std::size_t>(d.lane)][static_cast<std::size_t>(d.step)];
       if (other < 0) return -1;
       level = std::max(level, other + 1);
@@ -179,7 +200,8 @@ SchedulePtr build_balanced_bucket(const ScheduleRequest& request) {
     throw UnsupportedRequest("bucket-balanced needs a 2D torus with both sides at least 2 (got " +
                              std::to_string(dims.size()) + " dimensions)");
   const int long_dim = dims[0] >= dims[1] ? 0 : 1;
-  BalancedBucketPlan plan = plan_balanced_bucket(dims[long_dim], dims[1 - long_dim]);
+  BalancedBucketPlan plan =
+      plan_balanced_bucket(dims[long_dim], dims[1 - long_dim], request.collective);
   const long long blocks = 2LL * plan.units * request.ranks;
   if (blocks > INT_MAX)
     throw UnsupportedRequest("bucket-balanced needs " + std::to_string(blocks) +
@@ -204,7 +226,7 @@ void register_balanced_bucket(Registry& registry) {
        "(docs/efficiency.md)",
        "bucket on a 2D torus with each direction's data split unevenly among 2-4 collectives "
        "that take turns on the links, so a rectangular torus keeps both dimensions busy"});
-  info.collectives = {Collective::allreduce};
+  info.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
   info.requirements.dims = DimsRule::two_dimensional;
   info.requirements.ports.one = false;
   info.requirements.ports.two_per_dimension = true;
