@@ -64,7 +64,8 @@ TEST(BucketBalanced, PlanReachesTheBoundWithinFivePercentOnRectangularTori) {
 }
 
 TEST(BucketBalanced, VerifiesOnRectangularSquareAndOddShapes) {
-  for (auto [rows, columns] : {std::pair{2, 2}, {2, 6}, {8, 4}, {4, 16}, {5, 3}, {6, 6}}) {
+  for (auto [rows, columns] :
+       {std::pair{2, 2}, {2, 6}, {8, 4}, {4, 16}, {5, 3}, {6, 6}, {8, 1}, {1, 5}}) {
     for (Collective c :
          {Collective::allreduce, Collective::reduce_scatter, Collective::allgather}) {
       const auto schedule = registry().build("bucket-balanced", request_for(rows, columns, c));

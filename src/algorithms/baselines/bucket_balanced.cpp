@@ -79,13 +79,17 @@ class BalancedBucket final : public Schedule {
                  int short_dim) const {
     const auto& dims = info().dims;
     const bool allreduce = info().collective == Collective::allreduce;
+    // A side of 1 has no links: the torus is a ring, and the lane visits only the long side.
+    const bool ring = dims[short_dim] == 1;
     BucketLanePlan lane_plan;
     lane_plan.order = job.long_first ? std::vector<int>{long_dim, short_dim}
                                      : std::vector<int>{short_dim, long_dim};
+    if (ring) lane_plan.order = {long_dim};
     lane_plan.direction = dir == 0 ? +1 : -1;
     lane_plan.numbering = allreduce ? BucketNumbering::by_visit_order : BucketNumbering::by_rank;
-    const int first = dims[lane_plan.order[0]] - 1, second = dims[lane_plan.order[1]] - 1;
-    lane_plan.phase_steps = {first, second};
+    const int first = dims[lane_plan.order[0]] - 1,
+              second = dims[short_dim + long_dim - lane_plan.order[0]] - 1;
+    lane_plan.phase_steps = ring ? std::vector<int>{first} : std::vector<int>{first, second};
     ScheduleInfo lane_info = info();
     lane_info.blocks = ranks();
     lane_info.ports = 1;
@@ -99,6 +103,7 @@ class BalancedBucket final : public Schedule {
     if (info().collective != Collective::allgather) lane.phases = {0, 1};
     if (info().collective != Collective::reduce_scatter)
       lane.phases.insert(lane.phases.end(), {2, 3});
+    if (ring) std::erase_if(lane.phases, [](int phase) { return phase == 1 || phase == 2; });
     for (int phase : lane.phases) {
       lane.first_step.push_back(lane.steps);
       lane.steps += length[static_cast<std::size_t>(phase)];
@@ -196,12 +201,15 @@ class BalancedBucket final : public Schedule {
 
 SchedulePtr build_balanced_bucket(const ScheduleRequest& request) {
   const auto& dims = request.dims;
-  if (dims.size() != 2 || dims[0] < 2 || dims[1] < 2)
-    throw UnsupportedRequest("bucket-balanced needs a 2D torus with both sides at least 2 (got " +
+  if (dims.size() != 2)
+    throw UnsupportedRequest("bucket-balanced needs a 2D torus (got " +
                              std::to_string(dims.size()) + " dimensions)");
   const int long_dim = dims[0] >= dims[1] ? 0 : 1;
+  // With a side of 1 the torus is a ring: one collective per direction, nothing to balance.
   BalancedBucketPlan plan =
-      plan_balanced_bucket(dims[long_dim], dims[1 - long_dim], request.collective);
+      dims[1 - long_dim] == 1
+          ? BalancedBucketPlan{1, {BalancedBucketJob{true, 1}}, {}, 1.0}
+          : plan_balanced_bucket(dims[long_dim], dims[1 - long_dim], request.collective);
   const long long blocks = 2LL * plan.units * request.ranks;
   if (blocks > INT_MAX)
     throw UnsupportedRequest("bucket-balanced needs " + std::to_string(blocks) +
