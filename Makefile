@@ -4,7 +4,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 JOBS ?= 2
 SYSTEM_PACKAGES := build-essential cmake python3-venv python3-dev libgtest-dev nlohmann-json3-dev \
-                   pkg-config libsimgrid-dev openmpi-bin libopenmpi-dev mpich libmpich-dev
+                   pkg-config libsimgrid-dev openmpi-bin libopenmpi-dev mpich libmpich-dev \
+                   libexpat1-dev
 
 .PHONY: run test deps venv build build-python build-cpp test-cpp test-python lint format bench clean \
 	build-asan test-asan build-mpich test-mpich
