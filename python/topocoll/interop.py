@@ -78,12 +78,24 @@ def goal_document(
     return "\n".join(lines) + "\n"
 
 
+def _vertices(op: dict) -> int:
+    """GOAL statements of one operation: a receive that reduces has its `calc` too."""
+    return 2 if op["op"] == "recv" and op.get("combine", "copy") == "reduce" else 1
+
+
 def _rank_goal(rank, lanes, block_bytes, ns_per_byte, ports, sent, received) -> list[GoalOp]:
-    ops: list[GoalOp] = []
+    # Labels go lane by lane, step by step, operation by operation (a reduction's calc right
+    # after its recv); dependencies and tags follow the order the steps can run in.
+    first: dict[tuple[int, int], int] = {}
+    count = 0
+    for lane, steps in enumerate(lanes):
+        for k, step in enumerate(steps):
+            first[(lane, k)] = count
+            count += sum(_vertices(op) for op in step["ops"])
+    ops: list[GoalOp | None] = [None] * count
     # Per (lane, step): the labels whose completion completes the step (through empty steps).
     done: dict[tuple[int, int], list[str]] = {}
-    order = _step_order(lanes)
-    for lane, k in order:
+    for lane, k in _step_order(lanes):
         step = lanes[lane][k]
         before: list[str] = []
         if k > 0:
@@ -94,44 +106,40 @@ def _rank_goal(rank, lanes, block_bytes, ns_per_byte, ports, sent, received) -> 
         mine: list[str] = []
         received_here: list[str] = []
         late: list[GoalOp] = []
+        at = first[(lane, k)]
         for op in step["ops"]:
             n = _count(op["blocks"]) * block_bytes
-            label = f"l{len(ops) + 1}"
+            label = f"l{at + 1}"
             port = op.get("port", 0)
+            mine.append(label)
             if op["op"] == "send":
                 key = (rank, op["peer"], port)
                 seq = sent.get(key, 0)
                 sent[key] = seq + 1
-                ops.append(
-                    GoalOp(label, f"send {n}b to {op['peer']} tag {seq * ports + port}", before)
-                )
-                mine.append(label)
+                line = f"send {n}b to {op['peer']} tag {seq * ports + port}"
+                ops[at] = GoalOp(label, line, before)
             elif op["op"] == "recv":
                 key = (op["peer"], rank, port)
                 seq = received.get(key, 0)
                 received[key] = seq + 1
-                ops.append(
-                    GoalOp(label, f"recv {n}b from {op['peer']} tag {seq * ports + port}", before)
-                )
-                mine.append(label)
-                if op.get("combine", "copy") == "reduce":
-                    calc = GoalOp(f"l{len(ops) + 1}", f"calc {round(n * ns_per_byte)}", [label])
-                    ops.append(calc)
+                line = f"recv {n}b from {op['peer']} tag {seq * ports + port}"
+                ops[at] = GoalOp(label, line, before)
+                received_here.append(label)
+                if _vertices(op) == 2:
+                    calc = GoalOp(f"l{at + 2}", f"calc {round(n * ns_per_byte)}", [label])
+                    ops[at + 1] = calc
                     mine.append(calc.label)
                     received_here.append(calc.label)
-                else:
-                    received_here.append(label)
             else:
                 cost = round(n * ns_per_byte) if op.get("combine", "copy") == "reduce" else 0
-                calc = GoalOp(label, f"calc {cost}", before)
-                ops.append(calc)
-                mine.append(label)
+                ops[at] = GoalOp(label, f"calc {cost}", before)
                 if op.get("reads") == "after-receives":
-                    late.append(calc)
+                    late.append(ops[at])
+            at += _vertices(op)
         for calc in late:
             calc.requires = list(dict.fromkeys(calc.requires + received_here))
         done[(lane, k)] = mine if mine else before
-    return ops
+    return [op for op in ops if op is not None]
 
 
 def _step_order(lanes) -> list[tuple[int, int]]:
