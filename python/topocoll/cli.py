@@ -398,6 +398,28 @@ def non_negative_float(text: str) -> float:
     return value
 
 
+def cmd_sim(args: argparse.Namespace) -> int:
+    """`sim`, with --schedule FILE (JSON or MSCCL XML) instead of --algorithm."""
+    from topocoll import interop, sim_cli
+
+    if not args.schedule:
+        return sim_cli.cmd_sim(args)
+    reject(args, ("algorithm", "dims", "ports", "root"), "sim --schedule (the file gives them)")
+    schedule, _ = read_schedule(args.schedule)
+    info = schedule.info
+    if args.collective and args.collective != info["collective"]:
+        raise InputError(
+            f"--collective {args.collective} differs from the file's {info['collective']}; "
+            f"accepted: {info['collective']} (or leave it out)"
+        )
+    args.collective = info["collective"]
+    if args.ranks is not None and args.ranks != info["ranks"]:
+        raise InputError(f"--ranks {args.ranks} differs from the file's; accepted: {info['ranks']}")
+    args.ranks = info["ranks"]
+    args.algorithm = info["algorithm"]
+    return interop.simulate_file(args, schedule)
+
+
 def cmd_traffic(args: argparse.Namespace) -> int:
     from topocoll import traffic
 
@@ -473,6 +495,9 @@ def parser() -> argparse.ArgumentParser:
     from topocoll import sim_cli  # `sim` and `compare`
 
     sim_cli.add_parsers(sub)
+    p = sub.choices["sim"]
+    p.add_argument("--schedule", help="simulate a schedule file (JSON or MSCCL XML)")
+    p.set_defaults(run=cmd_sim)
     from topocoll import tune  # `tune`
 
     tune.add_parser(sub)

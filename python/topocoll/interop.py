@@ -164,3 +164,35 @@ def _step_order(lanes) -> list[tuple[int, int]]:
         if not progressed:
             raise ValueError("the schedule's lanes wait for each other in a cycle; no GOAL order")
     return order
+
+
+def simulate_file(args, schedule: _core.Schedule) -> int:
+    """`topocoll sim --schedule FILE`: the run of `sim`, on a schedule read from a file."""
+    from topocoll import sim_cli
+    from topocoll.simulate import Network, check_outputs, parse_size
+
+    if not args.size:
+        raise ValueError("--size is required, e.g. 1MiB; accepted: 1B to 1TiB")
+    size = parse_size(args.size)
+    setup = sim_cli.setup_from(args)
+    check_outputs(setup, args.links, args.trace)
+    network = Network(setup)
+    label = args.algorithm
+    # The network builds registry schedules by name; a file's schedule is placed in its cache
+    # under the file's label, with the metadata a result reports.
+    network._schedules[label] = schedule
+    network._infos[label] = {
+        "family": "file",
+        "collectives": [schedule.info["collective"]],
+        "requirements": {"torus": False},
+    }
+    cost = network.check_limits(label, size, args.force, args.trace)
+    with sim_cli.running(args, cost, f"simulating {label} on {args.topology}"):
+        result = network.run(label, size, links=bool(args.links), trace=args.trace)
+    if args.links:
+        sim_cli.write_output(args.links, "--links", lambda p: sim_cli.write_links(p, result))
+    if args.json:
+        print(json.dumps(result.to_dict()))
+    else:
+        sim_cli.print_result(result)
+    return 0

@@ -249,3 +249,27 @@ def test_load_schedule_text_detects_xml():
     assert schedule.info["collective"] == "allreduce" and notes
     with pytest.raises(ValueError):
         _core.load_msccl_xml("<algo")
+
+
+def sim_time(run_cli, *argv: str) -> float:
+    code, out, err = run_cli("sim", "--topology", "torus:4x2", "--size", "1MiB", "--json", *argv)
+    assert code == 0, err
+    return json.loads(out)["time_s"]
+
+
+def test_sim_of_the_msccl_ring_equals_topocolls_ring(run_cli):
+    """The same ring, imported from MSCCL (receive lanes, staging copies) or built by topocoll,
+    takes the same simulated time: the import adds no waiting of its own."""
+    imported = sim_time(run_cli, "--schedule", str(SAMPLES / NAMES[0]))
+    built = sim_time(run_cli, "-c", "allreduce", "-a", "ring")
+    assert imported == pytest.approx(built, rel=1e-9)
+
+
+def test_sim_schedule_rejects_conflicting_options(run_cli):
+    path = str(SAMPLES / NAMES[0])
+    code, _, err = run_cli("sim", "--schedule", path, "-t", "ring:8", "-s", "1KiB", "-a", "ring")
+    assert code == 2 and "--algorithm does not apply" in err
+    code, _, err = run_cli(
+        "sim", "--schedule", path, "-t", "ring:8", "-s", "1KiB", "-c", "alltoall"
+    )
+    assert code == 2 and "accepted: allreduce" in err
