@@ -45,6 +45,12 @@ def test_ompi_rules_start_at_zero_and_name_library_ids(run_cli):
     assert bands[0][0] == 0
     assert all(b[1] in OMPI_ALLREDUCE and b[2:] == [0, 0] for b in bands)
     assert [b[0] for b in bands] == sorted(b[0] for b in bands)
+    # The same bands as topocoll's own rules, each algorithm under its Open MPI id.
+    code, out, err = run_cli(*TUNE, "-c", "allreduce")
+    assert code == 0, err
+    ids = {"recdoub-lat": 3, "ring": 4, "recdoub-bw": 6}
+    own = [(r["min_bytes"], ids[r["algorithm"]]) for r in json.loads(out)["rules"]]
+    assert [(b[0], b[1]) for b in bands] == own
 
 
 def test_library_formats_rank_only_library_algorithms(run_cli):
