@@ -46,7 +46,8 @@ def test_ompi_rules_start_at_zero_and_name_library_ids(run_cli):
     assert all(b[1] in OMPI_ALLREDUCE and b[2:] == [0, 0] for b in bands)
     assert [b[0] for b in bands] == sorted(b[0] for b in bands)
     # The same bands as topocoll's own rules, each algorithm under its Open MPI id.
-    code, out, err = run_cli(*TUNE, "-c", "allreduce")
+    library = ("--algorithms", "recdoub-lat,ring,recdoub-bw")
+    code, out, err = run_cli(*TUNE, "-c", "allreduce", *library)
     assert code == 0, err
     ids = {"recdoub-lat": 3, "ring": 4, "recdoub-bw": 6}
     own = [(r["min_bytes"], ids[r["algorithm"]]) for r in json.loads(out)["rules"]]
