@@ -61,6 +61,10 @@ void sweep(const std::vector<int>& ranks, const std::vector<std::vector<int>>& t
   for (const std::string& f : tally.failures) ADD_FAILURE() << f;
 }
 
+// A few sizes of each kind (odd, even, powers of 2 and 3, one torus): the sanitizer pass runs
+// this one (make test-asan), the full sweep below only in the Release build.
+TEST(InteropMscclRoundTrip, RepresentativeSizes) { sweep({2, 3, 4, 5, 8, 9}, {{2, 3}}); }
+
 // P = 2..16 and small tori: 964 schedules, about 3 s on the 2-core machine.
 TEST(InteropMscclRoundTrip, EveryAlgorithmP2To16) {
   std::vector<int> ranks;
