@@ -273,3 +273,20 @@ def test_sim_schedule_rejects_conflicting_options(run_cli):
         "sim", "--schedule", path, "-t", "ring:8", "-s", "1KiB", "-c", "alltoall"
     )
     assert code == 2 and "accepted: allreduce" in err
+
+
+def test_sim_of_a_deadlocked_file_is_a_wrong_schedule(run_cli, tmp_path):
+    """Two threadblocks of gpu 0 wait for each other: verify and sim both say so (exit 1)."""
+    gpu = (
+        '<gpu id="{g}" i_chunks="1"><tb id="0" send="{p}" recv="-1" chan="0">'
+        '<step s="0" type="s" srcoff="0" dstoff="0" cnt="1" depid="{d}" deps="0"/></tb>'
+        '<tb id="1" send="-1" recv="{p}" chan="0">'
+        '<step s="0" type="rrc" srcoff="0" dstoff="0" cnt="1" depid="0" deps="0"/></tb></gpu>'
+    )
+    text = '<algo name="cycle" ngpus="2" coll="allreduce" inplace="1">'
+    text += gpu.format(g=0, p=1, d=1) + gpu.format(g=1, p=0, d=-1) + "</algo>"
+    path = write(tmp_path, text)
+    code, out, _ = run_cli("verify", "--schedule", path)
+    assert code == 1 and "cycle" in out
+    code, out, err = run_cli("sim", "--schedule", path, "-t", "ring:2", "-s", "1KiB")
+    assert code == 1 and "FAIL the schedule deadlocks" in out, err
