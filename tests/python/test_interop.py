@@ -290,3 +290,56 @@ def test_sim_of_a_deadlocked_file_is_a_wrong_schedule(run_cli, tmp_path):
     assert code == 1 and "cycle" in out
     code, out, err = run_cli("sim", "--schedule", path, "-t", "ring:2", "-s", "1KiB")
     assert code == 1 and "FAIL the schedule deadlocks" in out, err
+
+
+STEP = '<step s="{s}" type="{t}" srcbuf="{sb}" srcoff="{so}" dstbuf="{db}" dstoff="{do}" cnt="1"/>'
+
+
+def two_gpu_doc(coll: str, inplace: int, chunks: str, steps) -> str:
+    """A 2-gpu algorithm: steps(gpu) lists (type, srcbuf, srcoff, dstbuf, dstoff), sends and
+    receives on one threadblock that talks to the other gpu."""
+    text = f'<algo name="t" ngpus="2" coll="{coll}" inplace="{inplace}">'
+    for g in range(2):
+        text += f'<gpu id="{g}" {chunks}><tb id="0" send="{1 - g}" recv="{1 - g}" chan="0">'
+        for s, (t, sb, so, db, do) in enumerate(steps(g)):
+            text += STEP.format(s=s, t=t, sb=sb, so=so, db=db, do=do)
+        text += "</tb></gpu>"
+    return text + "</algo>"
+
+
+OUT_OF_PLACE = {
+    # allreduce: send the input, receive and reduce with the input into the output
+    "allreduce": (
+        'i_chunks="1" o_chunks="1"',
+        lambda g: [("s", "i", 0, "o", 0), ("rrc", "i", 0, "o", 0)],
+    ),
+    # reduce-scatter: send the other's part, reduce the received one with mine into o
+    "reduce_scatter": (
+        'i_chunks="2" o_chunks="1"',
+        lambda g: [("s", "i", 1 - g, "o", 0), ("rrc", "i", g, "o", 0)],
+    ),
+    # allgather: copy mine into place, send it, receive the other's
+    "allgather": (
+        'i_chunks="1" o_chunks="2"',
+        lambda g: [("cpy", "i", 0, "o", g), ("s", "i", 0, "o", 0), ("r", "i", 0, "o", 1 - g)],
+    ),
+}
+
+
+@pytest.mark.parametrize("coll", sorted(OUT_OF_PLACE))
+def test_out_of_place_buffers(run_cli, tmp_path, coll):
+    chunks, steps = OUT_OF_PLACE[coll]
+    code, out, err = run_cli(
+        "verify", "--schedule", write(tmp_path, two_gpu_doc(coll, 0, chunks, steps))
+    )
+    assert code == 0, out + err
+    assert "out-of-place calls (inplace=0)" in out
+
+    # allgather without copying its own chunk into o; the others receiving without reducing.
+    if coll == "allgather":
+        broken = two_gpu_doc(coll, 0, chunks, lambda g: steps(g)[1:])
+    else:
+        broken = two_gpu_doc(coll, 0, chunks, lambda g: steps(g)[:-1] + [("r", "i", 0, "o", 0)])
+    code, out, _ = run_cli("verify", "--schedule", write(tmp_path, broken, "broken.xml"))
+    assert code == 1
+    assert "FAIL read of unwritten block" in out or "FAIL wrong result" in out, out
