@@ -4,7 +4,7 @@ a `tune` comparison restricted to the algorithms that library implements itself.
 
 The mapping pairs a registry algorithm with the library's algorithm of the same communication
 pattern (the ids are those `ompi_info --param coll tuned --level 9` lists for Open MPI 4.1.4,
-the names those of MPICH 4's `MPIR_<Coll>_intra_<name>` functions)."""
+the names those of MPICH 4.0.2's `MPIR_<Coll>_intra_<name>` functions)."""
 
 from __future__ import annotations
 
@@ -45,11 +45,11 @@ OMPI_ALGORITHMS = {
     },
 }
 
-# topocoll algorithm -> MPICH 4 algorithm function, per collective.
+# topocoll algorithm -> MPICH algorithm function, per collective: the functions MPICH 4.0.2
+# (Debian 12) has; it has no ring allreduce (a selection file naming one makes it abort).
 MPICH_ALGORITHMS = {
     "allreduce": {
         "recdoub-lat": "MPIR_Allreduce_intra_recursive_doubling",
-        "ring": "MPIR_Allreduce_intra_ring",
         "recdoub-bw": "MPIR_Allreduce_intra_reduce_scatter_allgather",
     },
     "allgather": {
@@ -123,7 +123,9 @@ def ompi_rules(document: dict, collective: str, ranks: int) -> str:
 
 def mpich_json(document: dict, collective: str, ranks: int) -> str:
     """MPICH's selection tree (MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE): the collective, then
-    intra-communicators, then `comm_size<=P` and a catch-all, then message-size bands."""
+    intra-communicators of any size, then message-size bands. MPICH 4.0.2 aborts at start-up on
+    a `comm_size<=P` level here, so the bands (tuned for `ranks`) apply to every size."""
+    del ranks
     mapping = MPICH_ALGORITHMS[collective]
     sizes = sorted((int(s), a) for s, a in document["source"]["best"].items())
     bands: list[tuple[int, str]] = []  # (first size, algorithm)
@@ -135,6 +137,5 @@ def mpich_json(document: dict, collective: str, ranks: int) -> str:
         key = f"avg_msg_size<={bands[i + 1][0] - 1}" if i + 1 < len(bands) else "avg_msg_size=any"
         by_size[key] = {f"algorithm={mapping[algorithm]}": {}}
     name = "reduce_scatter" if collective == "reduce-scatter" else collective
-    tree = {f"collective={name}": {"comm_type=intra": {f"comm_size<={ranks}": by_size}}}
-    tree[f"collective={name}"]["comm_type=intra"]["comm_size=any"] = by_size
+    tree = {f"collective={name}": {"comm_type=intra": {"comm_size=any": by_size}}}
     return json.dumps(tree, indent=2) + "\n"
