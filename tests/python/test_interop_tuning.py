@@ -76,6 +76,62 @@ def test_mpich_json_tree(run_cli):
             assert name.startswith("algorithm=MPIR_Allreduce_intra_")
 
 
+# The function coll_tuned calls for each mapped (collective, topocoll algorithm).
+OMPI_FUNCTIONS = {
+    ("allreduce", "recdoub-lat"): "ompi_coll_base_allreduce_intra_recursivedoubling",
+    ("allreduce", "ring"): "ompi_coll_base_allreduce_intra_ring",
+    ("allreduce", "recdoub-bw"): "ompi_coll_base_allreduce_intra_redscat_allgather",
+    ("allgather", "recdoub-bw"): "ompi_coll_base_allgather_intra_recursivedoubling",
+    ("allgather", "ring"): "ompi_coll_base_allgather_intra_ring",
+    ("alltoall", "pairwise"): "ompi_coll_base_alltoall_intra_pairwise",
+    ("alltoall", "bruck"): "ompi_coll_base_alltoall_intra_bruck",
+    ("bcast", "binomial-doubling"): "ompi_coll_base_bcast_intra_binomial",
+    ("reduce-scatter", "recdoub-bw-distance-halving"): (
+        "ompi_coll_base_reduce_scatter_intra_basic_recursivehalving"
+    ),
+    ("reduce-scatter", "ring"): "ompi_coll_base_reduce_scatter_intra_ring",
+}
+
+
+def ompi_env() -> dict:
+    return dict(
+        os.environ,
+        OMPI_ALLOW_RUN_AS_ROOT="1",
+        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+        OMPI_MCA_rmaps_base_oversubscribe="1",
+    )
+
+
+def probe_run(probe: Path, rules: Path, ranks: int, collective: str, nbytes: int) -> str:
+    """The coll_base function Open MPI called for one call under the rules file."""
+    argv = ["mpiexec", "-n", str(ranks), "--mca", "coll_tuned_use_dynamic_rules", "1"]
+    argv += ["--mca", "coll_tuned_dynamic_rules_filename", str(rules)]
+    argv += [str(probe), collective, str(nbytes)]
+    result = subprocess.run(argv, capture_output=True, text=True, env=ompi_env(), timeout=120)
+    assert result.returncode == 0, result.stderr[-2000:]
+    found = [line.split()[1] for line in result.stdout.splitlines() if "ompi-algorithm" in line]
+    assert len(found) == 1, result.stdout
+    return found[0]
+
+
+@pytest.mark.skipif(not open_mpi(), reason="needs Open MPI's mpicc and mpiexec")
+def test_open_mpi_runs_every_mapped_algorithm(tmp_path):
+    """Every pair of the mapping, alone in a rules file: Open MPI calls that algorithm (its
+    collective id and algorithm id are right)."""
+    from topocoll import interop_tuning
+
+    probe = tmp_path / "probe"
+    subprocess.run(["mpicc", "-O1", "-rdynamic", "-o", str(probe), str(PROBE), "-ldl"], check=True)
+    assert set(OMPI_FUNCTIONS) == {
+        (c, a) for c, m in interop_tuning.OMPI_ALGORITHMS.items() for a in m
+    }
+    for (collective, algorithm), function in OMPI_FUNCTIONS.items():
+        rules = tmp_path / f"{collective}-{algorithm}.txt"
+        document = {"source": {"best": {"8": algorithm}}}
+        rules.write_text(interop_tuning.ompi_rules(document, collective, 4))
+        assert probe_run(probe, rules, 4, collective, 4096) == function, (collective, algorithm)
+
+
 @pytest.mark.skipif(not open_mpi(), reason="needs Open MPI's mpicc and mpiexec")
 def test_open_mpi_runs_what_the_rules_file_names(run_cli, tmp_path):
     rules = tmp_path / "rules.txt"
@@ -84,22 +140,9 @@ def test_open_mpi_runs_what_the_rules_file_names(run_cli, tmp_path):
     bands = rules_lines(rules.read_text())[5:]
     probe = tmp_path / "probe"
     subprocess.run(["mpicc", "-O1", "-rdynamic", "-o", str(probe), str(PROBE), "-ldl"], check=True)
-    env = dict(
-        os.environ,
-        OMPI_ALLOW_RUN_AS_ROOT="1",
-        OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-        OMPI_MCA_rmaps_base_oversubscribe="1",
-    )
-    mca = ["--mca", "coll_tuned_use_dynamic_rules", "1"]
-    mca += ["--mca", "coll_tuned_dynamic_rules_filename", str(rules)]
 
     def ran(nbytes: int) -> str:
-        argv = ["mpiexec", "-n", "8", *mca, str(probe), "allreduce", str(nbytes)]
-        result = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=120)
-        assert result.returncode == 0, result.stderr[-2000:]
-        found = [line.split()[1] for line in result.stdout.splitlines() if "ompi-algorithm" in line]
-        assert len(found) == 1, result.stdout
-        return found[0]
+        return probe_run(probe, rules, 8, "allreduce", nbytes)
 
     # The first byte of each band and the byte just below the next one.
     for i, (low, ident, _, _) in enumerate(bands):
