@@ -343,3 +343,20 @@ def test_out_of_place_buffers(run_cli, tmp_path, coll):
     code, out, _ = run_cli("verify", "--schedule", write(tmp_path, broken, "broken.xml"))
     assert code == 1
     assert "FAIL read of unwritten block" in out or "FAIL wrong result" in out, out
+
+
+def test_goal_of_every_algorithm_and_collective():
+    """Every registry algorithm and collective at P = 5, 8 and on a 2x3 torus (about 130
+    schedules, 3 s): the GOAL document parses and its order is the schedule's."""
+    checked = 0
+    for algorithm in _core.algorithms():
+        for collective in algorithm["collectives"]:
+            for ranks, dims in ((5, []), (8, []), (6, [2, 3])):
+                try:
+                    schedule = _core.build(algorithm["name"], collective, ranks, dims, 0, 0, True)
+                except ValueError:
+                    continue  # the algorithm does not take this shape
+                doc = json.loads(schedule.to_json())
+                check_goal(doc, interop.goal_document(schedule, 1 << 20, 0.1))
+                checked += 1
+    assert checked > 100
