@@ -203,8 +203,11 @@ def run_verify(schedule: _core.Schedule, args, mode: str, adjacency: list[int], 
         return _core.verify(*call)
 
 
-def verify_one(schedule: _core.Schedule, args: argparse.Namespace) -> int:
+def verify_one(
+    schedule: _core.Schedule, args: argparse.Namespace, notes: list[str] | None = None
+) -> int:
     info = schedule.info
+    notes = notes or []
     mode = choose_mode(args.mode, schedule)
     if args.seed is not None and mode == "exact":
         raise InputError("--seed applies to fingerprint mode only (this run is exact)")
@@ -227,6 +230,8 @@ def verify_one(schedule: _core.Schedule, args: argparse.Namespace) -> int:
             "block_transfers": report["block_transfers"],
             "blocks": info["blocks"],
         }
+        if notes:
+            doc["msccl_fallback"] = notes
         if not report["ok"]:
             doc["violation"] = {
                 key: report[key]
@@ -238,6 +243,8 @@ def verify_one(schedule: _core.Schedule, args: argparse.Namespace) -> int:
         f"{describe(info)}: {report['max_steps']} steps, {report['messages']} messages, "
         f"{report['block_transfers']} block transfers ({info['blocks']} blocks)"
     )
+    for note in notes:
+        print(f"note: {note}")
     if report["ok"]:
         order = "non-commutative" if args.non_commutative else "commutative"
         print(f"OK {describe(info)} verified ({mode}, {order})")
@@ -246,10 +253,14 @@ def verify_one(schedule: _core.Schedule, args: argparse.Namespace) -> int:
     return EXIT_WRONG
 
 
-def read_schedule(name: str) -> _core.Schedule:
+def read_schedule(name: str) -> tuple[_core.Schedule, list[str]]:
+    """A JSON schedule or an MSCCL XML algorithm file, with the MSCCL executor's fallback notes."""
+    from topocoll import interop
+
     path = Path(name)
+    accepted = "a JSON schedule or an MSCCL XML file"
     if path.is_dir():
-        raise InputError(f"--schedule: '{path}' is a directory; accepted: a JSON schedule file")
+        raise InputError(f"--schedule: '{path}' is a directory; accepted: {accepted}")
     if not path.exists():
         raise InputError(f"--schedule: no such file '{path}'")
     if path.stat().st_size > SCHEDULE_FILE_LIMIT:
@@ -257,8 +268,8 @@ def read_schedule(name: str) -> _core.Schedule:
     try:
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError:
-        raise InputError(f"--schedule: '{path}' is not UTF-8 text (a JSON schedule)") from None
-    return _core.load_json(text)
+        raise InputError(f"--schedule: '{path}' is not UTF-8 text ({accepted})") from None
+    return interop.load_schedule_text(text)
 
 
 SHAPE_OPTIONS = ("collective", "algorithm", "ranks", "dims", "ports", "root")
@@ -281,7 +292,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
         args.mode = "auto"
     if args.schedule:
         reject(args, SHAPE_OPTIONS, "verify --schedule (the file gives the schedule)")
-        return verify_one(read_schedule(args.schedule), args)
+        schedule, notes = read_schedule(args.schedule)
+        return verify_one(schedule, args, notes)
     return verify_one(build_from_args(args), args)
 
 
@@ -347,16 +359,65 @@ def verify_all(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+SCHEDULE_FORMATS = ("text", "json", "msccl-xml", "goal")
+
+
 def cmd_schedule(args: argparse.Namespace) -> int:
+    from topocoll import interop
+
     if args.pretty and args.format != "json":
         raise InputError("--pretty applies to --format json only")
+    if args.format != "msccl-xml":
+        reject(args, ("proto", "name"), f"--format {args.format} (only to msccl-xml)")
+    if args.format != "goal":
+        reject(args, ("size", "reduce_ns_per_byte"), f"--format {args.format} (only to goal)")
     schedule = build_from_args(args)
     limits.check_export(schedule, args.force)
     if args.format == "json":
         print(schedule.to_json(2 if args.pretty else -1))
+    elif args.format == "msccl-xml":
+        print(_core.to_msccl_xml(schedule, args.proto or "Simple", args.name or ""), end="")
+    elif args.format == "goal":
+        from topocoll.simulate import parse_size
+
+        size = parse_size(args.size) if args.size else interop.GOAL_DEFAULT_SIZE
+        cost = args.reduce_ns_per_byte or 0.0
+        print(interop.goal_document(schedule, size, cost), end="")
     else:
         print(schedule.to_text(), end="")
     return EXIT_OK
+
+
+def non_negative_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0 <= value <= 1e9:
+        raise argparse.ArgumentTypeError(f"{value} is out of range; accepted: 0..1e9")
+    return value
+
+
+def cmd_sim(args: argparse.Namespace) -> int:
+    """`sim`, with --schedule FILE (JSON or MSCCL XML) instead of --algorithm."""
+    from topocoll import interop, sim_cli
+
+    if not args.schedule:
+        return sim_cli.cmd_sim(args)
+    reject(args, ("algorithm", "dims", "ports", "root"), "sim --schedule (the file gives them)")
+    schedule, _ = read_schedule(args.schedule)
+    info = schedule.info
+    if args.collective and args.collective != info["collective"]:
+        raise InputError(
+            f"--collective {args.collective} differs from the file's {info['collective']}; "
+            f"accepted: {info['collective']} (or leave it out)"
+        )
+    args.collective = info["collective"]
+    if args.ranks is not None and args.ranks != info["ranks"]:
+        raise InputError(f"--ranks {args.ranks} differs from the file's; accepted: {info['ranks']}")
+    args.ranks = info["ranks"]
+    args.algorithm = info["algorithm"]
+    return interop.simulate_file(args, schedule)
 
 
 def cmd_traffic(args: argparse.Namespace) -> int:
@@ -384,7 +445,7 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("verify", help="verify a schedule symbolically")
     add_shape_arguments(p)
-    p.add_argument("--schedule", help="verify a schedule file in the JSON format")
+    p.add_argument("--schedule", help="verify a schedule file: JSON or MSCCL XML")
     p.add_argument("--all", action="store_true", help="verify every algorithm over a range of P")
     p.add_argument(
         "--max-ranks",
@@ -416,14 +477,27 @@ def parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("schedule", help="print a schedule")
     add_shape_arguments(p)
-    p.add_argument("--format", choices=["json", "text"], default="text")
+    p.add_argument("--format", choices=SCHEDULE_FORMATS, default="text")
     p.add_argument("--pretty", action="store_true", help="indent the JSON")
+    p.add_argument(
+        "--proto", choices=["Simple", "LL", "LL128"], help="msccl-xml: protocol (default Simple)"
+    )
+    p.add_argument("--name", help="msccl-xml: the algorithm's name (default: its registry name)")
+    p.add_argument("--size", help="goal: bytes of the vector (default 1MiB); a block is size/B")
+    p.add_argument(
+        "--reduce-ns-per-byte",
+        type=non_negative_float,
+        help="goal: calc cost of reducing one byte in ns (default 0)",
+    )
     p.add_argument("--force", action="store_true", help="print even a very large schedule")
     p.set_defaults(run=cmd_schedule)
 
     from topocoll import sim_cli  # `sim` and `compare`
 
     sim_cli.add_parsers(sub)
+    p = sub.choices["sim"]
+    p.add_argument("--schedule", help="simulate a schedule file (JSON or MSCCL XML)")
+    p.set_defaults(run=cmd_sim)
     from topocoll import tune  # `tune`
 
     tune.add_parser(sub)

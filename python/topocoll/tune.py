@@ -130,11 +130,22 @@ def cmd_tune(args: argparse.Namespace) -> int:
         raise InputError("--ranks is required: the communicator size the rules are for")
     if args.output:
         sim_cli.writable(args.output, "--output", sim_cli.setup_from(args))
+    if args.format != "topocoll":  # rank only what that MPI library implements
+        from topocoll import interop_tuning
+
+        args.algorithms = interop_tuning.library_algorithms(
+            args.format, args.collective, args.algorithms
+        )
     comparison = sim_cli.run_compare(args)
     if comparison is None:  # an MPI rank other than 0
         return 0
     document = rules_from(comparison)
     text = json.dumps(document, indent=2) + "\n"
+    if args.format != "topocoll":
+        from topocoll import interop_tuning
+
+        write = {"ompi-rules": interop_tuning.ompi_rules, "mpich-json": interop_tuning.mpich_json}
+        text = write[args.format](document, args.collective, comparison.ranks)
     for rule in document["rules"]:
         high = rule["max_bytes"]
         upper = "and up" if high == NO_UPPER_END else f"below {format_bytes(high + 1)}"
@@ -147,7 +158,13 @@ def cmd_tune(args: argparse.Namespace) -> int:
         print(f"not simulated (they do not fit): {', '.join(comparison.skipped)}", file=sys.stderr)
     if args.output:
         Path(args.output).write_text(text)
-        print(f"rules written to {args.output}; use them with TOPOCOLL_RULES={args.output}")
+        use = {
+            "topocoll": f"TOPOCOLL_RULES={args.output}",
+            "ompi-rules": "mpiexec --mca coll_tuned_use_dynamic_rules 1 --mca "
+            f"coll_tuned_dynamic_rules_filename {args.output}",
+            "mpich-json": f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={args.output}",
+        }[args.format]
+        print(f"rules written to {args.output}; use them with {use}")
     else:
         print(text, end="")
     return 0
@@ -163,4 +180,12 @@ def add_parser(sub) -> None:
     p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"LOW:HIGH or A,B,C ({DEFAULT_SIZES})")
     p.add_argument("--jobs", "-j", type=int, default=1, help="local processes")
     p.add_argument("--output", "-o", help="rules file to write (default: standard output)")
+    p.add_argument(
+        "--format",
+        choices=["topocoll", "ompi-rules", "mpich-json"],
+        default="topocoll",
+        help="topocoll (TOPOCOLL_RULES, default), ompi-rules (Open MPI coll_tuned dynamic "
+        "rules) or mpich-json (MPICH collective selection); the last two rank only the "
+        "algorithms that library implements (docs/interchange.md)",
+    )
     p.set_defaults(run=cmd_tune)

@@ -9,5 +9,7 @@ namespace topocoll::bindings {
 void bind_simulator(nanobind::module_& m);
 // The packet-level in-network allreduce simulator (innet.cpp).
 void bind_innet(nanobind::module_& m);
+// MSCCL XML in and out (interop.cpp).
+void bind_interop(nanobind::module_& m);
 
 }  // namespace topocoll::bindings

@@ -388,4 +388,5 @@ NB_MODULE(_core, m) {
       "schedule"_a, "count"_a);
   bindings::bind_simulator(m);
   bindings::bind_innet(m);
+  bindings::bind_interop(m);
 }

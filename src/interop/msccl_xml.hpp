@@ -1,0 +1,92 @@
+#pragma once
+// MSCCL XML (the algorithm files of msccl-tools, TACCL and others, run by msccl-executor-nccl
+// and RCCL): the document as read, its import into a topocoll schedule, and the export of a
+// schedule (docs/interchange.md, "MSCCL XML").
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/schedule.hpp"
+
+namespace topocoll {
+
+struct MscclStep {
+  int s = 0;          // position in the threadblock (strictly increasing)
+  std::string type;   // s, r, rcs, rrc, rrs, rrcs, cpy, re, nop
+  char srcbuf = 'i';  // i (input), o (output), s (scratch)
+  char dstbuf = 'i';
+  std::int64_t srcoff = -1;
+  std::int64_t dstoff = -1;
+  std::int64_t cnt = 0;
+  int depid = -1;  // threadblock this step waits for (-1: none)
+  int deps = -1;   // the step `s` of that threadblock it waits for
+  bool hasdep = false;
+  int line = 0;  // line in the file, for messages
+};
+
+struct MscclThreadblock {
+  int id = 0;
+  int send = -1;  // peer this threadblock sends to (-1: none)
+  int recv = -1;  // peer it receives from
+  int chan = 0;
+  std::vector<MscclStep> steps;
+  int line = 0;
+};
+
+struct MscclGpu {
+  int id = 0;
+  std::int64_t i_chunks = 0;
+  std::int64_t o_chunks = 0;
+  std::int64_t s_chunks = 0;
+  std::vector<MscclThreadblock> tbs;
+  int line = 0;
+};
+
+struct MscclAlgo {
+  std::string name;
+  std::string proto;
+  std::string coll;
+  int ngpus = 0;
+  int nchannels = -1;                // -1: attribute absent
+  std::int64_t nchunksperloop = -1;  // -1: absent
+  bool inplace = false;
+  std::int64_t min_bytes = -1;  // -1: absent
+  std::int64_t max_bytes = -1;
+  std::vector<MscclGpu> gpus;
+};
+
+// Limits of what the reader accepts (a larger file is an input error, not a crash).
+inline constexpr int kMscclMaxGpus = 4096;
+inline constexpr std::int64_t kMscclMaxChunks = std::int64_t{1} << 24;
+
+// Parses the XML; throws ScheduleFormatError (one line naming the place) for anything that is
+// not a well-formed MSCCL algorithm document.
+[[nodiscard]] MscclAlgo parse_msccl_xml(std::string_view text);
+
+struct MscclImport {
+  std::unique_ptr<ExplicitSchedule> schedule;
+  // What would make msccl-executor-nccl fall back silently to NCCL's own algorithm, one
+  // sentence each (ranks, chunk divisibility, in-place, byte range, declared sizes).
+  std::vector<std::string> notes;
+};
+
+// The topocoll schedule that does what the algorithm does (lanes: one per threadblock, then
+// one receive lane per threadblock that receives). Throws ScheduleFormatError for an
+// algorithm that cannot be executed as written (peer or offset out of range, unknown type,
+// dependency on a step that does not exist).
+[[nodiscard]] MscclImport import_msccl(const MscclAlgo& algo);
+[[nodiscard]] MscclImport import_msccl_xml(std::string_view text);
+
+struct MscclExportOptions {
+  std::string proto = "Simple";
+  std::string name;  // default: the schedule's algorithm
+};
+
+// The schedule as an MSCCL XML algorithm (allreduce, allgather, reduce-scatter, alltoall).
+// Throws ScheduleFormatError for another collective.
+[[nodiscard]] std::string schedule_to_msccl_xml(const Schedule& schedule,
+                                                const MscclExportOptions& options = {});
+
+}  // namespace topocoll
