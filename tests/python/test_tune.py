@@ -50,10 +50,17 @@ def test_rules_cover_every_size_with_the_simulators_best(tuned):
 
 
 def test_chunked_collectives_count_one_block():
-    comparison = compare(TORUS, "reduce-scatter", sizes="1KiB,1MiB", use_mpi=False)
+    # On ring:8 the best reduce-scatter changes between 16 KiB and 1 MiB (trivance-bw, then
+    # bucket): the rule boundary is the per-rank block of the first size of the new band, and
+    # the byte just below it still selects the earlier algorithm.
+    comparison = compare("ring:8", "reduce-scatter", sizes="16KiB,1MiB", use_mpi=False)
     rules = tune.rules_from(comparison)
-    if len(rules["rules"]) > 1:
-        assert rules["rules"][1]["min_bytes"] == (1 << 20) // RANKS
+    first, second = (s.best for s in comparison.summary)
+    assert first != second, "the test needs a size pair where the best algorithm changes"
+    boundary = (1 << 20) // 8
+    assert [r["min_bytes"] for r in rules["rules"]] == [0, boundary]
+    assert tune.select(rules, "reduce-scatter", 8, boundary - 1) == first
+    assert tune.select(rules, "reduce-scatter", 8, boundary) == second
 
 
 def test_cli_writes_the_rules_file(run_cli, tmp_path):
