@@ -10,7 +10,6 @@ import argparse
 import json
 import sys
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
 
 from topocoll import _core, limits
 from topocoll.shapes import MAX_RANKS, InputError, format_dims, parse_dims
@@ -22,7 +21,6 @@ AUTO_EXACT_SLOTS = 1 << 19
 ROOTED = ("bcast", "reduce", "gather", "scatter")
 MAX_PORTS = 1 << 20
 MAX_ALL_RANKS = 4096
-SCHEDULE_FILE_LIMIT = 1 << 31
 # What to try after running out of memory, per command (only verify has a cheaper mode).
 OUT_OF_MEMORY_HINTS = {
     "verify": "the instance is larger than this machine holds (try a smaller one or "
@@ -257,19 +255,7 @@ def read_schedule(name: str) -> tuple[_core.Schedule, list[str]]:
     """A JSON schedule or an MSCCL XML algorithm file, with the MSCCL executor's fallback notes."""
     from topocoll import interop
 
-    path = Path(name)
-    accepted = "a JSON schedule or an MSCCL XML file"
-    if path.is_dir():
-        raise InputError(f"--schedule: '{path}' is a directory; accepted: {accepted}")
-    if not path.exists():
-        raise InputError(f"--schedule: no such file '{path}'")
-    if path.stat().st_size > SCHEDULE_FILE_LIMIT:
-        raise InputError(f"--schedule: '{path}' is larger than 2 GiB")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"--schedule: '{path}' is not UTF-8 text ({accepted})") from None
-    return interop.load_schedule_text(text)
+    return interop.read_schedule_path(name)
 
 
 SHAPE_OPTIONS = ("collective", "algorithm", "ranks", "dims", "ports", "root")

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
 
 from topocoll import _core, limits, parameters
 from topocoll.shapes import InputError
@@ -150,14 +151,15 @@ def summarize(
     """The table of a comparison from its runs, keyed by (size index, algorithm)."""
     infos = algorithm_infos()
     families: dict[str, list[str]] = {}
-    for a in algorithms:
-        families.setdefault(infos[a]["family"], []).append(a)
+    for a in algorithms:  # schedule files (file:NAME) form the family "file"
+        families.setdefault(infos[a]["family"] if a in infos else "file", []).append(a)
     entries: list[CompareRow] = []
     summary: list[SizeSummary] = []
     for i in range(len(sizes)):
         runs = [results[(i, a)] for a in algorithms]
         best = _best(runs)
-        paper = _best(r for r in runs if not is_baseline(r.algorithm))
+        # Schedule files (family "file") are neither the papers' algorithms nor baselines.
+        paper = _best(r for r in runs if r.family != "file" and not is_baseline(r.algorithm))
         base = _best(r for r in runs if is_baseline(r.algorithm))
         for r in runs:
             entries.append(
@@ -166,7 +168,7 @@ def summarize(
                     algorithm=r.algorithm,
                     family=r.family,
                     kind="algorithm",
-                    paper=not is_baseline(r.algorithm),
+                    paper=r.family != "file" and not is_baseline(r.algorithm),
                     time_s=r.time_s,
                     goodput_gbps=r.goodput_gbps,
                     peak_percent=r.peak_percent,
@@ -218,6 +220,8 @@ def select_algorithms(
     algorithm implementing the collective that fits the topology; an explicit list must fit."""
     infos = algorithm_infos()
     collective = network.setup.collective
+    if requested == "none" and network.setup.schedule_files:
+        return [], {}  # the schedule files only
     if requested is not None and not isinstance(requested, (str, Sequence)):
         raise TypeError(
             f"algorithms must be 'all', 'A,B,...' or a list of names, not "
@@ -371,6 +375,22 @@ def comparison_cost(
     )
 
 
+def _file_labels(schedules: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """(label, path) per schedule file: `file:NAME`, numbered where two files share a name."""
+    if isinstance(schedules, str) or not isinstance(schedules, Sequence):
+        raise TypeError(f"schedules must be a list of paths, not {type(schedules).__name__}")
+    out: list[tuple[str, str]] = []
+    for path in schedules:
+        label = "file:" + Path(parameters.text("a schedule file", path)).name
+        taken = {existing for existing, _ in out}
+        n = 2
+        while label in taken:
+            label = f"file:{Path(path).name}#{n}"
+            n += 1
+        out.append((label, str(path)))
+    return tuple(out)
+
+
 def _sizes(sizes: str | Sequence[int | str]) -> list[int]:
     if isinstance(sizes, str):
         return size_range(parameters.text("sizes", sizes))
@@ -391,13 +411,16 @@ def compare(
     progress: Callable[[int, int], None] | None = None,
     use_mpi: bool = True,
     force: bool = False,
+    schedules: Sequence[str] = (),
     **options,
 ) -> Comparison | None:
     """Simulates every algorithm (or the listed ones) at every size. Runs spread over `jobs`
     local processes and, under mpirun with mpi4py, over the MPI ranks; the result does not
     depend on either. Under MPI only rank 0 returns the comparison (the others None).
     `progress(done, total)` is called after each run of this process. A comparison estimated
-    beyond this machine's memory or about ten minutes raises ValueError unless `force`."""
+    beyond this machine's memory or about ten minutes raises ValueError unless `force`.
+    `schedules`: paths of schedule files (JSON or MSCCL XML) run beside the algorithms, as
+    `file:NAME` (`algorithms="none"` runs the files alone)."""
     jobs = parameters.count("jobs", jobs, f"1..{MAX_JOBS}")
     if not 1 <= jobs <= MAX_JOBS:
         raise InputError(f"--jobs {jobs} out of range; accepted: 1..{MAX_JOBS}")
@@ -407,9 +430,12 @@ def compare(
         raise TypeError(
             f"progress must be a function (done, total) or None, not {type(progress).__name__}"
         )
-    setup = make_setup(topology, collective, **options)
+    setup = replace(
+        make_setup(topology, collective, **options), schedule_files=_file_labels(schedules)
+    )
     network = Network(setup)
     chosen, skipped = select_algorithms(network, algorithms)
+    chosen += [label for label, _ in setup.schedule_files]
     size_list = _sizes(sizes)
     small: list[int] = []
     if collective in CHUNKED:

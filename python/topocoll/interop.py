@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from topocoll import _core
+from topocoll.shapes import InputError
+
+SCHEDULE_FILE_LIMIT = 1 << 31
 
 GOAL_DEFAULT_SIZE = 1 << 20
 
@@ -23,6 +27,28 @@ def load_schedule_text(text: str) -> tuple[_core.Schedule, list[str]]:
         schedule, notes = _core.load_msccl_xml(text)
         return schedule, list(notes)
     return _core.load_json(text), []
+
+
+def read_schedule_path(name: str) -> tuple[_core.Schedule, list[str]]:
+    """A JSON schedule or an MSCCL XML algorithm file, with the MSCCL executor's fallback notes."""
+    path = Path(name)
+    accepted = "a JSON schedule or an MSCCL XML file"
+    if path.is_dir():
+        raise InputError(f"--schedule: '{path}' is a directory; accepted: {accepted}")
+    if not path.exists():
+        raise InputError(f"--schedule: no such file '{path}'")
+    if path.stat().st_size > SCHEDULE_FILE_LIMIT:
+        raise InputError(f"--schedule: '{path}' is larger than 2 GiB")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise InputError(f"--schedule: '{path}' is not UTF-8 text ({accepted})") from None
+    return load_schedule_text(text)
+
+
+def read_schedule_file(name: str) -> _core.Schedule:
+    """The schedule of a JSON or MSCCL XML file (its fallback notes dropped)."""
+    return read_schedule_path(name)[0]
 
 
 @dataclass
@@ -178,14 +204,7 @@ def simulate_file(args, schedule: _core.Schedule) -> int:
     check_outputs(setup, args.links, args.trace)
     network = Network(setup)
     label = args.algorithm
-    # The network builds registry schedules by name; a file's schedule is placed in its cache
-    # under the file's label, with the metadata a result reports.
-    network._schedules[label] = schedule
-    network._infos[label] = {
-        "family": "file",
-        "collectives": [schedule.info["collective"]],
-        "requirements": {"torus": False},
-    }
+    network.add_schedule(label, schedule)
     cost = network.check_limits(label, size, args.force, args.trace)
     try:
         with sim_cli.running(args, cost, f"simulating {label} on {args.topology}"):

@@ -247,6 +247,7 @@ def run_compare(args: argparse.Namespace) -> Comparison | None:
             if bar
             else None,
             force=args.force,
+            schedules=args.schedule,
             **options,
         )
 
@@ -268,6 +269,8 @@ def print_table(c: Comparison) -> None:
     for size, entries in by_size.items():
         for n, e in enumerate(entries):
             kind = ("paper" if e.paper else "baseline") if e.kind == "algorithm" else "best-of"
+            if e.family == "file":
+                kind = "file"
             name = e.algorithm + (f" = {e.chosen}" if e.chosen else "")
             table.add_row(
                 format_bytes(size) if n == 0 else "",
@@ -390,7 +393,15 @@ def add_parsers(sub) -> None:
 
     p = sub.add_parser("compare", help="simulate every algorithm over a range of sizes")
     add_network_arguments(p, defaults=True)
-    p.add_argument("--algorithms", default="all", help="A,B,... or all (default)")
+    p.add_argument(
+        "--algorithms", default="all", help="A,B,... or all (default); none: the --schedule files"
+    )
+    p.add_argument(
+        "--schedule",
+        action="append",
+        default=[],
+        help="a schedule file (JSON or MSCCL XML) run beside the algorithms; repeatable",
+    )
     p.add_argument(
         "--sizes", default=DEFAULT_SIZES, help="LOW:HIGH (powers of two) or A,B,... (bytes)"
     )

@@ -164,6 +164,8 @@ class Setup:
         PACKET_DEFAULTS["header"],
         PACKET_DEFAULTS["buffer"],
     )
+    # (label, path) of schedule files (JSON or MSCCL XML) run beside the registry's algorithms
+    schedule_files: tuple[tuple[str, str], ...] = ()
 
     def network_params(self) -> _core.NetworkParams:
         p = _core.NetworkParams()
@@ -197,6 +199,26 @@ class Network:
             raise InputError(f"--root {setup.root} is out of range; accepted: 0..{self.ranks - 1}")
         self._infos = algorithm_infos()
         self._schedules: dict[str, _core.Schedule] = {}
+        for label, path in setup.schedule_files:
+            from topocoll.interop import read_schedule_file
+
+            self.add_schedule(label, read_schedule_file(path))
+
+    def add_schedule(self, label: str, schedule: _core.Schedule) -> None:
+        """Runs `schedule` (read from a file) under `label`; it must be of this network's
+        collective and rank count."""
+        info = schedule.info
+        if info["collective"] != self.setup.collective or info["ranks"] != self.ranks:
+            raise InputError(
+                f"{label} is a {info['collective']} of {info['ranks']} ranks; accepted: a "
+                f"{self.setup.collective} of {self.ranks} ranks (this comparison's)"
+            )
+        self._schedules[label] = schedule
+        self._infos[label] = {
+            "family": "file",
+            "collectives": [info["collective"]],
+            "requirements": {"torus": False},
+        }
 
     def dims_for(self, algorithm: str) -> list[int]:
         """The torus shape given to `algorithm`: --dims if set, else the topology's grid shape

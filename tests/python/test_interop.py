@@ -265,6 +265,31 @@ def test_sim_of_the_msccl_ring_equals_topocolls_ring(run_cli):
     assert imported == pytest.approx(built, rel=1e-9)
 
 
+def test_compare_runs_files_beside_the_registry(run_cli):
+    """compare --schedule: the imported ring beside topocoll's, in one table, with the same
+    time; worker processes (--jobs 2) read the file again and agree."""
+    path = str(SAMPLES / NAMES[0])
+    argv = ("compare", "-t", "torus:4x2", "-c", "allreduce", "--sizes", "1KiB,1MiB")
+    code, out, err = run_cli(*argv, "--algorithms", "ring", "--schedule", path, "--format", "json")
+    assert code == 0, err
+    rows = [r for r in json.loads(out)["rows"] if r["kind"] == "algorithm"]
+    times = {(r["size_bytes"], r["algorithm"]): r["time_s"] for r in rows}
+    label = "file:" + NAMES[0]
+    for size in (1024, 1 << 20):
+        assert times[(size, label)] == pytest.approx(times[(size, "ring")], rel=1e-9)
+    assert {r["family"] for r in rows if r["algorithm"] == label} == {"file"}
+    code, out, err = run_cli(
+        *argv, "--algorithms", "none", "--schedule", path, "--jobs", "2", "--format", "json"
+    )
+    assert code == 0, err
+    assert {r["algorithm"] for r in json.loads(out)["rows"]} == {label}
+    # A file of another collective than the comparison's is refused, naming both.
+    code, _, err = run_cli(
+        "compare", "-t", "torus:4x2", "-c", "allgather", "--sizes", "1MiB", "--schedule", path
+    )
+    assert code == 2 and "accepted: a allgather of 8 ranks" in err
+
+
 def test_sim_schedule_rejects_conflicting_options(run_cli):
     path = str(SAMPLES / NAMES[0])
     code, _, err = run_cli("sim", "--schedule", path, "-t", "ring:8", "-s", "1KiB", "-a", "ring")
