@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from topocoll.reproduce import experiments, main, select
 from topocoll.reproduce.core import claims_of, judge, load_claims
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import statistics
 
 from topocoll.groups import random_allocation
+from topocoll.simulate import simulate
 from topocoll.traffic import measure
 
 from .core import Context, Experiment, pyplot, write_csv
@@ -70,8 +71,53 @@ def fig5(ctx: Context) -> dict:
     return results
 
 
+def table3(ctx: Context) -> dict:
+    """Win/loss of Bine against binomial trees per collective (Table 3's first columns) in the
+    flow model on `dragonfly:lumi` with random placement and no other jobs: a win or loss is a
+    difference of more than 1% (the paper's threshold, section 5.1)."""
+    counts = (64, 256, 1024) if ctx.paper else (64,)
+    sizes = [1 << k for k in (range(10, 27, 2) if ctx.paper else (10, 20, 24))]
+    collectives = list(PAIRS) if ctx.paper else ["allreduce", "bcast"]
+    rows, results = [], {}
+    for collective in collectives:
+        bine, binomial = PAIRS[collective]
+        wins = losses = total = 0
+        for n in counts:
+            for size in sizes:
+                t = {}
+                for a in (bine, binomial):
+                    t[a] = simulate("dragonfly:lumi", collective, a, size, ranks=n,
+                                    mapping="random:1", force=True).time_s  # fmt: skip
+                gain = t[binomial] / t[bine] - 1
+                wins += gain > 0.01
+                losses += gain < -0.01
+                total += 1
+                rows.append({"collective": collective, "nodes": n, "size_bytes": size,
+                             "bine_s": t[bine], "binomial_s": t[binomial],
+                             "gain": round(gain, 5)})  # fmt: skip
+        results[f"{collective} win %"] = round(100 * wins / total, 1)
+        results[f"{collective} loss %"] = round(100 * losses / total, 1)
+    write_csv(ctx.out / "table3.csv", rows)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 3.2))
+    xs = range(len(collectives))
+    ax.bar([x - 0.2 for x in xs], [results[f"{c} win %"] for c in collectives], 0.4, label="win")
+    ax.bar([x + 0.2 for x in xs], [results[f"{c} loss %"] for c in collectives], 0.4,
+           label="loss")  # fmt: skip
+    ax.set_xticks(list(xs), collectives)
+    ax.set_ylabel("% of (nodes, size) cases")
+    ax.set_title("Bine Table 3: win/loss against binomial trees (flow model, no load)", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(ctx.out / "table3.png", dpi=80)
+    plt.close(fig)
+    return results
+
+
 EXPERIMENTS = [
     Experiment("bine-fig5", "bine", "Fig. 5, Table 3 (traffic column)", fig5,
                {"small": 5, "paper": 120},
                "global-link traffic reduction over random LUMI-like allocations"),
+    Experiment("bine-table3", "bine", "Table 3 (win/loss)", table3, {"small": 20, "paper": 900},
+               "win/loss against binomial trees on dragonfly:lumi, flow model, no other jobs"),
 ]  # fmt: skip

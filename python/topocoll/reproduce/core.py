@@ -65,9 +65,25 @@ def judge(claim: dict, ours: float | None, scale: str) -> str:
     return "agree" if abs(ours - value) <= bound + 1e-12 else "differ"
 
 
+FORMULA_NAMES = {"log2": math.log2, "log3": lambda x: math.log(x, 3), "sqrt": math.sqrt}
+
+
+def claim_value(claim: dict, results: dict) -> dict:
+    """A claim whose value is a closed form in n (Trivance Table 1) is evaluated at the n the
+    experiment ran (results[claim["n_key"]]); the formula is data, evaluated without builtins."""
+    if "formula" not in claim:
+        return claim
+    n = results.get(claim["n_key"])
+    if n is None:
+        return {**claim, "value": float("nan")}
+    value = eval(claim["formula"], {"__builtins__": {}}, {**FORMULA_NAMES, "n": n})  # noqa: S307
+    return {**claim, "value": round(float(value), 4)}
+
+
 def verdict(experiment: Experiment, results: dict, ctx: Context, seconds: float) -> dict:
     rows = []
     for claim in claims_of(experiment):
+        claim = claim_value(claim, results)
         ours = results.get(claim["key"])
         rows.append(
             {
