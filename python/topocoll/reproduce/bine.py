@@ -116,8 +116,8 @@ def table3(ctx: Context) -> dict:
 
 EXPERIMENTS = [
     Experiment("bine-fig5", "bine", "Fig. 5, Table 3 (traffic column)", fig5,
-               {"small": 5, "paper": 120},
+               {"small": 1, "paper": 39},
                "global-link traffic reduction over random LUMI-like allocations"),
-    Experiment("bine-table3", "bine", "Table 3 (win/loss)", table3, {"small": 20, "paper": 900},
+    Experiment("bine-table3", "bine", "Table 3 (win/loss)", table3, {"small": 1, "paper": 900},
                "win/loss against binomial trees on dragonfly:lumi, flow model, no other jobs"),
 ]  # fmt: skip

@@ -207,9 +207,9 @@ FIGS = {
 }  # fmt: skip
 
 EXPERIMENTS = [
-    Experiment("trivance-table1", "trivance", "Table 1", table1, {"small": 3, "paper": 10},
+    Experiment("trivance-table1", "trivance", "Table 1", table1, {"small": 1, "paper": 6},
                "steps, bytes and transmission delay on a ring (81/64; paper scale 243/256)"),
-    Experiment("trivance-table2", "trivance", "Table 2", table2, {"small": 3, "paper": 10},
+    Experiment("trivance-table2", "trivance", "Table 2", table2, {"small": 52, "paper": 220},
                "transmission delay of the bandwidth-optimal algorithms on 2D-4D tori"),
 ] + [
     Experiment(name, "trivance", fig, figure(name.split("-")[1], f"Trivance {fig}: {t}", shapes),
