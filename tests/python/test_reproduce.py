@@ -72,3 +72,14 @@ def test_judge():
 def test_unknown_experiment_exits_2(capsys):
     assert main(["no-such-figure", "--out", "/nonexistent"]) == 2
     assert "accepted" in capsys.readouterr().err
+
+
+def test_list_names_every_experiment_with_paper_and_estimate(capsys):
+    assert main(["--list"]) == 0
+    listing = capsys.readouterr().out
+    for e in experiments():
+        line = next(x for x in listing.splitlines() if x.startswith(e.name + " "))
+        assert e.paper in line and e.figure in line
+        assert e.estimate_s["small"] > 0 and e.estimate_s["paper"] > 0
+    papers = {e.paper for e in experiments()}
+    assert papers == {"swing", "trivance", "cm200", "canary", "bine"}
