@@ -222,7 +222,7 @@ def fig11(ctx: Context) -> dict:
 EXPERIMENTS = [
     Experiment("swing-table2", "swing", "Table 2", table2, {"small": 20, "paper": 30},
                "congestion deficiency of Swing (B), bucket, recursive doubling (B) at 4,096 nodes"),
-    Experiment("swing-fig6", "swing", "Fig. 6", fig6, {"small": 12, "paper": 600},
+    Experiment("swing-fig6", "swing", "Fig. 6", fig6, {"small": 12, "paper": 1800},
                "goodput and gain on a 64x64 torus (small: 16x16)"),
     Experiment("swing-fig7", "swing", "Fig. 7", fig7, {"small": 12, "paper": 3600},
                "gain on square tori 8x8..128x128 (small: 8x8, 16x16)"),
