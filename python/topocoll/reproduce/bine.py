@@ -1,0 +1,123 @@
+"""bine-trees-sc25.txt Fig. 5 (reduction of global-link traffic of Bine against binomial trees
+over job allocations on LUMI) and the traffic column of Table 3. LUMI's allocations are not
+public, so ours are random: ranks placed on random nodes of `dragonfly:lumi`'s 24 groups of 124
+nodes (section 5.1), ten allocations per node count. Bytes crossing a group boundary are
+counted from the schedules (minimal paths, as the paper assumes)."""
+
+from __future__ import annotations
+
+import statistics
+
+from topocoll.groups import random_allocation
+from topocoll.simulate import simulate
+from topocoll.traffic import measure
+
+from .core import Context, Experiment, pyplot, write_csv
+
+GROUPS, GROUP_NODES = 24, 31 * 4  # dragonfly:lumi = 24:31:4:16
+ALLOCATIONS = 10
+PAIRS = {  # collective: (Bine, the binomial tree / butterfly it replaces)
+    "allreduce": ("bine-bw", "recdoub-bw"),
+    "allgather": ("bine-bw", "recdoub-bw"),
+    "reduce-scatter": ("bine-bw", "recdoub-bw"),
+    "bcast": ("bine-large", "binomial-large"),
+}
+
+
+def reductions(collective: str, ranks: int) -> list[float]:
+    bine, binomial = PAIRS[collective]
+    out = []
+    for seed in range(1, ALLOCATIONS + 1):
+        group_of = random_allocation(ranks, GROUPS, GROUP_NODES, seed)
+        a = measure(binomial, collective, ranks, [ranks], 0, group_of, 1 << 20, force=True)
+        b = measure(bine, collective, ranks, [ranks], 0, group_of, 1 << 20, force=True)
+        base = a.inter_group_bytes
+        out.append(1 - b.inter_group_bytes / base if base else 0.0)
+    return out
+
+
+def fig5(ctx: Context) -> dict:
+    counts = (16, 32, 64, 128, 256, 512, 1024, 2048) if ctx.paper else (16, 64, 256)
+    rows, data = [], {}
+    for collective in PAIRS:
+        for n in counts:
+            red = reductions(collective, n)
+            data[(collective, n)] = red
+            rows += [{"collective": collective, "nodes": n, "allocation": i + 1,
+                      "reduction": round(r, 5)} for i, r in enumerate(red)]  # fmt: skip
+    write_csv(ctx.out / "fig5.csv", rows)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    ax.boxplot([[100 * r for r in data[("allreduce", n)]] for n in counts], showfliers=False)
+    ax.set_xticks(range(1, len(counts) + 1), [str(n) for n in counts])
+    ax.axhline(100 / 3, color="r", ls="--", lw=0.8, label="bound 33% (Eq. 2)")
+    ax.set_xlabel("nodes (random allocations on dragonfly:lumi)")
+    ax.set_ylabel("global traffic reduction (%)")
+    ax.set_title("Bine Fig. 5: allreduce, Bine against binomial butterflies", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(ctx.out / "fig5.png", dpi=80)
+    plt.close(fig)
+    ar = [r for n in counts for r in data[("allreduce", n)]]
+    results = {
+        "allreduce max reduction %": round(100 * max(ar), 2),
+        "allreduce median reduction % at largest": round(
+            100 * statistics.median(data[("allreduce", counts[-1])]), 2),
+    }  # fmt: skip
+    for collective in PAIRS:
+        all_red = [r for n in counts for r in data[(collective, n)]]
+        results[f"{collective} mean reduction %"] = round(100 * statistics.mean(all_red), 2)
+        results[f"{collective} max reduction %"] = round(100 * max(all_red), 2)
+    return results
+
+
+def table3(ctx: Context) -> dict:
+    """Win/loss of Bine against binomial trees per collective (Table 3's first columns) in the
+    flow model on `dragonfly:lumi` with random placement and no other jobs: a win or loss is a
+    difference of more than 1% (the paper's threshold, section 5.1)."""
+    counts = (64, 256, 1024) if ctx.paper else (64,)
+    sizes = [1 << k for k in (range(10, 27, 2) if ctx.paper else (10, 20, 24))]
+    collectives = list(PAIRS) if ctx.paper else ["allreduce", "bcast"]
+    rows, results = [], {}
+    for collective in collectives:
+        bine, binomial = PAIRS[collective]
+        wins = losses = total = 0
+        for n in counts:
+            for size in sizes:
+                t = {}
+                for a in (bine, binomial):
+                    t[a] = simulate("dragonfly:lumi", collective, a, size, ranks=n,
+                                    mapping="random:1", force=True).time_s  # fmt: skip
+                gain = t[binomial] / t[bine] - 1
+                wins += gain > 0.01
+                losses += gain < -0.01
+                total += 1
+                rows.append({"collective": collective, "nodes": n, "size_bytes": size,
+                             "bine_s": t[bine], "binomial_s": t[binomial],
+                             "gain": round(gain, 5)})  # fmt: skip
+        results[f"{collective} win %"] = round(100 * wins / total, 1)
+        results[f"{collective} loss %"] = round(100 * losses / total, 1)
+    write_csv(ctx.out / "table3.csv", rows)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(5.5, 3.2))
+    xs = range(len(collectives))
+    ax.bar([x - 0.2 for x in xs], [results[f"{c} win %"] for c in collectives], 0.4, label="win")
+    ax.bar([x + 0.2 for x in xs], [results[f"{c} loss %"] for c in collectives], 0.4,
+           label="loss")  # fmt: skip
+    ax.set_xticks(list(xs), collectives)
+    ax.set_ylabel("% of (nodes, size) cases")
+    ax.set_title("Bine Table 3: win/loss against binomial trees (flow model, no load)", fontsize=9)
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(ctx.out / "table3.png", dpi=80)
+    plt.close(fig)
+    return results
+
+
+EXPERIMENTS = [
+    Experiment("bine-fig5", "bine", "Fig. 5, Table 3 (traffic column)", fig5,
+               {"small": 1, "paper": 39},
+               "global-link traffic reduction over random LUMI-like allocations"),
+    Experiment("bine-table3", "bine", "Table 3 (win/loss)", table3, {"small": 1, "paper": 900},
+               "win/loss against binomial trees on dragonfly:lumi, flow model, no other jobs"),
+]  # fmt: skip

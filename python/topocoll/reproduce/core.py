@@ -1,0 +1,153 @@
+"""The frame every experiment runs in: its scale, its output folder, the claims of its paper
+(data in claims/*.json) and the verdict it writes beside its CSV and PNG."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+SCALES = ("small", "paper")
+
+
+@dataclass
+class Context:
+    scale: str
+    jobs: int
+    out: Path  # this experiment's folder
+
+    @property
+    def paper(self) -> bool:
+        return self.scale == "paper"
+
+
+@dataclass
+class Experiment:
+    name: str
+    paper: str  # the claims file's stem: swing, trivance, cm200, canary, bine
+    figure: str  # "Table 2", "Fig. 6", ...
+    run: Callable[[Context], dict]  # returns the results the claims' keys name
+    estimate_s: dict[str, float] = field(default_factory=dict)  # per scale, measured
+    what: str = ""
+
+
+def load_claims(paper: str) -> dict:
+    text = resources.files("topocoll.reproduce").joinpath("claims", f"{paper}.json").read_text()
+    return json.loads(text)
+
+
+def claims_of(experiment: Experiment) -> list[dict]:
+    return [
+        c for c in load_claims(experiment.paper)["claims"] if c["experiment"] == experiment.name
+    ]
+
+
+def judge(claim: dict, ours: float | None, scale: str) -> str:
+    """agree / differ against the claim's tolerance; claims about the paper's sizes only are
+    'not judged at small scale' there (the small run uses smaller shapes)."""
+    if claim.get("scale") == "paper" and scale != "paper":
+        return "not judged at small scale"
+    if ours is None or (isinstance(ours, float) and math.isnan(ours)):
+        return "differ"
+    value, tol = claim["value"], claim.get("tolerance", {})
+    relation = claim.get("relation", "equal")
+    if relation == "at_least":
+        return "agree" if ours >= value - tol.get("abs", 0) else "differ"
+    if relation == "at_most":
+        return "agree" if ours <= value + tol.get("abs", 0) else "differ"
+    if relation == "sign":  # same sign as the paper's value (a trend)
+        return "agree" if (ours > 0) == (value > 0) else "differ"
+    bound = tol.get("abs", 0.0) + tol.get("rel", 0.0) * abs(value)
+    return "agree" if abs(ours - value) <= bound + 1e-12 else "differ"
+
+
+FORMULA_NAMES = {"log2": math.log2, "log3": lambda x: math.log(x, 3), "sqrt": math.sqrt}
+
+
+def claim_value(claim: dict, results: dict) -> dict:
+    """A claim whose value is a closed form in n (Trivance Table 1) is evaluated at the n the
+    experiment ran (results[claim["n_key"]]); the formula is data, evaluated without builtins."""
+    if "formula" not in claim:
+        return claim
+    n = results.get(claim["n_key"])
+    if n is None:
+        return {**claim, "value": float("nan")}
+    value = eval(claim["formula"], {"__builtins__": {}}, {**FORMULA_NAMES, "n": n})  # noqa: S307
+    return {**claim, "value": round(float(value), 4)}
+
+
+def verdict(experiment: Experiment, results: dict, ctx: Context, seconds: float) -> dict:
+    rows = []
+    for claim in claims_of(experiment):
+        claim = claim_value(claim, results)
+        ours = results.get(claim["key"])
+        rows.append(
+            {
+                "id": claim["id"],
+                "where": claim["where"],
+                "claim": claim["claim"],
+                "paper": claim["value"],
+                "unit": claim.get("unit", ""),
+                "relation": claim.get("relation", "equal"),
+                "tolerance": claim.get("tolerance", {}),
+                "ours": ours,
+                "key": claim["key"],
+                "verdict": judge(claim, ours, ctx.scale),
+                "note": claim.get("note", ""),
+            }
+        )
+    return {
+        "experiment": experiment.name,
+        "paper": experiment.paper,
+        "figure": experiment.figure,
+        "scale": ctx.scale,
+        "seconds": round(seconds, 2),
+        "claims": rows,
+        "agree": sum(r["verdict"] == "agree" for r in rows),
+        "differ": sum(r["verdict"] == "differ" for r in rows),
+    }
+
+
+def write_csv(path: Path, rows: list[dict]) -> None:
+    if not rows:
+        path.write_text("")
+        return
+    keys: list[str] = []
+    for row in rows:
+        keys += [k for k in row if k not in keys]
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=keys)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def pyplot():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def accepted(topology: str, algorithm: str, collective: str = "allreduce") -> bool:
+    """Whether the algorithm builds on this torus or ring (the figures skip it elsewhere)."""
+    from topocoll import _core
+
+    dims = [int(x) for x in topology.split(":")[1].split("x")]
+    try:
+        _core.build(algorithm, collective, math.prod(dims), dims, 0, 0)
+    except ValueError:
+        return False
+    return True
+
+
+def size_label(size: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20), ("KiB", 10)):
+        if size >= 1 << shift:
+            return f"{size >> shift}{unit}"
+    return f"{size}B"

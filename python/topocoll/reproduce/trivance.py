@@ -1,0 +1,218 @@
+"""trivance.txt: Table 1 (steps, bytes and transmission delay on a ring), Table 2 (transmission
+delay on tori) and the completion-time figures (Figs. 6-10) with the `trivance` preset (its
+section 6 settings, the per-step overhead alpha included); nothing tuned per figure."""
+
+from __future__ import annotations
+
+import math
+
+from topocoll import _core
+from topocoll.compare import compare
+from topocoll.simulate import simulate
+
+from .core import Context, Experiment, accepted, pyplot, size_label, write_csv
+
+MIB = 1 << 20
+FAMILIES = {
+    "trivance": ("trivance-lat", "trivance-bw"),
+    "bruck": ("bruck-lat", "bruck-bw"),
+    "swing": ("swing-lat", "swing-bw"),
+    "recdoub": ("recdoub-lat", "recdoub-bw"),
+    "bucket": ("bucket",),
+}
+
+
+def zero_latency_time(topology: str, algorithm: str, size: str = "1GiB", **extra) -> float:
+    r = simulate(topology, "allreduce", algorithm, size, latency="0ns", hop_latency="0ns",
+                 alpha="0ns", force=True, **extra)  # fmt: skip
+    return r.time_s, r
+
+
+def table1(ctx: Context) -> dict:
+    """Lambda = steps / log3 n, Delta = bytes sent per node / 2m, Theta = zero-latency time /
+    (m beta) on a bidirectional ring (Table 1's reference values, section 2.3)."""
+    sizes = {"trivance": 81, "bruck": 81, "swing": 64, "recdoub": 64, "ring": 81}
+    if ctx.paper:
+        sizes = {"trivance": 243, "bruck": 243, "swing": 256, "recdoub": 256, "ring": 243}
+    rows, results = [], {}
+    m = 1 << 30
+    for family, n in sizes.items():
+        names = ("ring",) if family == "ring" else (f"{family}-bw", f"{family}-lat")
+        for algorithm in names:
+            # "All algorithms use both available ports" (Table 1's caption)
+            schedule = _core.build(algorithm, "allreduce", n, [n], 2, 0)
+            steps = schedule.step_count(0)
+            sent = _core.traffic(schedule, [0] * n, m)["bytes"] / n
+            time_s, r = zero_latency_time(f"ring:{n}", algorithm, ports=2)
+            bw = r.host_bandwidth_gbps * 1e9 / 8 / 2  # one of the two ports (links) per direction
+            row = {"algorithm": algorithm, "n": n, "steps": steps,
+                   "Lambda": steps / math.log(n, 3), "Delta": sent / (2 * m),
+                   "Theta": time_s / (m / bw)}  # fmt: skip
+            rows.append(row)
+            for k in ("Lambda", "Delta", "Theta"):
+                results[f"{algorithm} {k}"] = round(row[k], 4)
+            results[f"{algorithm} n"] = n
+    write_csv(ctx.out / "table1.csv", rows)
+    plt = pyplot()
+    fig, axes = plt.subplots(1, 3, figsize=(10, 3))
+    for ax, k in zip(axes, ("Lambda", "Delta", "Theta"), strict=True):
+        ax.bar(range(len(rows)), [r[k] for r in rows])
+        ax.set_xticks(range(len(rows)), [r["algorithm"] for r in rows], rotation=70, fontsize=7)
+        ax.set_yscale("log")
+        ax.set_title(k, fontsize=9)
+    fig.suptitle("Trivance Table 1 on rings (ours)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(ctx.out / "table1.png", dpi=80)
+    plt.close(fig)
+    return results
+
+
+def table2(ctx: Context) -> dict:
+    """Zero-latency time over the bound 2(p-1)/p m/(2D B) (section 5)."""
+    # Each algorithm on the sides it is built for (powers of three for the ternary ones, of two
+    # for the binary ones), as Table 2's limits assume; the same shapes at both scales (cheap).
+    ternary = {2: "81x81", 3: "27x27x27", 4: "9x9x9x9"}
+    binary = {2: "64x64", 3: "16x16x16", 4: "8x8x8x8"}
+    if not ctx.paper:  # 81x81 and 27^3 take a minute; 27x27 is within 4% of the limit
+        ternary.update({2: "27x27", 3: "9x9x9"})
+    rows, results = [], {}
+    for dims in (2, 3, 4):
+        for algorithm in ("trivance-bw", "swing-bw", "recdoub-bw", "bruck-bw", "bucket"):
+            shape = (binary if algorithm in ("swing-bw", "recdoub-bw", "bucket") else ternary)[dims]
+            ports = {"ports": 2 * dims} if algorithm == "recdoub-bw" else {}
+            try:
+                _, r = zero_latency_time(f"torus:{shape}", algorithm, **ports)
+            except ValueError as e:
+                rows.append({"torus": shape, "D": dims, "algorithm": algorithm, "error": str(e)})
+                continue
+            value = 100.0 / r.peak_percent
+            rows.append({"torus": shape, "D": dims, "algorithm": algorithm, "Theta": value})
+            results[f"{algorithm} D={dims}"] = round(value, 4)
+    write_csv(ctx.out / "table2.csv", rows)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    for algorithm in ("trivance-bw", "swing-bw", "recdoub-bw", "bruck-bw", "bucket"):
+        ys = [results.get(f"{algorithm} D={d}", float("nan")) for d in (2, 3, 4)]
+        ax.plot([2, 3, 4], ys, "o-", label=algorithm)
+    ax.set_yscale("log")
+    ax.set_xticks([2, 3, 4])
+    ax.set_xlabel("D")
+    ax.set_ylabel("time / (m beta / D)")
+    ax.legend(fontsize=7)
+    ax.set_title("Trivance Table 2: transmission delay on tori (ours)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(ctx.out / "table2.png", dpi=80)
+    plt.close(fig)
+    return results
+
+
+def sweep(ctx: Context, topology: str, **options):
+    algorithms = [a for names in FAMILIES.values() for a in names if accepted(topology, a)]
+    return compare(topology, "allreduce", algorithms=algorithms, sizes="32B:128MiB",
+                   jobs=ctx.jobs, params="trivance", force=True, use_mpi=False,
+                   **options)  # fmt: skip
+
+
+def relative(c) -> dict[str, dict[int, float]]:
+    """Per family and size: its best time over Trivance's best, minus 1 (positive: Trivance
+    faster), the figures' y axis."""
+    best: dict[str, dict[int, float]] = {}
+    for e in c.entries:
+        if e.kind != "algorithm":
+            continue
+        fam = next((f for f, names in FAMILIES.items() if e.algorithm in names), None)
+        if fam:
+            cur = best.setdefault(fam, {}).get(e.size_bytes, math.inf)
+            best[fam][e.size_bytes] = min(cur, e.time_s)
+    tri = best["trivance"]
+    return {
+        f: {s: t / tri[s] - 1 for s, t in v.items()} for f, v in best.items() if f != "trivance"
+    }
+
+
+def best_up_to(rel: dict) -> float:
+    """Largest size (MiB) up to which Trivance is at least as fast as every other family."""
+    last = 0
+    for size in sorted(next(iter(rel.values()))):
+        if min(v[size] for v in rel.values()) < -1e-9:
+            break
+        last = size
+    return last / MIB
+
+
+def plot_relative(ctx: Context, name: str, cases: dict, title: str) -> None:
+    plt = pyplot()
+    fig, axes = plt.subplots(1, len(cases), figsize=(4.2 * len(cases), 3.4), squeeze=False)
+    for ax, (label, rel) in zip(axes[0], cases.items(), strict=True):
+        for fam, v in rel.items():
+            xs = sorted(v)
+            ax.plot(xs, [100 * v[x] for x in xs], "o-", ms=3, label=fam)
+        ax.axhline(0, color="k", lw=0.6)
+        ax.set_xscale("log", base=2)
+        xs = sorted(next(iter(rel.values())))[::3]
+        ax.set_xticks(xs, [size_label(x) for x in xs], rotation=45, fontsize=7)
+        ax.set_title(label, fontsize=9)
+        ax.set_ylabel("time relative to Trivance (%)")
+        ax.legend(fontsize=7)
+    fig.suptitle(title, fontsize=9)
+    fig.tight_layout()
+    fig.savefig(ctx.out / f"{name}.png", dpi=80)
+    plt.close(fig)
+
+
+def figure(name: str, title: str, shapes: dict) -> callable:
+    def run(ctx: Context) -> dict:
+        chosen = shapes["paper" if ctx.paper else "small"]
+        cases, rows = {}, []
+        for label, (topology, options) in chosen.items():
+            rel = relative(sweep(ctx, topology, **options))
+            cases[label] = rel
+            for fam, v in rel.items():
+                rows += [{"case": label, "family": fam, "size_bytes": s, "relative": round(x, 5)}
+                         for s, x in sorted(v.items())]  # fmt: skip
+        write_csv(ctx.out / f"{name}.csv", rows)
+        plot_relative(ctx, name, cases, title)
+        results = {}
+        for label, rel in cases.items():
+            results[f"{label} trivance best up to MiB"] = best_up_to(rel)
+            small = [min(v[s] for v in rel.values()) for s in sorted(rel["bucket"]) if s <= 8192]
+            results[f"{label} min gain up to 8KiB"] = round(min(small), 4)
+        return results
+
+    return run
+
+
+def ring(n):
+    return f"ring:{n}", {}
+
+
+FIGS = {
+    "trivance-fig6": ("Fig. 6", "completion time relative to Trivance on rings of 8 and 64", {
+        "small": {"ring 8": ring(8), "ring 64": ring(64)},
+        "paper": {"ring 8": ring(8), "ring 64": ring(64)}}),
+    "trivance-fig7": ("Fig. 7", "relative to Trivance on 8x8 and 32x32 tori", {
+        "small": {"8x8": ("torus:8x8", {}), "16x16": ("torus:16x16", {})},
+        "paper": {"8x8": ("torus:8x8", {}), "32x32": ("torus:32x32", {})}}),
+    "trivance-fig8": ("Fig. 8", "32x32 torus at 200 Gb/s to 3.2 Tb/s", {
+        "small": {f"16x16 {b}": ("torus:16x16", {"bandwidth": b})
+                  for b in ("200Gbps", "3200Gbps")},
+        "paper": {f"32x32 {b}": ("torus:32x32", {"bandwidth": b})
+                  for b in ("200Gbps", "400Gbps", "800Gbps", "1600Gbps", "2400Gbps",
+                            "3200Gbps")}}),
+    "trivance-fig9": ("Fig. 9", "27x27 torus", {
+        "small": {"9x9": ("torus:9x9", {})}, "paper": {"27x27": ("torus:27x27", {})}}),
+    "trivance-fig10": ("Fig. 10", "16x16x16 torus", {
+        "small": {"8x8x8": ("torus:8x8x8", {})},
+        "paper": {"16x16x16": ("torus:16x16x16", {})}}),
+}  # fmt: skip
+
+EXPERIMENTS = [
+    Experiment("trivance-table1", "trivance", "Table 1", table1, {"small": 1, "paper": 6},
+               "steps, bytes and transmission delay on a ring (81/64; paper scale 243/256)"),
+    Experiment("trivance-table2", "trivance", "Table 2", table2, {"small": 52, "paper": 220},
+               "transmission delay of the bandwidth-optimal algorithms on 2D-4D tori"),
+] + [
+    Experiment(name, "trivance", fig, figure(name.split("-")[1], f"Trivance {fig}: {t}", shapes),
+               {"small": 15, "paper": 900}, t)
+    for name, (fig, t, shapes) in FIGS.items()
+]  # fmt: skip
