@@ -490,6 +490,9 @@ def parser() -> argparse.ArgumentParser:
     from topocoll import innet_cli  # `innet`
 
     innet_cli.add_parser(sub)
+    from topocoll import reproduce  # `reproduce`
+
+    reproduce.register(sub)
     return top
 
 
