@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from importlib.metadata import PackageNotFoundError, version
 
 from topocoll import _core, limits
@@ -192,12 +193,20 @@ def show_progress(args: argparse.Namespace) -> bool:
 def run_verify(schedule: _core.Schedule, args, mode: str, adjacency: list[int], e) -> dict:
     seed = 0x5EED if args.seed is None else args.seed
     call = (schedule, mode, not args.non_commutative, seed, adjacency)
+    what = f"verifying {describe(schedule.info)}"
+    if args.progress and not sys.stderr.isatty():
+        # No terminal to animate (a log, a pipe): a line before and one after.
+        print(f"{what}: estimated {e.describe()}", file=sys.stderr, flush=True)
+        start = time.perf_counter()
+        report = _core.verify(*call)
+        print(f"{what}: done in {time.perf_counter() - start:.3f} s", file=sys.stderr)
+        return report
     if not show_progress(args) or e.seconds < 2:
         return _core.verify(*call)
     from rich.console import Console
 
     console = Console(stderr=True)
-    with console.status(f"verifying {describe(schedule.info)}: estimated {e.describe()}"):
+    with console.status(f"{what}: estimated {e.describe()}"):
         return _core.verify(*call)
 
 

@@ -114,6 +114,19 @@ def test_verify_all_progress_goes_to_stderr(run_cli):
     assert code == 0 and out.strip().splitlines()[-1].startswith("OK")
 
 
+def test_verify_progress_without_a_terminal_prints_start_and_end(run_cli):
+    """--progress where stderr is no terminal (a log, CI): one line before, one after."""
+    code, out, err = run_cli(
+        "verify", "-c", "allreduce", "-a", "swing-bw", "-p", "64", "--progress"
+    )
+    assert code == 0 and out.strip().splitlines()[-1].startswith("OK")
+    lines = err.strip().splitlines()
+    assert lines[0].startswith("verifying allreduce swing-bw P=64") and "estimated" in lines[0]
+    assert "done in" in lines[-1]
+    code, _, err = run_cli("verify", "-c", "allreduce", "-a", "swing-bw", "-p", "64")
+    assert code == 0 and err == ""
+
+
 def test_export_of_a_huge_schedule_stops_with_its_size(run_cli):
     code, _, err = run_cli("schedule", "-c", "allreduce", "-a", "ring", "-p", "100000")
     assert code == 2 and "rank-steps" in err and "--force" in err
