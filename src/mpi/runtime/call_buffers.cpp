@@ -69,6 +69,7 @@ int run(CommState& state, const Choice& choice, const Plan& plan, const ElementT
   const bool commutative = choice.request.commutative;
   ExecutionContext context;
   context.max_message_bytes = choice.max_message_bytes;
+  context.segment_bytes = choice.segment_bytes;
   context.types = &plan.types;
   context.comm = state.comm();
   context.type = type;
