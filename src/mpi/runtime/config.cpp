@@ -124,7 +124,7 @@ Settings parse_settings(MpiCollective c, const char* algorithm) {
       s.segment_bytes = *bytes;
     } else {
       warn_once("TOPOCOLL_SEGMENT_BYTES='" + segment + "' is not valid; accepted: " +
-                kByteSizeSyntax + ", or 0 for no segments; using 256KiB");
+                kByteSizeSyntax + ", or 0 for no segments; using 1MiB");
     }
   }
   return s;

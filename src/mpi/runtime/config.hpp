@@ -13,7 +13,7 @@
 namespace topocoll::mpi {
 
 // The default segment size (docs/mpi-benchmark.md, "Pipelining": the measurement).
-inline constexpr std::uint64_t kDefaultSegmentBytes = std::uint64_t{256} << 10;
+inline constexpr std::uint64_t kDefaultSegmentBytes = std::uint64_t{1} << 20;
 
 enum class FallbackPolicy { error, warn, silent };
 

@@ -2,10 +2,15 @@
 
 #include <algorithm>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace topocoll::mpi {
 namespace {
+
+// Views of segment lists: a small call's path builds no vector (docs/mpi-benchmark.md,
+// "Small messages").
+using SegmentSpan = std::span<const Segment>;
 
 // Elements per message: a reducing collective's messages are cut in segments (pipelining);
 // every message below max_message_bytes and INT_MAX elements. The same on every rank: it
@@ -36,27 +41,33 @@ class StepRequests {
   StepRequests(const StepRequests&) = delete;
   StepRequests& operator=(const StepRequests&) = delete;
 
-  int post(const Segments& segments, std::uint64_t count, int peer, int port, bool send,
+  int post(SegmentSpan segments, std::uint64_t count, int peer, int port, bool send,
            std::size_t transfer) {
     std::size_t index = 0;
     std::uint64_t used = 0;  // elements of segments[index] already covered
     for (std::uint64_t done = 0; done < count; done += piece_) {
-      std::uint64_t want = std::min(piece_, count - done);
-      Segments part;
-      while (want > 0) {
+      const std::uint64_t n = std::min(piece_, count - done);
+      int rc = MPI_SUCCESS;
+      if (segments[index].count - used >= n && !record_) {  // within one range: no list
         const Segment& s = segments[index];
-        const std::uint64_t take = std::min(want, s.count - used);
-        part.push_back({s.region, s.offset + used, take});
-        used += take;
-        want -= take;
-        if (used == s.count) {
-          ++index;
-          used = 0;
+        const Segment one{s.region, s.offset + used, n};
+        rc = post_piece(SegmentSpan(&one, 1), peer, port, send);
+        used += n;
+        if (used == s.count) ++index, used = 0;
+      } else {
+        Segments part;
+        for (std::uint64_t want = n; want > 0;) {
+          const Segment& s = segments[index];
+          const std::uint64_t take = std::min(want, s.count - used);
+          part.push_back({s.region, s.offset + used, take});
+          used += take;
+          want -= take;
+          if (used == s.count) ++index, used = 0;
         }
+        rc = post_piece(part, peer, port, send);
+        if (record_) record_->push_back({send, transfer, done, n, std::move(part)});
       }
-      if (const int rc = post_piece(part, peer, port, send); rc != MPI_SUCCESS) return rc;
-      if (record_)
-        record_->push_back({send, transfer, done, std::min(piece_, count - done), std::move(part)});
+      if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;
   }
@@ -88,7 +99,7 @@ class StepRequests {
     return context_.type.at(context_.bases[s.region], s.offset);
   }
 
-  int post_piece(const Segments& part, int peer, int port, bool send) {
+  int post_piece(SegmentSpan part, int peer, int port, bool send) {
     void* buffer = nullptr;
     int count = 0;
     MPI_Datatype type = context_.type.type;
@@ -126,7 +137,7 @@ class StepRequests {
 
 // Calls f(src, dst, n) over the pieces where two segment lists line up.
 template <typename F>
-int zip(const ExecutionContext& c, const Segments& from, const Segments& to, F&& f) {
+int zip(const ExecutionContext& c, SegmentSpan from, SegmentSpan to, F&& f) {
   std::size_t i = 0, j = 0;
   std::uint64_t used_i = 0, used_j = 0;
   while (i < from.size() && j < to.size()) {
@@ -142,7 +153,7 @@ int zip(const ExecutionContext& c, const Segments& from, const Segments& to, F&&
   return MPI_SUCCESS;
 }
 
-int copy(const ExecutionContext& c, const Segments& from, const Segments& to) {
+int copy(const ExecutionContext& c, SegmentSpan from, SegmentSpan to) {
   return zip(c, from, to, [&](char* src, char* dst, std::uint64_t n) {
     copy_elements(dst, src, n, c.type);
     return MPI_SUCCESS;
@@ -150,7 +161,7 @@ int copy(const ExecutionContext& c, const Segments& from, const Segments& to) {
 }
 
 // `in` may be overwritten when it is a staging area (scratch = true).
-int combine(const ExecutionContext& c, const Segments& in, const Segments& inout, Combine how,
+int combine(const ExecutionContext& c, SegmentSpan in, SegmentSpan inout, Combine how,
             OperandOrder order, bool scratch) {
   if (how == Combine::copy) return copy(c, in, inout);
   if (order == OperandOrder::received_first || c.commutative) {
@@ -168,7 +179,7 @@ int combine(const ExecutionContext& c, const Segments& in, const Segments& inout
 
 int apply_local(const ExecutionContext& c, const LocalOp& op) {
   if (op.snapshot)
-    return combine(c, Segments{op.staging}, op.destination, op.combine, op.order, true);
+    return combine(c, SegmentSpan(&op.staging, 1), op.destination, op.combine, op.order, true);
   return combine(c, op.source, op.destination, op.combine, op.order, false);
 }
 
@@ -176,7 +187,7 @@ int apply_local(const ExecutionContext& c, const LocalOp& op) {
 int post_step(const CompiledStep& step, const ExecutionContext& c, StepRequests& requests) {
   for (std::size_t i = 0; i < step.receives.size(); ++i) {
     const Transfer& t = step.receives[i];
-    const Segments target = t.staged ? Segments{t.staging} : t.segments;
+    const SegmentSpan target = t.staged ? SegmentSpan(&t.staging, 1) : SegmentSpan(t.segments);
     if (const int rc = requests.post(target, t.count, t.peer, t.port, false, i); rc != MPI_SUCCESS)
       return rc;
   }
@@ -188,7 +199,7 @@ int post_step(const CompiledStep& step, const ExecutionContext& c, StepRequests&
   }
   // Snapshots of step-start copies: nothing writes their sources before the step completes.
   for (const LocalOp& op : step.copies)
-    if (op.snapshot) copy(c, op.source, Segments{op.staging});
+    if (op.snapshot) copy(c, op.source, SegmentSpan(&op.staging, 1));
   return MPI_SUCCESS;
 }
 
@@ -201,14 +212,15 @@ int finish_step(const CompiledStep& step, const ExecutionContext& c,
     if (item.is_receive) {
       const Transfer& t = step.receives[item.index];
       if (applied && (*applied)[item.index]) continue;
-      if (t.staged) rc = combine(c, Segments{t.staging}, t.segments, t.combine, t.order, true);
+      if (t.staged)
+        rc = combine(c, SegmentSpan(&t.staging, 1), t.segments, t.combine, t.order, true);
     } else {
       rc = apply_local(c, step.copies[item.index]);
     }
     if (rc != MPI_SUCCESS) return rc;
   }
   for (const LocalOp& op : step.after)
-    if (op.snapshot) copy(c, op.source, Segments{op.staging});
+    if (op.snapshot) copy(c, op.source, SegmentSpan(&op.staging, 1));
   for (const LocalOp& op : step.after)
     if (const int rc = apply_local(c, op); rc != MPI_SUCCESS) return rc;
   return MPI_SUCCESS;
@@ -358,7 +370,8 @@ int run_pipelined_step(const CompiledStep& step, const ExecutionContext& c, Step
       Segment staged = t.staging;
       staged.offset += p.first;
       staged.count = p.count;
-      if (const int rc = combine(c, Segments{staged}, item.destination, t.combine, t.order, true);
+      if (const int rc =
+              combine(c, SegmentSpan(&staged, 1), item.destination, t.combine, t.order, true);
           rc != MPI_SUCCESS)
         return rc;
       waiting[w] = std::move(waiting.back());
