@@ -70,7 +70,7 @@ ScheduleRequest request_of(const Call& call, int size, bool inter) {
 // One call on its way: how it ends is recorded for topocoll_last_algorithm/_reason.
 struct Serving {
   const Call& call;
-  const Fallback& fallback;
+  Fallback fallback;
   const Settings& settings;
   int size = 0;
 
@@ -101,7 +101,7 @@ struct Serving {
 };
 
 // Runs topocoll's schedule; errors raised by building it fall back, the others fail the call.
-int run_body(const Serving& serving, const Choice& choice, const Body& body, CommState& state) {
+int run_body(const Serving& serving, const Choice& choice, Body body, CommState& state) {
   const Settings& settings = serving.settings;
   int rc = MPI_SUCCESS;
   take_p2p_error();
@@ -145,7 +145,7 @@ const char* last_algorithm() { return last_algorithm_name.c_str(); }
 const char* last_reason() { return last_reason_text.c_str(); }
 
 // Chooses, runs `body` (topocoll) or `fallback` (the MPI library), logs and records.
-int serve(const Call& call, const Body& body, const Fallback& fallback) {
+int serve(const Call& call, Body body, Fallback fallback) {
   // Arguments the MPI library rejects: it reports them as it always does.
   if (const std::string why = invalid_argument(call); !why.empty()) {
     Serving::record("mpi", why + ": the MPI library reports it");

@@ -5,8 +5,10 @@
 #include <mpi.h>
 
 #include <cstdint>
-#include <functional>
+#include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "comm_state.hpp"
 #include "config.hpp"
@@ -36,12 +38,37 @@ struct Call {
   bool raise_misuse = false;
 };
 
+// A non-owning reference to a callable that outlives the call it is passed to (serve's
+// lambdas): a std::function holding their captures would allocate on every call
+// (docs/mpi-benchmark.md, "Small messages").
+template <typename Signature>
+class FunctionRef;
+
+template <typename R, typename... A>
+class FunctionRef<R(A...)> {
+ public:
+  template <typename F>
+  requires(!std::is_same_v<std::remove_cvref_t<F>, FunctionRef> &&
+           std::is_invocable_r_v<R, F&, A...>)
+      FunctionRef(F&& f)  // NOLINT(google-explicit-constructor): passed as a lambda
+      : object_(const_cast<void*>(static_cast<const void*>(std::addressof(f)))),
+        call_([](void* object, A... args) -> R {
+          return (*static_cast<std::remove_reference_t<F>*>(object))(std::forward<A>(args)...);
+        }) {}
+
+  R operator()(A... args) const { return call_(object_, std::forward<A>(args)...); }
+
+ private:
+  void* object_;
+  R (*call_)(void*, A...);
+};
+
 // `body` runs when topocoll serves the call; it builds its plan before touching user data, so
 // that an exception it raises (a schedule that cannot be built) can still fall back.
-using Body = std::function<int(CommState&, const Choice&)>;
-using Fallback = std::function<int()>;
+using Body = FunctionRef<int(CommState&, const Choice&)>;
+using Fallback = FunctionRef<int()>;
 
-int serve(const Call& call, const Body& body, const Fallback& fallback);
+int serve(const Call& call, Body body, Fallback fallback);
 
 // Why the thread's last call went to the MPI library (empty when topocoll served it).
 const char* last_reason();

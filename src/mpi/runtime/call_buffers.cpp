@@ -55,8 +55,11 @@ ProgramKey key_of(const Choice& c) {
 }
 
 const Plan& uniform_plan(CommState& state, const Choice& c, std::uint64_t count) {
+  if (const Plan* recent =
+          state.recent_plan(c.algorithm, static_cast<int>(c.request.collective), c.request.root,
+                            c.request.commutative, c.request.dims, count))
+    return *recent;
   const ProgramKey key = key_of(c);
-  if (const Plan* recent = state.recent_plan(key, count)) return *recent;
   const RankProgram& program = state.program(c.algorithm, c.request);
   const Plan& plan = state.plan(key, program, offsets_of(BlockPartition(program.info, count)),
                                 c.request.commutative);
@@ -69,6 +72,7 @@ int run(CommState& state, const Choice& choice, const Plan& plan, const ElementT
   const bool commutative = choice.request.commutative;
   ExecutionContext context;
   context.max_message_bytes = choice.max_message_bytes;
+  context.segment_bytes = choice.segment_bytes;
   context.types = &plan.types;
   context.comm = state.comm();
   context.type = type;

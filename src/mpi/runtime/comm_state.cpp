@@ -113,9 +113,15 @@ const Plan& CommState::plan(const ProgramKey& key, const RankProgram& program,
   return *plans_.emplace(std::move(full), std::move(compiled)).first->second;
 }
 
-const Plan* CommState::recent_plan(const ProgramKey& key, std::uint64_t count) const {
-  for (auto it = recent_.rbegin(); it != recent_.rend(); ++it)
-    if (it->count == count && it->key == key) return it->plan;
+const Plan* CommState::recent_plan(const std::string& algorithm, int collective, int root,
+                                   bool commutative, const std::vector<int>& dims,
+                                   std::uint64_t count) const {
+  for (auto it = recent_.rbegin(); it != recent_.rend(); ++it) {
+    const ProgramKey& k = it->key;
+    if (it->count == count && k.collective == collective && k.root == root &&
+        k.commutative == commutative && k.algorithm == algorithm && k.dims == dims)
+      return it->plan;
+  }
   return nullptr;
 }
 

@@ -55,7 +55,10 @@ class CommState {
 
   // The plan of a recent uniform call with this key and element count (a loop repeats its
   // calls: this skips building the two map keys), or nullptr.
-  [[nodiscard]] const Plan* recent_plan(const ProgramKey& key, std::uint64_t count) const;
+  // Compared field by field: building a ProgramKey copies the dims (an allocation per call).
+  [[nodiscard]] const Plan* recent_plan(const std::string& algorithm, int collective, int root,
+                                        bool commutative, const std::vector<int>& dims,
+                                        std::uint64_t count) const;
   void remember_plan(const ProgramKey& key, std::uint64_t count, const Plan& plan);
 
   void clear_caches() {

@@ -118,6 +118,15 @@ Settings parse_settings(MpiCollective c, const char* algorithm) {
                 ", at least 1 byte (larger than 1GiB reads as 1GiB); using " + "1GiB");
     }
   }
+  const std::string segment = env("TOPOCOLL_SEGMENT_BYTES");
+  if (!segment.empty()) {
+    if (const auto bytes = parse_byte_size(segment)) {
+      s.segment_bytes = *bytes;
+    } else {
+      warn_once("TOPOCOLL_SEGMENT_BYTES='" + segment + "' is not valid; accepted: " +
+                kByteSizeSyntax + ", or 0 for no segments; using 1MiB");
+    }
+  }
   return s;
 }
 

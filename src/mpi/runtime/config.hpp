@@ -12,6 +12,9 @@
 
 namespace topocoll::mpi {
 
+// The default segment size (docs/mpi-benchmark.md, "Pipelining": the measurement).
+inline constexpr std::uint64_t kDefaultSegmentBytes = std::uint64_t{1} << 20;
+
 enum class FallbackPolicy { error, warn, silent };
 
 struct Settings {
@@ -25,6 +28,9 @@ struct Settings {
   // TOPOCOLL_MAX_MESSAGE_BYTES: larger messages are split in pieces (default 1 GiB, which
   // keeps every MPI call below INT_MAX elements and 2^31 bytes).
   std::uint64_t max_message_bytes = std::uint64_t{1} << 30;
+  // TOPOCOLL_SEGMENT_BYTES: the messages of reducing collectives are cut in segments of this
+  // size, and a received segment is reduced while the next ones are in flight (0: off).
+  std::uint64_t segment_bytes = kDefaultSegmentBytes;
   std::uint64_t generation = 0;  // changes whenever the settings are parsed again
 };
 

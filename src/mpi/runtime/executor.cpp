@@ -2,10 +2,34 @@
 
 #include <algorithm>
 #include <memory>
+#include <span>
 #include <vector>
 
 namespace topocoll::mpi {
 namespace {
+
+// Views of segment lists: a small call's path builds no vector (docs/mpi-benchmark.md,
+// "Small messages").
+using SegmentSpan = std::span<const Segment>;
+
+// Elements per message: a reducing collective's messages are cut in segments (pipelining);
+// every message below max_message_bytes and INT_MAX elements. The same on every rank: it
+// depends only on the call's type, operator and settings.
+std::uint64_t piece_elements(const ExecutionContext& c) {
+  std::uint64_t limit = c.max_message_bytes;
+  if (c.op != MPI_OP_NULL && c.segment_bytes > 0) limit = std::min(limit, c.segment_bytes);
+  return max_elements_per_call(c.type, limit);
+}
+
+// One posted message: elements [first, first + count) of transfer `transfer` of the step,
+// at `part`.
+struct Piece {
+  bool send = false;
+  std::size_t transfer = 0;
+  std::uint64_t first = 0;
+  std::uint64_t count = 0;
+  Segments part;
+};
 
 // Nonblocking operations of one step.
 class StepRequests {
@@ -13,32 +37,44 @@ class StepRequests {
   // Multi-range messages are numbered per lane in the lane's order, `lane` of `lanes`, so a
   // message keeps its TypeCache index whatever order the lanes run in.
   StepRequests(const ExecutionContext& context, std::size_t lane = 0, std::size_t lanes = 1)
-      : context_(context), lane_(lane), lanes_(lanes) {}
+      : context_(context), lane_(lane), lanes_(lanes), piece_(piece_elements(context)) {}
   StepRequests(const StepRequests&) = delete;
   StepRequests& operator=(const StepRequests&) = delete;
 
-  int post(const Segments& segments, std::uint64_t count, int peer, int port, bool send) {
-    const std::uint64_t piece = max_elements_per_call(context_.type, context_.max_message_bytes);
+  int post(SegmentSpan segments, std::uint64_t count, int peer, int port, bool send,
+           std::size_t transfer) {
     std::size_t index = 0;
     std::uint64_t used = 0;  // elements of segments[index] already covered
-    for (std::uint64_t done = 0; done < count; done += piece) {
-      std::uint64_t want = std::min(piece, count - done);
-      Segments part;
-      while (want > 0) {
+    for (std::uint64_t done = 0; done < count; done += piece_) {
+      const std::uint64_t n = std::min(piece_, count - done);
+      int rc = MPI_SUCCESS;
+      if (segments[index].count - used >= n && !record_) {  // within one range: no list
         const Segment& s = segments[index];
-        const std::uint64_t take = std::min(want, s.count - used);
-        part.push_back({s.region, s.offset + used, take});
-        used += take;
-        want -= take;
-        if (used == s.count) {
-          ++index;
-          used = 0;
+        const Segment one{s.region, s.offset + used, n};
+        rc = post_piece(SegmentSpan(&one, 1), peer, port, send);
+        used += n;
+        if (used == s.count) ++index, used = 0;
+      } else {
+        Segments part;
+        for (std::uint64_t want = n; want > 0;) {
+          const Segment& s = segments[index];
+          const std::uint64_t take = std::min(want, s.count - used);
+          part.push_back({s.region, s.offset + used, take});
+          used += take;
+          want -= take;
+          if (used == s.count) ++index, used = 0;
         }
+        rc = post_piece(part, peer, port, send);
+        if (record_) record_->push_back({send, transfer, done, n, std::move(part)});
       }
-      if (const int rc = post_piece(part, peer, port, send); rc != MPI_SUCCESS) return rc;
+      if (rc != MPI_SUCCESS) return rc;
     }
     return MPI_SUCCESS;
   }
+
+  // While set, every posted message is also appended to `pieces` (same order as requests()).
+  void record(std::vector<Piece>* pieces) { record_ = pieces; }
+  [[nodiscard]] std::uint64_t piece() const { return piece_; }
 
   int wait() {
     if (requests_.empty()) return MPI_SUCCESS;
@@ -63,7 +99,7 @@ class StepRequests {
     return context_.type.at(context_.bases[s.region], s.offset);
   }
 
-  int post_piece(const Segments& part, int peer, int port, bool send) {
+  int post_piece(SegmentSpan part, int peer, int port, bool send) {
     void* buffer = nullptr;
     int count = 0;
     MPI_Datatype type = context_.type.type;
@@ -93,13 +129,15 @@ class StepRequests {
 
   const ExecutionContext& context_;
   std::size_t lane_, lanes_;
+  std::uint64_t piece_;
+  std::vector<Piece>* record_ = nullptr;
   std::size_t message_ = 0;
   std::vector<MPI_Request> requests_;
 };
 
 // Calls f(src, dst, n) over the pieces where two segment lists line up.
 template <typename F>
-int zip(const ExecutionContext& c, const Segments& from, const Segments& to, F&& f) {
+int zip(const ExecutionContext& c, SegmentSpan from, SegmentSpan to, F&& f) {
   std::size_t i = 0, j = 0;
   std::uint64_t used_i = 0, used_j = 0;
   while (i < from.size() && j < to.size()) {
@@ -115,7 +153,7 @@ int zip(const ExecutionContext& c, const Segments& from, const Segments& to, F&&
   return MPI_SUCCESS;
 }
 
-int copy(const ExecutionContext& c, const Segments& from, const Segments& to) {
+int copy(const ExecutionContext& c, SegmentSpan from, SegmentSpan to) {
   return zip(c, from, to, [&](char* src, char* dst, std::uint64_t n) {
     copy_elements(dst, src, n, c.type);
     return MPI_SUCCESS;
@@ -123,7 +161,7 @@ int copy(const ExecutionContext& c, const Segments& from, const Segments& to) {
 }
 
 // `in` may be overwritten when it is a staging area (scratch = true).
-int combine(const ExecutionContext& c, const Segments& in, const Segments& inout, Combine how,
+int combine(const ExecutionContext& c, SegmentSpan in, SegmentSpan inout, Combine how,
             OperandOrder order, bool scratch) {
   if (how == Combine::copy) return copy(c, in, inout);
   if (order == OperandOrder::received_first || c.commutative) {
@@ -141,48 +179,229 @@ int combine(const ExecutionContext& c, const Segments& in, const Segments& inout
 
 int apply_local(const ExecutionContext& c, const LocalOp& op) {
   if (op.snapshot)
-    return combine(c, Segments{op.staging}, op.destination, op.combine, op.order, true);
+    return combine(c, SegmentSpan(&op.staging, 1), op.destination, op.combine, op.order, true);
   return combine(c, op.source, op.destination, op.combine, op.order, false);
 }
 
 // Posts the step's receives and sends, and takes the snapshots of its step-start copies.
 int post_step(const CompiledStep& step, const ExecutionContext& c, StepRequests& requests) {
-  for (const Transfer& t : step.receives) {
-    const Segments target = t.staged ? Segments{t.staging} : t.segments;
-    if (const int rc = requests.post(target, t.count, t.peer, t.port, false); rc != MPI_SUCCESS)
+  for (std::size_t i = 0; i < step.receives.size(); ++i) {
+    const Transfer& t = step.receives[i];
+    const SegmentSpan target = t.staged ? SegmentSpan(&t.staging, 1) : SegmentSpan(t.segments);
+    if (const int rc = requests.post(target, t.count, t.peer, t.port, false, i); rc != MPI_SUCCESS)
       return rc;
   }
-  for (const Transfer& t : step.sends)
-    if (const int rc = requests.post(t.segments, t.count, t.peer, t.port, true); rc != MPI_SUCCESS)
+  for (std::size_t i = 0; i < step.sends.size(); ++i) {
+    const Transfer& t = step.sends[i];
+    if (const int rc = requests.post(t.segments, t.count, t.peer, t.port, true, i);
+        rc != MPI_SUCCESS)
       return rc;
+  }
   // Snapshots of step-start copies: nothing writes their sources before the step completes.
   for (const LocalOp& op : step.copies)
-    if (op.snapshot) copy(c, op.source, Segments{op.staging});
+    if (op.snapshot) copy(c, op.source, SegmentSpan(&op.staging, 1));
   return MPI_SUCCESS;
 }
 
-// Once every operation of the step completed: receives and copies apply in list order.
-int finish_step(const CompiledStep& step, const ExecutionContext& c) {
+// Once every operation of the step completed: receives and copies apply in list order
+// (receives marked in `applied` were applied segment by segment already).
+int finish_step(const CompiledStep& step, const ExecutionContext& c,
+                const std::vector<char>* applied = nullptr) {
   for (const ApplyItem& item : step.apply) {
     int rc = MPI_SUCCESS;
     if (item.is_receive) {
       const Transfer& t = step.receives[item.index];
-      if (t.staged) rc = combine(c, Segments{t.staging}, t.segments, t.combine, t.order, true);
+      if (applied && (*applied)[item.index]) continue;
+      if (t.staged)
+        rc = combine(c, SegmentSpan(&t.staging, 1), t.segments, t.combine, t.order, true);
     } else {
       rc = apply_local(c, step.copies[item.index]);
     }
     if (rc != MPI_SUCCESS) return rc;
   }
   for (const LocalOp& op : step.after)
-    if (op.snapshot) copy(c, op.source, Segments{op.staging});
+    if (op.snapshot) copy(c, op.source, SegmentSpan(&op.staging, 1));
   for (const LocalOp& op : step.after)
     if (const int rc = apply_local(c, op); rc != MPI_SUCCESS) return rc;
   return MPI_SUCCESS;
 }
 
+// --- Pipelining (one-lane plans) ---
+
+// Elements [first, first + n) of the concatenation of `segments`.
+Segments slice(const Segments& segments, std::uint64_t first, std::uint64_t n) {
+  Segments out;
+  for (const Segment& s : segments) {
+    if (n == 0) break;
+    if (first >= s.count) {
+      first -= s.count;
+      continue;
+    }
+    const std::uint64_t take = std::min(n, s.count - first);
+    out.push_back({s.region, s.offset + first, take});
+    first = 0;
+    n -= take;
+  }
+  return out;
+}
+
+bool overlaps(const Segments& a, const Segments& b) {
+  for (const Segment& x : a)
+    for (const Segment& y : b)
+      if (x.region == y.region && x.offset < y.offset + y.count && y.offset < x.offset + x.count)
+        return true;
+  return false;
+}
+
+// Whether staged receive i may be applied segment by segment as its segments arrive: no other
+// receive and no copy of the step writes its destination, and no copy reads it at apply time,
+// so the step's apply order (list order) never involves its elements. Sends that read them
+// are waited for per segment (SendIndex).
+bool streamable(const CompiledStep& step, std::size_t i) {
+  const Transfer& t = step.receives[i];
+  if (!t.staged) return false;
+  for (std::size_t j = 0; j < step.receives.size(); ++j)
+    if (j != i && overlaps(t.segments, step.receives[j].segments)) return false;
+  for (const LocalOp& op : step.copies)
+    if (overlaps(t.segments, op.destination) || (!op.snapshot && overlaps(t.segments, op.source)))
+      return false;
+  return true;
+}
+
+// Marks in `eager` the receives of the step to apply segment by segment; false when the step
+// has none, or no message larger than a segment (then the step runs whole).
+bool pipelined_receives(const CompiledStep& step, const ExecutionContext& c, std::uint64_t piece,
+                        std::vector<char>& eager) {
+  if (c.op == MPI_OP_NULL || c.segment_bytes == 0) return false;
+  bool cut = false;
+  for (const Transfer& t : step.receives) cut = cut || (t.staged && t.count > piece);
+  if (!cut) return false;
+  eager.assign(step.receives.size(), 0);
+  bool any = false;
+  for (std::size_t i = 0; i < step.receives.size(); ++i) {
+    eager[i] = streamable(step, i) ? 1 : 0;
+    any = any || eager[i];
+  }
+  return any;
+}
+
+// The send pieces of a step by the elements they read, to find those a received segment's
+// destination overlaps (its reduction must wait for them: snapshot semantics).
+class SendIndex {
+ public:
+  explicit SendIndex(const std::vector<Piece>& pieces) {
+    for (std::size_t k = 0; k < pieces.size(); ++k)
+      if (pieces[k].send)
+        for (const Segment& s : pieces[k].part)
+          spans_.push_back({s.region, s.offset, s.offset + s.count, k});
+    std::sort(spans_.begin(), spans_.end(), [](const Span& a, const Span& b) {
+      return a.region != b.region ? a.region < b.region : a.begin < b.begin;
+    });
+    reach_.resize(spans_.size());
+    for (std::size_t k = 0; k < spans_.size(); ++k)
+      reach_[k] = k > 0 && spans_[k - 1].region == spans_[k].region
+                      ? std::max(reach_[k - 1], spans_[k].end)
+                      : spans_[k].end;
+  }
+
+  // Appends the send pieces that read any element of `where`.
+  void readers(const Segments& where, std::vector<std::size_t>& out) const {
+    for (const Segment& s : where) {
+      const std::uint64_t end = s.offset + s.count;
+      // Spans of the region that begin before `end`, scanned backwards while one of them (or
+      // an earlier one: reach_) still ends after s.offset.
+      auto hi =
+          std::lower_bound(spans_.begin(), spans_.end(), Span{s.region, end, 0, 0},
+                           [](const Span& a, const Span& b) {
+                             return a.region != b.region ? a.region < b.region : a.begin < b.begin;
+                           });
+      for (auto k = static_cast<std::size_t>(hi - spans_.begin()); k-- > 0;) {
+        if (spans_[k].region != s.region || reach_[k] <= s.offset) break;
+        if (spans_[k].end > s.offset) out.push_back(spans_[k].piece);
+      }
+    }
+  }
+
+ private:
+  struct Span {
+    Region region;
+    std::uint64_t begin, end;
+    std::size_t piece;
+  };
+  std::vector<Span> spans_;
+  std::vector<std::uint64_t> reach_;  // the largest end of spans_[first of region .. k]
+};
+
+// A step with large messages: every received segment of an eager receive is applied as soon
+// as it and the sends reading its destination completed, while the others are in flight
+// (the overlap of Open MPI's ring: a block's reduction under the next block's transfer).
+int run_pipelined_step(const CompiledStep& step, const ExecutionContext& c, StepRequests& requests,
+                       const std::vector<char>& eager) {
+  std::vector<Piece> pieces;
+  requests.record(&pieces);
+  const int posted = post_step(step, c, requests);
+  requests.record(nullptr);
+  std::vector<MPI_Request>& pending = requests.requests();
+  if (posted != MPI_SUCCESS) return posted;
+  struct Waiting {
+    std::size_t piece;
+    std::vector<std::size_t> sends;  // send pieces that read its destination
+    Segments destination;
+  };
+  const SendIndex index(pieces);
+  std::vector<Waiting> waiting;
+  for (std::size_t k = 0; k < pieces.size(); ++k) {
+    const Piece& p = pieces[k];
+    if (p.send || !eager[p.transfer]) continue;
+    Waiting w{k, {}, slice(step.receives[p.transfer].segments, p.first, p.count)};
+    index.readers(w.destination, w.sends);
+    waiting.push_back(std::move(w));
+  }
+  const auto done = [&](std::size_t k) { return pending[k] == MPI_REQUEST_NULL; };
+  const auto apply_ready = [&]() {
+    for (std::size_t w = 0; w < waiting.size();) {
+      const Waiting& item = waiting[w];
+      if (!done(item.piece) || !std::all_of(item.sends.begin(), item.sends.end(), done)) {
+        ++w;
+        continue;
+      }
+      const Piece& p = pieces[item.piece];
+      const Transfer& t = step.receives[p.transfer];
+      Segment staged = t.staging;
+      staged.offset += p.first;
+      staged.count = p.count;
+      if (const int rc =
+              combine(c, SegmentSpan(&staged, 1), item.destination, t.combine, t.order, true);
+          rc != MPI_SUCCESS)
+        return rc;
+      waiting[w] = std::move(waiting.back());
+      waiting.pop_back();
+    }
+    return MPI_SUCCESS;
+  };
+  std::vector<int> indices(pending.size());
+  for (;;) {
+    if (const int rc = apply_ready(); rc != MPI_SUCCESS) return rc;
+    int completed = 0;
+    const int rc = PMPI_Waitsome(static_cast<int>(pending.size()), pending.data(), &completed,
+                                 indices.data(), MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) return rc;
+    if (completed == MPI_UNDEFINED) break;  // every request completed
+  }
+  if (const int rc = apply_ready(); rc != MPI_SUCCESS) return rc;
+  requests.clear();
+  c.types->release_transient();
+  return finish_step(step, c, &eager);
+}
+
 int run_lane(const CompiledLane& lane, const ExecutionContext& c) {
   StepRequests requests(c);
+  std::vector<char> eager;
   for (const CompiledStep& step : lane.steps) {
+    if (pipelined_receives(step, c, requests.piece(), eager)) {
+      if (const int rc = run_pipelined_step(step, c, requests, eager); rc != MPI_SUCCESS) return rc;
+      continue;
+    }
     if (const int rc = post_step(step, c, requests); rc != MPI_SUCCESS) return rc;
     if (const int rc = requests.wait(); rc != MPI_SUCCESS) return rc;
     if (const int rc = finish_step(step, c); rc != MPI_SUCCESS) return rc;

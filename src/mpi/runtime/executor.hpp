@@ -8,6 +8,12 @@
 // Waitall per step; with several lanes every lane keeps its step in flight and moves on as
 // soon as that step (and the steps of other lanes it waits for) completed (Waitsome over all
 // lanes), never waiting for the slowest lane.
+// Pipelining (reducing collectives, segment_bytes > 0): every message is cut in segments of
+// segment_bytes (both sides cut the same count of the same type the same way), and in a
+// one-lane plan a staged receive whose destination no other item of its step touches is
+// reduced segment by segment as the segments arrive (once the sends that read the same
+// elements completed), while the later segments are still in flight: per element the same
+// operations in the same order, so the bytes are those of the unpipelined run.
 #include <mpi.h>
 
 #include <array>
@@ -23,6 +29,8 @@ struct ExecutionContext {
   MPI_Op op = MPI_OP_NULL;  // reductions only
   bool commutative = true;
   std::uint64_t max_message_bytes = std::uint64_t{1} << 30;
+  // Reducing collectives (op set): messages are cut in segments of this size, 0: not cut.
+  std::uint64_t segment_bytes = 0;
   std::array<char*, region_count> bases{};  // element 0 of each region
   TypeCache* types = nullptr;               // where multi-range datatypes are kept between calls
 };

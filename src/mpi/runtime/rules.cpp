@@ -1,9 +1,12 @@
 #include "rules.hpp"
 
+#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "core/registry.hpp"
@@ -69,8 +72,84 @@ T read_bound(const json& rule, const char* key, T fallback, const std::string& w
   return it->get<T>();
 }
 
+constexpr const char* rule_keys[] = {"collective", "algorithm", "min_ranks",
+                                     "max_ranks",  "min_bytes", "max_bytes"};
+constexpr const char* document_keys[] = {"version", "rules", "source"};
+
+template <std::size_t N>
+void refuse_unknown_keys(const json& object, const char* const (&accepted)[N],
+                         const std::string& where) {
+  for (const auto& [key, value] : object.items()) {
+    if (std::find(std::begin(accepted), std::end(accepted), key) != std::end(accepted)) continue;
+    std::string names;
+    for (const char* name : accepted) names += std::string(names.empty() ? "" : ", ") + name;
+    throw std::invalid_argument(where + ": unknown key '" + key + "'; accepted: " + names);
+  }
+}
+
+template <typename T>
+void refuse_empty_range(T low, T high, const char* min_key, const char* max_key,
+                        const std::string& where) {
+  if (low <= high) return;
+  throw std::invalid_argument(where + ": '" + min_key + "' (" + std::to_string(low) +
+                              ") is larger than '" + max_key + "' (" + std::to_string(high) +
+                              "); accepted: " + min_key + " <= " + max_key + " (both inclusive)");
+}
+
+// A key twice in one JSON object: the parser would keep the last silently, so the file would
+// not mean what it says. Found while parsing (the parsed document has lost it); names the
+// object: the document, rule N, or the key that holds it.
+class DuplicateKeys {
+ public:
+  bool operator()(int /*depth*/, json::parse_event_t event, const json& parsed) {
+    switch (event) {
+      case json::parse_event_t::key:
+        key_ = parsed.get<std::string>();
+        if (!objects_.empty() && !objects_.back().keys.insert(key_).second && found_.empty())
+          found_ = objects_.back().name + ": key '" + key_ +
+                   "' appears twice; accepted: each key once per object";
+        break;
+      case json::parse_event_t::object_start:
+      case json::parse_event_t::array_start:
+        objects_.push_back({name_of_next(), {}, 0, event == json::parse_event_t::array_start});
+        break;
+      case json::parse_event_t::object_end:
+      case json::parse_event_t::array_end:
+        objects_.pop_back();
+        count_element();
+        break;
+      case json::parse_event_t::value: count_element(); break;
+    }
+    return true;
+  }
+  [[nodiscard]] const std::string& found() const { return found_; }
+
+ private:
+  struct Open {
+    std::string name;
+    std::set<std::string> keys;
+    std::size_t elements = 0;  // arrays: elements so far
+    bool array = false;
+  };
+  std::string name_of_next() const {
+    if (objects_.empty()) return "the document";
+    const Open& parent = objects_.back();
+    if (!parent.array) return "'" + key_ + "'";
+    if (parent.name == "'rules'" && objects_.size() == 2)
+      return "rule " + std::to_string(parent.elements);
+    return parent.name + " element " + std::to_string(parent.elements);
+  }
+  void count_element() {
+    if (!objects_.empty() && objects_.back().array) ++objects_.back().elements;
+  }
+  std::vector<Open> objects_;
+  std::string key_;
+  std::string found_;
+};
+
 Rule parse_rule(const json& item, const std::string& where) {
   if (!item.is_object()) throw std::invalid_argument(where + ": a rule must be an object");
+  refuse_unknown_keys(item, rule_keys, where);
   Rule rule;
   const auto collective = item.find("collective");
   if (collective == item.end() || !collective->is_string() ||
@@ -88,6 +167,8 @@ Rule parse_rule(const json& item, const std::string& where) {
   rule.max_ranks = read_bound<std::int64_t>(item, "max_ranks", INT64_MAX, where);
   rule.min_bytes = read_bound<std::uint64_t>(item, "min_bytes", 0, where);
   rule.max_bytes = read_bound<std::uint64_t>(item, "max_bytes", UINT64_MAX, where);
+  refuse_empty_range(rule.min_ranks, rule.max_ranks, "min_ranks", "max_ranks", where);
+  refuse_empty_range(rule.min_bytes, rule.max_bytes, "min_bytes", "max_bytes", where);
   return rule;
 }
 
@@ -105,8 +186,11 @@ bool Rule::matches(MpiCollective c, int ranks, std::uint64_t bytes) const {
 RuleSet parse_rules(const std::string& text, const std::string& where) {
   RuleSet set;
   try {
-    const json doc = json::parse(text);
+    DuplicateKeys duplicates;
+    const json doc = json::parse(text, std::ref(duplicates));
+    if (!duplicates.found().empty()) throw std::invalid_argument(where + ": " + duplicates.found());
     if (!doc.is_object()) throw std::invalid_argument(where + ": the document must be an object");
+    refuse_unknown_keys(doc, document_keys, where);
     const auto version = doc.find("version");
     if (version == doc.end() || !version->is_number_integer() || version->get<int>() != 1)
       throw std::invalid_argument(where + ": 'version' must be 1");

@@ -142,6 +142,7 @@ const Choice& remembered_choice(const Settings& settings, MpiCollective collecti
     return slot.choice;
   slot.choice = choose_algorithm(settings, collective, request, cart, bytes, blocker);
   slot.choice.max_message_bytes = settings.max_message_bytes;
+  slot.choice.segment_bytes = settings.segment_bytes;
   slot.generation = settings.generation;
   slot.request = request;
   slot.cart = cart;

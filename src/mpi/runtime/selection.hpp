@@ -15,6 +15,7 @@ struct Choice {
   bool error = false;     // TOPOCOLL_FALLBACK=error: return MPI_ERR_ARG, reason printed
   ScheduleRequest request;
   std::uint64_t max_message_bytes = std::uint64_t{1} << 30;
+  std::uint64_t segment_bytes = kDefaultSegmentBytes;
 };
 
 // `request` carries the collective, ranks, root and commutativity; dims are filled here
