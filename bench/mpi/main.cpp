@@ -61,11 +61,12 @@ Setup validate(const Options& options, int ranks) {
                   std::to_string(ranks - 1));
   for (const auto& name : options.algorithms) {
     if (name == "mpi" || name == "auto" || is_ompi_algorithm(name)) continue;
+    if (name.starts_with("file:")) continue;  // a schedule file: the runtime checks it
     const AlgorithmInfo* algo = registry().find(name);
     if (!algo || !algo->supports(setup.spec->core))
       throw BadFlag("--algorithm " + name + (algo ? " does not implement " : " is unknown for ") +
                     setup.spec->name +
-                    "; accepted: auto, mpi, ompi-ring, ompi-recdoub, "
+                    "; accepted: auto, mpi, file:PATH, ompi-ring, ompi-recdoub, "
                     "ompi-rabenseifner, ompi-<coll_tuned name>" +
                     topocoll_names(setup.spec->core));
   }

@@ -3,6 +3,8 @@
 #include <mutex>
 #include <set>
 
+#include "schedule_file.hpp"
+
 namespace topocoll::mpi {
 namespace {
 
@@ -86,7 +88,9 @@ const RankProgram& CommState::program(const std::string& algorithm,
   auto& slot = programs_[key];
   if (!slot) {
     try {
-      const SchedulePtr schedule = registry().build(algorithm, request);
+      const std::shared_ptr<const Schedule> schedule =
+          names_file(algorithm) ? file_schedule(algorithm) : registry().build(algorithm, request);
+      if (!schedule) throw std::logic_error(algorithm + " cannot be read");
       auto program = std::make_unique<RankProgram>();
       program->info = schedule->info();
       for (int l = 0; l < schedule->lane_count(rank_); ++l)

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "rules.hpp"
+#include "schedule_file.hpp"
 
 namespace topocoll::mpi {
 namespace {
@@ -27,6 +28,7 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 
 // nullopt when `name` can serve the request, else the reason.
 std::optional<std::string> why_not(const std::string& name, const ScheduleRequest& request) {
+  if (names_file(name)) return file_rejection(name, request);
   const AlgorithmInfo* algo = registry().find(name);
   if (!algo) return "unknown algorithm '" + name + "'; accepted: auto, mpi, " + registry().names();
   if (auto why = Registry::rejection(*algo, shaped(*algo, request))) return in_runtime_terms(*why);
@@ -36,7 +38,7 @@ std::optional<std::string> why_not(const std::string& name, const ScheduleReques
 Choice served_by(const std::string& name, const ScheduleRequest& request) {
   Choice c;
   c.algorithm = name;
-  c.request = shaped(*registry().find(name), request);
+  c.request = names_file(name) ? request : shaped(*registry().find(name), request);
   return c;
 }
 

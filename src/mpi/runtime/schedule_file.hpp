@@ -1,0 +1,31 @@
+#pragma once
+// Schedules read from files: TOPOCOLL_<COLL>_ALGORITHM=file:PATH runs a topocoll JSON schedule
+// or an MSCCL XML algorithm (docs/interchange.md) instead of a registry algorithm. A file is
+// read and verified once per process (fingerprint mode: a wrong file falls back to the MPI
+// library with the violation as the reason, it never runs); it serves only calls of its
+// collective, rank count and root, with a commutative operator (an imported file may combine
+// partial results in any order).
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/registry.hpp"
+#include "core/schedule.hpp"
+
+namespace topocoll::mpi {
+
+inline constexpr std::string_view kFilePrefix = "file:";
+
+[[nodiscard]] inline bool names_file(const std::string& algorithm) {
+  return algorithm.starts_with(kFilePrefix);
+}
+
+// The schedule of `algorithm` ("file:PATH"), or nullptr when the file cannot be used (then
+// file_rejection says why).
+[[nodiscard]] std::shared_ptr<const Schedule> file_schedule(const std::string& algorithm);
+
+// nullopt when the file's schedule serves `request`, else the reason in one line.
+[[nodiscard]] std::optional<std::string> file_rejection(const std::string& algorithm,
+                                                        const ScheduleRequest& request);
+
+}  // namespace topocoll::mpi
