@@ -1,6 +1,7 @@
-// bucket-balanced: the bucket allreduce on a rectangular 2D torus with the uneven split and the
-// link order of bucket_balance.hpp. Per ring direction, each job is a bucket collective
-// (BucketLane, one lane) on its own contiguous slice of the vector; a job's phase waits for
+// bucket-balanced: bucket's allreduce, reduce-scatter and allgather on a rectangular 2D torus
+// with the uneven split and the link order of bucket_balance.hpp. Per ring direction, each job
+// is a bucket collective (BucketLane, one lane) on its own share of the vector (a contiguous
+// slice for allreduce, a part of every rank's chunk otherwise); a job's phase waits for
 // the phase its link served before it (a dependency on that lane's last step of it), so each
 // link carries one collective at a time, in the planned order, and nothing else synchronises
 // the lanes. Ports: 0, 1 the long dimension's + and - links, 2, 3 the short one's.
