@@ -247,7 +247,7 @@ def run_compare(args: argparse.Namespace) -> Comparison | None:
             if bar
             else None,
             force=args.force,
-            schedules=args.schedule,
+            schedules=getattr(args, "schedule", ()),  # compare's option; tune has none
             **options,
         )
 
