@@ -132,7 +132,7 @@ build-asan: venv
 	  -DPython_EXECUTABLE=$(abspath $(PY)) >/dev/null
 	cmake --build $(ASAN_DIR) -j$(JOBS) --target topocoll_tests _core
 	rm -rf $(ASAN_PKG) && mkdir -p $(ASAN_PKG)/topocoll
-	cp python/topocoll/*.py $(ASAN_PKG)/topocoll/
+	cp -r python/topocoll/. $(ASAN_PKG)/topocoll/  # the package with its subpackages and data
 	cp $(ASAN_DIR)/_core*.so $(ASAN_PKG)/topocoll/
 
 test-asan: build-asan build-python
