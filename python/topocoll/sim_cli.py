@@ -9,6 +9,7 @@ import csv
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from topocoll import _core, parameters
@@ -229,7 +230,7 @@ def progress_bar(total_hint: str, args: argparse.Namespace):
     )
 
 
-def run_compare(args: argparse.Namespace) -> Comparison | None:
+def run_compare(args: argparse.Namespace, schedules: Sequence[str] = ()) -> Comparison | None:
     if not 1 <= args.jobs <= MAX_JOBS:
         raise InputError(f"--jobs {args.jobs} out of range; accepted: 1..{MAX_JOBS}")
     setup_from(args)  # validates before the pool starts
@@ -247,7 +248,7 @@ def run_compare(args: argparse.Namespace) -> Comparison | None:
             if bar
             else None,
             force=args.force,
-            schedules=getattr(args, "schedule", ()),  # compare's option; tune has none
+            schedules=schedules,
             **options,
         )
 
@@ -350,7 +351,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if args.format not in ("table", "csv", "json"):
         raise InputError(f"unknown --format '{args.format}'; accepted: table, csv, json")
     writable(args.plot, "--plot", setup_from(args))
-    result = run_compare(args)
+    result = run_compare(args, args.schedule)
     if result is None:  # an MPI rank other than 0: rank 0 prints
         return 0
     if result.skipped:

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
 from topocoll import _core, limits, parameters
+from topocoll.interop import read_schedule_file
 from topocoll.shapes import MAX_RANKS, InputError, format_dims, parse_dims, product
 
 MODELS = ("analytic", "flow", "packet", "simgrid")
@@ -200,8 +201,6 @@ class Network:
         self._infos = algorithm_infos()
         self._schedules: dict[str, _core.Schedule] = {}
         for label, path in setup.schedule_files:
-            from topocoll.interop import read_schedule_file
-
             self.add_schedule(label, read_schedule_file(path))
 
     def add_schedule(self, label: str, schedule: _core.Schedule) -> None:

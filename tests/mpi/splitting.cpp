@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "agreed_check.hpp"
 #include "p2p_counter.h"
 #include "topocoll_mpi.h"
 
@@ -23,11 +24,7 @@ namespace {
 int rank_ = 0, size_ = 0, failures = 0;
 
 void check(bool ok, const std::string& what) {
-  int all_ok = ok ? 1 : 0;
-  PMPI_Allreduce(MPI_IN_PLACE, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  if (!ok) std::fprintf(stderr, "FAIL rank %d: %s\n", rank_, what.c_str());
-  if (!all_ok) ++failures;
-  if (rank_ == 0 && all_ok) std::printf("ok: %s\n", what.c_str());
+  topocoll::mpi_tests::agreed_check(ok, what, rank_, failures);
 }
 
 std::vector<long long> posted(bool send) {

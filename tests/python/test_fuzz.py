@@ -13,6 +13,7 @@ import os
 
 import pytest
 import topocoll
+from fuzz_support import assert_reached
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from topocoll import cli, limits
@@ -206,17 +207,6 @@ def _is_range(value) -> bool:
 
 def _ops(items) -> bool:
     return bool(items) and all(isinstance(item, dict) and "op" in item for item in items)
-
-
-def assert_reached(counts: dict, share: float, what: str) -> None:
-    """Reports how many examples got past validation, and asserts that enough did."""
-    reached, examples = counts["reached"], counts["examples"]
-    print(f"{what}: {reached} of {examples} examples reached the engine")
-    assert examples > 0
-    assert reached >= share * examples, (
-        f"{what}: only {reached} of {examples} examples reached the engine; the fuzzer mostly "
-        "tests validation"
-    )
 
 
 def test_mutated_schedule_documents():

@@ -15,6 +15,7 @@ import os
 
 import pytest
 import topocoll
+from fuzz_support import assert_reached
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from topocoll import _core, limits
@@ -70,16 +71,6 @@ def fast_limits(monkeypatch):
     """Limits low enough that no fuzzed run takes more than about a second: a larger one must
     stop with exit 2 (a ValueError) like any run beyond the real limits."""
     monkeypatch.setattr(limits, "TIME_LIMIT_S", 0.5)
-
-
-def assert_reached(counts: dict, share: float, what: str) -> None:
-    reached, examples = counts["reached"], counts["examples"]
-    print(f"{what}: {reached} of {examples} examples reached the engine")
-    assert examples > 0
-    assert reached >= share * examples, (
-        f"{what}: only {reached} of {examples} examples reached the engine; the fuzzer mostly "
-        "tests validation"
-    )
 
 
 def one_line(error: Exception) -> None:

@@ -290,6 +290,13 @@ def test_compare_runs_files_beside_the_registry(run_cli):
     assert code == 2 and "accepted: a allgather of 8 ranks" in err
 
 
+def test_compare_schedules_must_be_a_list_of_paths():
+    from topocoll.compare import compare
+
+    with pytest.raises(TypeError, match="schedules must be a list of paths, not str"):
+        compare("torus:4x2", "allreduce", sizes="1KiB", schedules=str(SAMPLES / NAMES[0]))
+
+
 def test_sim_schedule_rejects_conflicting_options(run_cli):
     path = str(SAMPLES / NAMES[0])
     code, _, err = run_cli("sim", "--schedule", path, "-t", "ring:8", "-s", "1KiB", "-a", "ring")
