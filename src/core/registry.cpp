@@ -57,6 +57,7 @@ std::string_view side_rule_name(SideRule rule) {
     case SideRule::binary_cube: return "binary-cube";
     case SideRule::power_of_two: return "power-of-two";
     case SideRule::hamiltonian_pair: return "hamiltonian-pair";
+    case SideRule::some_odd: return "some-odd";
   }
   return "any";
 }
@@ -198,6 +199,11 @@ std::optional<std::string> side_rule_violation(const AlgorithmInfo& algo,
              shape_text(dims) +
              " torus: it needs r = k*c and gcd(r, c-1) = 1 for one orientation r x c "
              "(swing-nsdi24.txt section 2.3.1); accepted: e.g. square tori, 8x4, 9x3, 15x5";
+    case SideRule::some_odd:
+      if (std::any_of(dims.begin(), dims.end(), [](int s) { return s % 2 == 1 && s >= 3; }))
+        return std::nullopt;
+      return algo.name + " serves shapes with an odd side (got " + shape_text(dims) +
+             "); accepted: a side odd and >= 3, e.g. 27, 15x15, 14x15";
   }
   return std::nullopt;
 }

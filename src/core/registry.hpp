@@ -37,6 +37,7 @@ enum class SideRule {
   binary_cube,       // a ring, or every side 2 (2x2x...x2): the hypercube algorithms
   power_of_two,      // a ring of any size (the rank rule applies), or power-of-two torus sides
   hamiltonian_pair,  // 2D R x C with R = k*C, gcd(R, C-1) = 1 either way round (hamiltonian-rings)
+  some_odd,          // at least one side odd and >= 3 (the odd-side folds)
 };
 // Which collectives read the request's root: only the rooted ones (bcast, reduce, gather,
 // scatter), or every collective of the algorithm (those that collect at a root first).

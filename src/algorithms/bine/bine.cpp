@@ -26,6 +26,7 @@
 #include "algorithms/bine/bine_latency.hpp"
 #include "algorithms/common/compose.hpp"
 #include "algorithms/common/fold.hpp"
+#include "algorithms/common/side_fold.hpp"
 #include "algorithms/families.hpp"
 #include "core/rank_math.hpp"
 
@@ -295,6 +296,9 @@ struct Variant {
   const char* summary;
 };
 
+// Slices of bine-bw-torus-fold, each leaving out a different line (side_fold.hpp).
+constexpr int kFoldParts = 8;
+
 constexpr Variant kVariants[] = {
     {"", Strategy::send,
      "distance-doubling reduce-scatter + distance-halving allgather, sends as if permuted "
@@ -379,6 +383,23 @@ void register_bine(Registry& registry) {
     };
     registry.add(std::move(info));
   }
+  AlgorithmInfo fold = base(
+      "bine-bw-torus-fold", "bandwidth-optimal, torus-optimized, odd sides folded",
+      "bine-trees-sc25.txt Appendix D; odd sides: not the paper's (side_fold.hpp)",
+      "bine-bw-torus with every odd side cut by one; the left-out line's ranks fold half the "
+      "vector into each neighbour, rotated over 8 slices");
+  fold.collectives = {Collective::allreduce};
+  fold.requirements.dims = DimsRule::any_torus;
+  fold.requirements.sides = SideRule::some_odd;
+  fold.requirements.ports.per_dimension = true;
+  fold.requirements.ports.two_per_dimension = true;
+  fold.requirements.ports.default_ports = PortsRule::Default::two_per_dimension;
+  fold.build = [](const ScheduleRequest& r) {
+    return spread_side_fold(r, "bine-bw-torus-fold", kFoldParts, [](const ScheduleRequest& inner) {
+      return build_bandwidth(inner, "bine-bw-torus", Strategy::send);
+    });
+  };
+  registry.add(std::move(fold));
 }
 
 }  // namespace topocoll::algorithms

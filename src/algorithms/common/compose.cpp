@@ -125,15 +125,36 @@ int LaneSet::lane_step_count(int rank, int lane) const {
   return lanes_[part.index]->lane_step_count(rank, part.lane);
 }
 
+void LaneSet::place(int index, Step& step) const {
+  for (Operation& op : step.ops) {
+    op.blocks = layout_.map(index, op.blocks);
+    if (op.kind == OpKind::copy) op.source = layout_.map(index, op.source);
+    op.port += index * lane_ports_;
+  }
+}
+
 void LaneSet::build_lane_step(int rank, int lane, int step, Step& out) const {
   const Part part = part_of(rank, lane);
   lanes_[part.index]->build_lane_step(rank, part.lane, step, out);
-  for (Operation& op : out.ops) {
-    op.blocks = layout_.map(part.index, op.blocks);
-    if (op.kind == OpKind::copy) op.source = layout_.map(part.index, op.source);
-    op.port += part.index * lane_ports_;
-  }
+  place(part.index, out);
   for (Dependency& d : out.after) d.lane += part.first;
+}
+
+int LaneSet::step_count(int rank) const {
+  int n = 0;
+  for (const auto& lane : lanes_) n = std::max(n, lane->step_count(rank));
+  return n;
+}
+
+void LaneSet::build_step(int rank, int step, Step& out) const {
+  Step part_step;
+  for (int j = 0; j < static_cast<int>(lanes_.size()); ++j) {
+    if (step >= lanes_[j]->step_count(rank)) continue;
+    part_step.clear();
+    lanes_[j]->build_step(rank, step, part_step);
+    place(j, part_step);
+    for (Operation& op : part_step.ops) out.ops.push_back(std::move(op));
+  }
 }
 
 }  // namespace topocoll::algorithms

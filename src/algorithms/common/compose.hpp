@@ -49,6 +49,10 @@ class LaneSet final : public Schedule {
   // Its operations move to port j * lane_ports + their own port.
   LaneSet(ScheduleInfo info, std::vector<SchedulePtr> lanes, LaneLayout layout);
   [[nodiscard]] int lane_count(int rank) const override;
+  // The lock-step view: step k holds every sub-collective's own lock-step step k (their lanes
+  // may depend on each other; different sub-collectives never do).
+  [[nodiscard]] int step_count(int rank) const override;
+  void build_step(int rank, int step, Step& out) const override;
   [[nodiscard]] int lane_step_count(int rank, int lane) const override;
   void build_lane_step(int rank, int lane, int step, Step& out) const override;
 
@@ -60,6 +64,8 @@ class LaneSet final : public Schedule {
   };
   // Which sub-collective (and which of its own lanes) runs combined lane `lane`.
   [[nodiscard]] Part part_of(int rank, int lane) const;
+  // Moves sub-collective `index`'s operations to its slice of the vector and its ports.
+  void place(int index, Step& step) const;
   std::vector<SchedulePtr> lanes_;
   LaneLayout layout_;
   int lane_ports_;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "algorithms/common/compose.hpp"
+#include "algorithms/common/side_fold.hpp"
 #include "algorithms/families.hpp"
 #include "algorithms/swing/swing_lanes.hpp"
 
@@ -25,6 +26,9 @@ using swing::Line;
 using swing::TorusLane;
 
 enum class Variant { latency, bandwidth };
+
+// Slices of swing-bw-fold, each leaving out a different line (side_fold.hpp).
+constexpr int kFoldParts = 8;
 
 bool all_powers_of_two(const std::vector<int>& dims) {
   for (int size : dims)
@@ -162,6 +166,20 @@ void register_swing(Registry& registry) {
     info.build = [shape = e.shape](const ScheduleRequest& r) { return build(r, shape); };
     registry.add(std::move(info));
   }
+  AlgorithmInfo fold = described(
+      "swing", {"swing-bw-fold", "bandwidth-optimal, odd sides folded",
+                "swing-nsdi24.txt sections 3.1.1, 4; odd sides: not the paper's (section 3.2 is "
+                "swing-bw's)",
+                "swing-bw on the torus with every odd side cut by one; the left-out line's "
+                "ranks fold half the vector into each neighbour, rotated over 8 slices"});
+  fold.collectives = {Collective::allreduce};
+  fold.requirements = swing_requirements();
+  fold.requirements.sides = SideRule::some_odd;
+  fold.build = [](const ScheduleRequest& r) {
+    return spread_side_fold(r, "swing-bw-fold", kFoldParts,
+                            [](const ScheduleRequest& inner) { return build(inner, Variant::bandwidth); });
+  };
+  registry.add(std::move(fold));
 }
 
 }  // namespace topocoll::algorithms
