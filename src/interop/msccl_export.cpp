@@ -355,8 +355,10 @@ std::string schedule_to_msccl_xml(const Schedule& schedule, const MscclExportOpt
         "; accepted: instances 1.." + std::to_string(kMscclMaxChannels / per_instance) + " with " +
         std::to_string(per_instance) + " channels each");
   std::ostringstream xml;
+  // The executors (msccl-executor-nccl's and RCCL's src/misc/msccl/msccl_parser.cc) accept
+  // only "reducescatter"; msccl-tools writes "reduce_scatter", which they refuse.
   const std::string coll =
-      c == Collective::reduce_scatter ? "reduce_scatter" : std::string(collective_name(c));
+      c == Collective::reduce_scatter ? "reducescatter" : std::string(collective_name(c));
   xml << "<algo name=\"" << escape(options.name.empty() ? info.algorithm : options.name)
       << "\" proto=\"" << options.proto << "\" nchannels=\"" << per_instance * n
       << "\" nchunksperloop=\"" << info.blocks * n << "\" ngpus=\"" << info.ranks << "\" coll=\""

@@ -114,6 +114,8 @@ def test_exported_instances_and_channels_round_trip(
     channels = int(given.get("--nchannels", "1"))
     assert f'nchannels="{channels * instances}"' in algo
     assert f'proto="{given.get("--proto", "Simple")}"' in algo
+    name = {"reduce-scatter": "reducescatter"}.get(collective, collective)
+    assert f'coll="{name}"' in algo  # the executors' spelling
     assert out.count("<tb ") == instances * one.count("<tb ")
     used = {int(c) for c in re.findall(r'chan="(\d+)"', out)}
     assert used == set(range(channels * instances))
