@@ -33,6 +33,7 @@ def test_samples_verify_and_name_fallbacks(run_cli, name):
     assert doc["ok"] and doc["ranks"] == 8
     assert any("exactly 8 ranks" in n for n in doc["msccl_fallback"])
     assert any("nchunksperloop = 8" in n for n in doc["msccl_fallback"])
+    assert not any("refuses" in n for n in doc["msccl_fallback"])
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -123,6 +124,35 @@ def test_exported_instances_and_channels_round_trip(
     assert code == 0, report + err
     doc = json.loads(report)
     assert doc["ok"] and doc["blocks"] == blocks * instances
+
+
+def test_executor_limits_are_named(run_cli, tmp_path):
+    """Files past the executor's load-time limits verify, with a note naming the limit; spreading
+    the connections over two channels removes the one on threadblocks per channel."""
+
+    def notes(*argv: str) -> list[str]:
+        code, out, err = run_cli("schedule", *argv, "--format", "msccl-xml")
+        assert code == 0, err
+        code, report, err = run_cli("verify", "--schedule", write(tmp_path, out), "--json")
+        assert code == 0, report + err
+        return [n for n in json.loads(report)["msccl_fallback"] if "refuses" in n]
+
+    alltoall = ("-c", "alltoall", "-a", "pairwise", "-p", "40")
+    (note,) = notes(*alltoall)
+    assert "gpu 0 has 39 sending threadblocks on channel 0" in note
+    assert "MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL" in note
+    assert notes(*alltoall, "--nchannels", "2") == []
+    (note,) = notes("-c", "allreduce", "-a", "ring", "-p", "40")
+    assert "has a step s = 64; accepted: s below 64 (MSCCL_MAX_NUM_STEPS)" in note
+    assert notes("-c", "reduce-scatter", "-a", "ring", "-p", "4") == []
+    code, out, _ = run_cli(
+        *("schedule", "-c", "reduce-scatter", "-a", "ring", "-p", "4"), "--format", "msccl-xml"
+    )
+    text = out.replace('coll="reducescatter"', 'coll="reduce_scatter"')  # msccl-tools' spelling
+    code, report, err = run_cli("verify", "--schedule", write(tmp_path, text), "--json")
+    assert code == 0, err
+    (note,) = [n for n in json.loads(report)["msccl_fallback"] if "refuses" in n]
+    assert "coll = 'reduce_scatter'; accepted: 'reducescatter'" in note
 
 
 def test_export_options_out_of_range_are_one_line(run_cli):
