@@ -347,6 +347,11 @@ std::string schedule_to_msccl_xml(const Schedule& schedule, const MscclExportOpt
       for (const TbKey& k : ranks[static_cast<std::size_t>(r)].tb_keys)
         per_instance = std::max(per_instance, channels.of(r, k) + 1);
   }
+  if (per_instance > kMscclMaxChannels)
+    throw ScheduleFormatError(
+        "MSCCL XML export: the schedule needs " + std::to_string(per_instance) +
+        " channels (one per port), more than the executor's " + std::to_string(kMscclMaxChannels) +
+        "; accepted: at most " + std::to_string(kMscclMaxChannels) + " ports");
   if (per_instance * n > kMscclMaxChannels)
     throw ScheduleFormatError(
         "MSCCL XML export: " + std::to_string(n) + " instances of " + std::to_string(per_instance) +

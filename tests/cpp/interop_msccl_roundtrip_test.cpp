@@ -123,6 +123,24 @@ TEST(InteropMscclRoundTrip, RejectsOptionsOutOfRange) {
   }
 }
 
+TEST(InteropMscclRoundTrip, RejectsSchedulesNeedingMoreThan32Channels) {
+  // A two-rank allgather whose one exchange uses port 39: 40 channels, one per port.
+  const auto s = schedule_from_json(
+      R"({"algorithm":"p40","blocks":2,"collective":"allgather","dims":[2],)"
+      R"("format":"topocoll-schedule","keeps_positions":true,"ports":40,"ranks":2,"root":0,)"
+      R"("slots":2,"steps":[[[{"blocks":[[0,1]],"op":"send","peer":1,"port":39},)"
+      R"({"blocks":[[1,2]],"combine":"copy","op":"recv","peer":1,"port":39}]],)"
+      R"([[{"blocks":[[1,2]],"op":"send","peer":0,"port":39},)"
+      R"({"blocks":[[0,1]],"combine":"copy","op":"recv","peer":0,"port":39}]]],"version":1})");
+  try {
+    (void)schedule_to_msccl_xml(*s);
+    ADD_FAILURE() << "exported a schedule of 40 channels";
+  } catch (const ScheduleFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs 40 channels (one per port)"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(InteropMscclRoundTrip, RejectsOtherCollectives) {
   const SchedulePtr s =
       registry().build("binomial-doubling", {Collective::bcast, 4, {}, 0, 0, true});
