@@ -363,7 +363,11 @@ def cmd_schedule(args: argparse.Namespace) -> int:
     if args.pretty and args.format != "json":
         raise InputError("--pretty applies to --format json only")
     if args.format != "msccl-xml":
-        reject(args, ("proto", "name"), f"--format {args.format} (only to msccl-xml)")
+        reject(
+            args,
+            ("proto", "name", "nchannels", "instances"),
+            f"--format {args.format} (only to msccl-xml)",
+        )
     if args.format != "goal":
         reject(args, ("size", "reduce_ns_per_byte"), f"--format {args.format} (only to goal)")
     schedule = build_from_args(args)
@@ -371,7 +375,7 @@ def cmd_schedule(args: argparse.Namespace) -> int:
     if args.format == "json":
         print(schedule.to_json(2 if args.pretty else -1))
     elif args.format == "msccl-xml":
-        print(_core.to_msccl_xml(schedule, args.proto or "Simple", args.name or ""), end="")
+        print(interop.msccl_document(schedule, args), end="")
     elif args.format == "goal":
         from topocoll.simulate import parse_size
 
@@ -478,6 +482,18 @@ def parser() -> argparse.ArgumentParser:
         "--proto", choices=["Simple", "LL", "LL128"], help="msccl-xml: protocol (default Simple)"
     )
     p.add_argument("--name", help="msccl-xml: the algorithm's name (default: its registry name)")
+    p.add_argument(
+        "--nchannels",
+        type=bounded_int("nchannels", 1, 32),
+        help="msccl-xml: channels of one instance, at least the schedule's ports (default: one "
+        "per port); more spread each port's connections over channels",
+    )
+    p.add_argument(
+        "--instances",
+        type=bounded_int("instances", 1, 32),
+        help="msccl-xml: copies of the algorithm, each on 1/N of every chunk and on channels of "
+        "its own (default 1)",
+    )
     p.add_argument("--size", help="goal: bytes of the vector (default 1MiB); a block is size/B")
     p.add_argument(
         "--reduce-ns-per-byte",

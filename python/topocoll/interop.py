@@ -51,6 +51,18 @@ def read_schedule_file(name: str) -> _core.Schedule:
     return read_schedule_path(name)[0]
 
 
+def msccl_document(schedule: _core.Schedule, args) -> str:
+    """`schedule --format msccl-xml`: the schedule as MSCCL XML with the options given
+    (docs/interchange.md, "MSCCL XML out"); ValueError names an option out of range."""
+    return _core.to_msccl_xml(
+        schedule,
+        args.proto or "Simple",
+        args.name or "",
+        args.nchannels or 0,
+        args.instances or 1,
+    )
+
+
 @dataclass
 class GoalOp:
     label: str

@@ -22,10 +22,12 @@ void bind_interop(nb::module_& m) {
       "text"_a, "An MSCCL XML algorithm as a schedule, and what would make the executor fall back");
   m.def(
       "to_msccl_xml",
-      [](const Schedule& s, const std::string& proto, const std::string& name) {
-        return schedule_to_msccl_xml(s, {proto, name});
+      [](const Schedule& s, const std::string& proto, const std::string& name, int nchannels,
+         int instances) {
+        return schedule_to_msccl_xml(s, {proto, name, nchannels, instances});
       },
-      "schedule"_a, "proto"_a = "Simple", "name"_a = "");
+      "schedule"_a, "proto"_a = "Simple", "name"_a = "", "nchannels"_a = 0, "instances"_a = 1,
+      "The schedule as MSCCL XML; nchannels 0: one channel per port");
 }
 
 }  // namespace topocoll::bindings

@@ -9,9 +9,17 @@
 // schedule's lock-step order with, inside a step, its reads (sends, copy sources) before its
 // writes (snapshot semantics); copies go through scratch chunks so that copies permuting blocks
 // in place stay correct.
+//
+// Instances (msccl-tools' replication, msccl/language/rank_dag.py `replicate`): instance i of
+// n runs every threadblock again on channels shifted by i x (channels of one instance), on
+// chunk c x n + i of the user buffers (interleaved, so each rank's part of the buffer stays
+// its part) and on its own copy of the scratch buffer. Interleaving maps a run of chunks to
+// chunks n apart, so with n > 1 user-buffer steps move one chunk each.
 #include <algorithm>
 #include <map>
 #include <sstream>
+#include <stdexcept>
+#include <vector>
 
 #include "core/schedule_io.hpp"
 #include "interop/msccl_xml.hpp"
@@ -49,8 +57,12 @@ struct XmlStep {
 
 class RankExport {
  public:
-  RankExport(const Schedule& s, int rank, int user_slots)
-      : s_(s), rank_(rank), user_(user_slots), temp_(s.info().total_slots()) {}
+  RankExport(const Schedule& s, int rank, int user_slots, bool single_user_chunks)
+      : s_(s),
+        rank_(rank),
+        user_(user_slots),
+        single_user_(single_user_chunks),
+        temp_(s.info().total_slots()) {}
 
   std::map<TbKey, int> tb_of;
   std::vector<TbKey> tb_keys;
@@ -73,12 +85,15 @@ class RankExport {
       emit_step(step);
     }
     scratch_end = temp_;
+    last_writer_ = {};  // only needed while emitting; every rank's export is kept until written
+    readers_ = {};
   }
 
  private:
   const Schedule& s_;
   int rank_;
   int user_;
+  bool single_user_;  // user-buffer steps of one chunk each (instances > 1)
   std::int64_t temp_;
   std::vector<std::pair<int, int>> last_writer_;  // per slot: (tb, step) or (-1, -1)
   std::vector<std::vector<std::pair<int, int>>> readers_;
@@ -106,7 +121,7 @@ class RankExport {
         BlockIndex e = r.end;
         for (BlockIndex c : cuts)
           if (c > b && c < e) e = c;
-        if (single) e = b + 1;
+        if (single || (single_user_ && b < static_cast<BlockIndex>(user_))) e = b + 1;
         out.push_back(piece(b, e - b));
         b = e;
       }
@@ -147,7 +162,8 @@ class RankExport {
     for (std::size_t i = 0; i < from.size() && i < to.size();) {
       std::size_t j = i + 1;
       const Piece a = piece(from[i], 1), b = piece(to[i], 1);
-      while (j < from.size() && from[j] == from[j - 1] + 1 && to[j] == to[j - 1] + 1 &&
+      const bool one = single_user_ && (a.buf != 's' || b.buf != 's');
+      while (!one && j < from.size() && from[j] == from[j - 1] + 1 && to[j] == to[j - 1] + 1 &&
              piece(from[j], 1).buf == a.buf && piece(to[j], 1).buf == b.buf)
         ++j;
       runs.push_back({piece(from[i], static_cast<std::int64_t>(j - i)),
@@ -224,52 +240,21 @@ class RankExport {
   }
 };
 
-}  // namespace
-
-std::string schedule_to_msccl_xml(const Schedule& schedule, const MscclExportOptions& options) {
-  const ScheduleInfo& info = schedule.info();
-  const Collective c = info.collective;
-  if (c != Collective::allreduce && c != Collective::allgather && c != Collective::reduce_scatter &&
-      c != Collective::alltoall)
-    throw ScheduleFormatError("MSCCL XML export: collective " + std::string(collective_name(c)) +
-                              " is not supported; accepted: allreduce, allgather, reduce-scatter, "
-                              "alltoall");
-  if (options.proto != "Simple" && options.proto != "LL" && options.proto != "LL128")
-    throw ScheduleFormatError("MSCCL XML export: proto '" + options.proto +
-                              "' is not supported; accepted: Simple, LL, LL128");
-  const int user = info.user_slots();
-  const std::int64_t B = info.blocks;
-  std::ostringstream xml;
-  std::vector<std::string> gpus;
-  int nchannels = 1;
-  for (int r = 0; r < info.ranks; ++r) {
-    RankExport ex(schedule, r, user);
-    ex.run();
-    std::ostringstream g;
-    const std::int64_t scratch = ex.scratch_end - user;
-    const std::int64_t ic = c == Collective::allgather ? 0 : B;
-    const std::int64_t oc = (c == Collective::allgather || c == Collective::alltoall) ? B : 0;
-    g << "  <gpu id=\"" << r << "\" i_chunks=\"" << ic << "\" o_chunks=\"" << oc << "\" s_chunks=\""
-      << scratch << "\">\n";
-    for (std::size_t t = 0; t < ex.tb_keys.size(); ++t) {
-      const TbKey& k = ex.tb_keys[t];
-      nchannels = std::max(nchannels, k.port + 1);
-      g << "    <tb id=\"" << t << "\" send=\"" << (k.kind == 0 ? k.peer : -1) << "\" recv=\""
-        << (k.kind == 1 ? k.peer : -1) << "\" chan=\"" << k.port << "\">\n";
-      int s = 0;
-      for (const XmlStep& st : ex.tb_steps[t]) {
-        g << "      <step s=\"" << s++ << "\" type=\"" << st.type << "\" srcbuf=\"" << st.src.buf
-          << "\" srcoff=\"" << st.src.off << "\" dstbuf=\"" << st.dst.buf << "\" dstoff=\""
-          << st.dst.off << "\" cnt=\"" << (st.type == "nop" ? 0 : st.src.cnt) << "\" depid=\""
-          << st.depid << "\" deps=\"" << st.deps << "\" hasdep=\"" << (st.hasdep ? 1 : 0)
-          << "\"/>\n";
-      }
-      g << "    </tb>\n";
-    }
-    g << "  </gpu>\n";
-    gpus.push_back(g.str());
+// Where one instance's threadblocks go: a port's connections spread over `spread` channels by
+// floor((sender + receiver) / 2) mod spread, which both ends compute alike, so the executor's
+// FIFO per (sender, receiver, channel) still carries one (sender, receiver, port) in order.
+// A rank's peers fall on the channels evenly, and ring neighbours (whose sum is always odd)
+// do not all land on one channel.
+struct Channels {
+  int ports = 1;
+  int spread = 1;
+  int of(int rank, const TbKey& k) const {
+    if (k.kind == 2) return 0;
+    return k.port + ports * (((rank + k.peer) / 2) % spread);
   }
-  const std::string name = options.name.empty() ? info.algorithm : options.name;
+};
+
+std::string escape(const std::string& name) {
   std::string escaped;
   for (char ch : name) {
     if (ch == '&')
@@ -281,12 +266,110 @@ std::string schedule_to_msccl_xml(const Schedule& schedule, const MscclExportOpt
     else
       escaped += ch;
   }
+  return escaped;
+}
+
+void check_options(const MscclExportOptions& o, int ports) {
+  if (o.proto != "Simple" && o.proto != "LL" && o.proto != "LL128")
+    throw ScheduleFormatError("MSCCL XML export: proto '" + o.proto.substr(0, 40) +
+                              "' is not supported; accepted: Simple, LL, LL128");
+  if (o.nchannels != 0 && (o.nchannels < ports || o.nchannels > kMscclMaxChannels))
+    throw ScheduleFormatError("MSCCL XML export: nchannels = " + std::to_string(o.nchannels) +
+                              " does not fit this schedule's " + std::to_string(ports) +
+                              " ports; accepted: " + std::to_string(ports) + ".." +
+                              std::to_string(kMscclMaxChannels) + " (at least one per port)");
+  if (o.instances < 1 || o.instances > kMscclMaxChannels)
+    throw ScheduleFormatError("MSCCL XML export: instances = " + std::to_string(o.instances) +
+                              " is out of range; accepted: 1.." +
+                              std::to_string(kMscclMaxChannels));
+}
+
+// One gpu's element: every threadblock once per instance (ids t x n + i, as msccl-tools numbers
+// them), offsets and dependencies moved to the instance's chunks and threadblocks.
+void write_gpu(std::ostringstream& g, const RankExport& ex, int rank, const ScheduleInfo& info,
+               const Channels& channels, int per_instance, int n) {
+  const Collective c = info.collective;
+  const std::int64_t B = info.blocks;
+  const std::int64_t scratch = ex.scratch_end - info.user_slots();
+  const std::int64_t ic = c == Collective::allgather ? 0 : B;
+  const std::int64_t oc = (c == Collective::allgather || c == Collective::alltoall) ? B : 0;
+  g << "  <gpu id=\"" << rank << "\" i_chunks=\"" << ic * n << "\" o_chunks=\"" << oc * n
+    << "\" s_chunks=\"" << scratch * n << "\">\n";
+  for (std::size_t t = 0; t < ex.tb_keys.size(); ++t)
+    for (int i = 0; i < n; ++i) {
+      const TbKey& k = ex.tb_keys[t];
+      const auto offset = [&](const Piece& p) {
+        if (p.off < 0) return p.off;
+        if (p.buf == 's') return p.off + scratch * i;
+        if (n > 1 && p.cnt > 1) throw std::logic_error("MSCCL XML export: a run of user chunks");
+        return p.off * n + i;
+      };
+      g << "    <tb id=\"" << static_cast<int>(t) * n + i << "\" send=\""
+        << (k.kind == 0 ? k.peer : -1) << "\" recv=\"" << (k.kind == 1 ? k.peer : -1)
+        << "\" chan=\"" << channels.of(rank, k) + per_instance * i << "\">\n";
+      int s = 0;
+      for (const XmlStep& st : ex.tb_steps[t]) {
+        g << "      <step s=\"" << s++ << "\" type=\"" << st.type << "\" srcbuf=\"" << st.src.buf
+          << "\" srcoff=\"" << offset(st.src) << "\" dstbuf=\"" << st.dst.buf << "\" dstoff=\""
+          << offset(st.dst) << "\" cnt=\"" << (st.type == "nop" ? 0 : st.src.cnt) << "\" depid=\""
+          << (st.depid < 0 ? -1 : st.depid * n + i) << "\" deps=\"" << st.deps << "\" hasdep=\""
+          << (st.hasdep ? 1 : 0) << "\"/>\n";
+      }
+      g << "    </tb>\n";
+    }
+  g << "  </gpu>\n";
+}
+
+}  // namespace
+
+std::string schedule_to_msccl_xml(const Schedule& schedule, const MscclExportOptions& options) {
+  const ScheduleInfo& info = schedule.info();
+  const Collective c = info.collective;
+  if (c != Collective::allreduce && c != Collective::allgather && c != Collective::reduce_scatter &&
+      c != Collective::alltoall)
+    throw ScheduleFormatError("MSCCL XML export: collective " + std::string(collective_name(c)) +
+                              " is not supported; accepted: allreduce, allgather, reduce-scatter, "
+                              "alltoall");
+  const int ports = std::max(1, info.ports);
+  check_options(options, ports);
+  const int n = options.instances;
+  std::vector<RankExport> ranks;
+  ranks.reserve(static_cast<std::size_t>(info.ranks));
+  for (int r = 0; r < info.ranks; ++r) {
+    ranks.emplace_back(schedule, r, info.user_slots(), n > 1);
+    ranks.back().run();
+  }
+  Channels channels{ports, options.nchannels > 0 ? options.nchannels / ports : 1};
+  int per_instance = options.nchannels;
+  if (per_instance == 0) {
+    per_instance = 1;
+    for (int r = 0; r < info.ranks; ++r)
+      for (const TbKey& k : ranks[static_cast<std::size_t>(r)].tb_keys)
+        per_instance = std::max(per_instance, channels.of(r, k) + 1);
+  }
+  if (per_instance > kMscclMaxChannels)
+    throw ScheduleFormatError(
+        "MSCCL XML export: the schedule needs " + std::to_string(per_instance) +
+        " channels (one per port), more than the executor's " + std::to_string(kMscclMaxChannels) +
+        "; accepted: at most " + std::to_string(kMscclMaxChannels) + " ports");
+  if (per_instance * n > kMscclMaxChannels)
+    throw ScheduleFormatError(
+        "MSCCL XML export: " + std::to_string(n) + " instances of " + std::to_string(per_instance) +
+        " channels need " + std::to_string(per_instance * n) +
+        " channels, more than the executor's " + std::to_string(kMscclMaxChannels) +
+        "; accepted: instances 1.." + std::to_string(kMscclMaxChannels / per_instance) + " with " +
+        std::to_string(per_instance) + " channels each");
+  std::ostringstream xml;
+  // The executors (msccl-executor-nccl's and RCCL's src/misc/msccl/msccl_parser.cc) accept
+  // only "reducescatter"; msccl-tools writes "reduce_scatter", which they refuse.
   const std::string coll =
-      c == Collective::reduce_scatter ? "reduce_scatter" : std::string(collective_name(c));
-  xml << "<algo name=\"" << escaped << "\" proto=\"" << options.proto << "\" nchannels=\""
-      << nchannels << "\" nchunksperloop=\"" << B << "\" ngpus=\"" << info.ranks << "\" coll=\""
+      c == Collective::reduce_scatter ? "reducescatter" : std::string(collective_name(c));
+  xml << "<algo name=\"" << escape(options.name.empty() ? info.algorithm : options.name)
+      << "\" proto=\"" << options.proto << "\" nchannels=\"" << per_instance * n
+      << "\" nchunksperloop=\"" << info.blocks * n << "\" ngpus=\"" << info.ranks << "\" coll=\""
       << coll << "\" inplace=\"" << (c == Collective::alltoall ? 0 : 1) << "\">\n";
-  for (const std::string& g : gpus) xml << g;
+  for (int r = 0; r < info.ranks; ++r)
+    write_gpu(xml, ranks[static_cast<std::size_t>(r)], r, info, channels, per_instance, n);
   xml << "</algo>\n";
   return xml.str();
 }

@@ -336,6 +336,73 @@ std::string bytes_note(const MscclAlgo& algo) {
          " (minBytes, maxBytes); other sizes fall back to NCCL";
 }
 
+// Limits of the executors (msccl-executor-nccl's and RCCL's src/include/msccl/msccl_struct.h,
+// checked in src/misc/msccl/msccl_parser.cc and msccl_setup.cc): past one, the executor
+// refuses the file when it loads it and NCCL's own algorithms run instead.
+constexpr int kExecutorMaxSteps = 64;                // MSCCL_MAX_NUM_STEPS: s must be below
+constexpr std::int64_t kExecutorMaxCount = 72;       // MSCCL_MAX_COUNT: cnt must be below
+constexpr int kExecutorThreadblocksPerChannel = 32;  // MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL
+constexpr std::int64_t kExecutorMaxOffset = 32767;   // offsets are stored in 16 bits
+
+std::string gpu_tb(const MscclGpu& g, const MscclThreadblock& tb) {
+  return "gpu " + std::to_string(g.id) + " threadblock " + std::to_string(tb.id);
+}
+
+// The first place each executor limit is exceeded, one note per limit.
+std::vector<std::string> executor_limit_notes(const MscclAlgo& algo) {
+  std::string steps, count, offset, per_channel, ids, channel;
+  for (const MscclGpu& g : algo.gpus) {
+    std::map<int, int> senders, receivers;  // channel -> threadblocks
+    int max_id = -1;
+    for (const MscclThreadblock& tb : g.tbs) {
+      max_id = std::max(max_id, tb.id);
+      if (channel.empty() && tb.chan > kMscclMaxChannels)
+        channel = gpu_tb(g, tb) + " uses channel " + std::to_string(tb.chan);
+      if (tb.send >= 0) ++senders[tb.chan];
+      if (tb.recv >= 0) ++receivers[tb.chan];
+      for (const MscclStep& st : tb.steps) {
+        if (steps.empty() && st.s >= kExecutorMaxSteps)
+          steps = gpu_tb(g, tb) + " has a step s = " + std::to_string(st.s);
+        if (count.empty() && st.cnt >= kExecutorMaxCount)
+          count = gpu_tb(g, tb) + " step " + std::to_string(st.s) +
+                  " has cnt = " + std::to_string(st.cnt);
+        if (offset.empty() && std::max(st.srcoff, st.dstoff) > kExecutorMaxOffset)
+          offset = gpu_tb(g, tb) + " step " + std::to_string(st.s) + " has offset " +
+                   std::to_string(std::max(st.srcoff, st.dstoff));
+      }
+    }
+    for (const auto* side : {&senders, &receivers})
+      for (const auto& [chan, n] : *side)
+        if (per_channel.empty() && n > kExecutorThreadblocksPerChannel)
+          per_channel = "gpu " + std::to_string(g.id) + " has " + std::to_string(n) + " " +
+                        (side == &senders ? "sending" : "receiving") + " threadblocks on channel " +
+                        std::to_string(chan);
+    if (ids.empty() && max_id + 1 != static_cast<int>(g.tbs.size()))
+      ids = "gpu " + std::to_string(g.id) + "'s threadblock ids are not 0.." +
+            std::to_string(g.tbs.size() - 1);
+  }
+  std::vector<std::string> notes;
+  const auto add = [&](const std::string& where, const std::string& limit) {
+    if (!where.empty())
+      notes.push_back("the executor refuses the file at load time (NCCL's own algorithms run): " +
+                      where + "; " + limit);
+  };
+  add(steps, "accepted: s below 64 (MSCCL_MAX_NUM_STEPS)");
+  add(count, "accepted: cnt below 72 (MSCCL_MAX_COUNT)");
+  add(per_channel, "accepted: at most 32 per channel (MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL)");
+  add(ids, "accepted: ids 0..n-1 without gaps");
+  add(channel, "accepted: channels 0..32 (MAXCHANNELS)");
+  if (algo.nchannels > kMscclMaxChannels)
+    add("nchannels = " + std::to_string(algo.nchannels),
+        "accepted: at most the communicator's channels (32 at most)");
+  if (algo.coll == "reduce_scatter" || algo.coll == "reduce-scatter")
+    add("coll = '" + algo.coll + "'", "accepted: 'reducescatter'");
+  if (!offset.empty())
+    notes.push_back("the executor stores offsets in 16 bits: " + offset +
+                    ", which it would wrap (accepted: offsets up to 32767)");
+  return notes;
+}
+
 std::vector<std::string> fallback_notes(const MscclAlgo& algo, const Shape& sh) {
   std::vector<std::string> notes;
   notes.push_back("the executor runs it only on a communicator of exactly " +
@@ -367,6 +434,7 @@ std::vector<std::string> fallback_notes(const MscclAlgo& algo, const Shape& sh) 
   if (algo.proto != "Simple" && algo.proto != "LL" && algo.proto != "LL128")
     notes.push_back("proto = '" + algo.proto.substr(0, 40) +
                     "' is not one the executor knows (Simple, LL, LL128)");
+  for (std::string& n : executor_limit_notes(algo)) notes.push_back(std::move(n));
   return notes;
 }
 

@@ -79,13 +79,24 @@ struct MscclImport {
 [[nodiscard]] MscclImport import_msccl(const MscclAlgo& algo);
 [[nodiscard]] MscclImport import_msccl_xml(std::string_view text);
 
+// msccl-executor-nccl's channel limit (MAXCHANNELS of NCCL): a file asking for more channels
+// is refused by the executor at load time.
+inline constexpr int kMscclMaxChannels = 32;
+
 struct MscclExportOptions {
-  std::string proto = "Simple";
-  std::string name;  // default: the schedule's algorithm
+  std::string proto = "Simple";  // Simple, LL, LL128: the executor's protocol (speed, not order)
+  std::string name;              // default: the schedule's algorithm
+  // Channels of one instance (0: one per port, as many as the schedule uses). More than the
+  // schedule's ports spreads each port's connections over nchannels / ports channels.
+  int nchannels = 0;
+  // Copies of the algorithm, each on its own channels and 1/instances of every chunk
+  // (msccl-tools' interleaved replication): chunk counts and nchannels scale by instances.
+  int instances = 1;
 };
 
 // The schedule as an MSCCL XML algorithm (allreduce, allgather, reduce-scatter, alltoall).
-// Throws ScheduleFormatError for another collective.
+// Throws ScheduleFormatError for another collective or options out of range (one line naming
+// the accepted values).
 [[nodiscard]] std::string schedule_to_msccl_xml(const Schedule& schedule,
                                                 const MscclExportOptions& options = {});
 

@@ -2,6 +2,7 @@
 // alltoall, exported and read back, verifies (docs/interchange.md, "MSCCL XML out").
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -21,7 +22,8 @@ struct Tally {
   std::vector<std::string> failures;
 };
 
-void round_trip(const AlgorithmInfo& algo, Collective c, ScheduleRequest request, Tally& tally) {
+void round_trip(const AlgorithmInfo& algo, Collective c, ScheduleRequest request, Tally& tally,
+                const MscclExportOptions& options) {
   request.collective = c;
   if (Registry::rejection(algo, request)) return;
   SchedulePtr schedule;
@@ -34,7 +36,9 @@ void round_trip(const AlgorithmInfo& algo, Collective c, ScheduleRequest request
                             " P=" + std::to_string(request.ranks) +
                             (request.dims.size() > 1 ? " torus" : "");
   try {
-    const std::string xml = schedule_to_msccl_xml(*schedule);
+    MscclExportOptions o = options;
+    if (o.nchannels < 0) o.nchannels = -o.nchannels * std::max(1, schedule->info().ports);
+    const std::string xml = schedule_to_msccl_xml(*schedule, o);
     const MscclImport back = import_msccl_xml(xml);
     const VerifyReport r = verify(*back.schedule);
     ++tally.exported;
@@ -44,16 +48,18 @@ void round_trip(const AlgorithmInfo& algo, Collective c, ScheduleRequest request
   }
 }
 
-void sweep(const std::vector<int>& ranks, const std::vector<std::vector<int>>& tori) {
+// nchannels < 0 in `options`: that many channels per port of each schedule.
+void sweep(const std::vector<int>& ranks, const std::vector<std::vector<int>>& tori,
+           const MscclExportOptions& options = {}) {
   Tally tally;
   for (const AlgorithmInfo& algo : registry().all())
     for (Collective c : kExported) {
       if (!algo.supports(c)) continue;
-      for (int p : ranks) round_trip(algo, c, {c, p, {}, 0, 0, true}, tally);
+      for (int p : ranks) round_trip(algo, c, {c, p, {}, 0, 0, true}, tally, options);
       for (const auto& dims : tori) {
         int p = 1;
         for (int d : dims) p *= d;
-        round_trip(algo, c, {c, p, dims, 0, 0, true}, tally);
+        round_trip(algo, c, {c, p, dims, 0, 0, true}, tally, options);
       }
     }
   EXPECT_GT(tally.exported, 0);
@@ -70,6 +76,69 @@ TEST(InteropMscclRoundTrip, EveryAlgorithmP2To16) {
   std::vector<int> ranks;
   for (int p = 2; p <= 16; ++p) ranks.push_back(p);
   sweep(ranks, {{2, 2}, {2, 3}, {3, 3}, {2, 4}, {4, 4}, {2, 2, 2}});
+}
+
+// The export options: instances (chunks split and threadblocks replicated on channels of
+// their own), connections spread over several channels per port, and the other protocols.
+TEST(InteropMscclRoundTrip, InstancesChannelsAndProtocols) {
+  sweep({2, 3, 4, 5, 8}, {{2, 3}}, {"LL", "", 0, 2});
+  sweep({3, 4, 6}, {{2, 2}}, {"LL128", "", -2, 3});
+  sweep({4, 5}, {}, {"Simple", "", -3, 1});
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (std::size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST(InteropMscclRoundTrip, InstancesScaleChunksThreadblocksAndChannels) {
+  const SchedulePtr s = registry().build("ring", {Collective::allgather, 4, {}, 0, 0, true});
+  const std::string one = schedule_to_msccl_xml(*s);
+  const std::string three = schedule_to_msccl_xml(*s, {"LL128", "", 2, 3});
+  EXPECT_NE(one.find("proto=\"Simple\" nchannels=\"1\" nchunksperloop=\"4\""), std::string::npos);
+  EXPECT_NE(three.find("proto=\"LL128\" nchannels=\"6\" nchunksperloop=\"12\""), std::string::npos);
+  EXPECT_EQ(count(three, "<tb "), 3 * count(one, "<tb "));
+  EXPECT_NE(three.find("o_chunks=\"12\""), std::string::npos);
+  for (int chan = 0; chan < 6; ++chan)
+    EXPECT_GT(count(three, "chan=\"" + std::to_string(chan) + "\""), 0) << chan;
+  const MscclImport back = import_msccl_xml(three);
+  EXPECT_EQ(back.schedule->info().blocks, 12);
+  EXPECT_TRUE(verify(*back.schedule).ok);
+}
+
+TEST(InteropMscclRoundTrip, RejectsOptionsOutOfRange) {
+  const SchedulePtr s = registry().build("ring", {Collective::allreduce, 4, {}, 0, 0, true});
+  for (const MscclExportOptions& o :
+       {MscclExportOptions{"LL64", "", 0, 1}, MscclExportOptions{"Simple", "", 33, 1},
+        MscclExportOptions{"Simple", "", 0, 0}, MscclExportOptions{"Simple", "", 0, 33},
+        MscclExportOptions{"Simple", "", 8, 5}})
+    EXPECT_THROW((void)schedule_to_msccl_xml(*s, o), ScheduleFormatError) << o.proto;
+  try {
+    (void)schedule_to_msccl_xml(*s, {"Simple", "", 8, 5});
+  } catch (const ScheduleFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("accepted: instances 1..4 with 8 channels each"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(InteropMscclRoundTrip, RejectsSchedulesNeedingMoreThan32Channels) {
+  // A two-rank allgather whose one exchange uses port 39: 40 channels, one per port.
+  const auto s = schedule_from_json(
+      R"({"algorithm":"p40","blocks":2,"collective":"allgather","dims":[2],)"
+      R"("format":"topocoll-schedule","keeps_positions":true,"ports":40,"ranks":2,"root":0,)"
+      R"("slots":2,"steps":[[[{"blocks":[[0,1]],"op":"send","peer":1,"port":39},)"
+      R"({"blocks":[[1,2]],"combine":"copy","op":"recv","peer":1,"port":39}]],)"
+      R"([[{"blocks":[[1,2]],"op":"send","peer":0,"port":39},)"
+      R"({"blocks":[[0,1]],"combine":"copy","op":"recv","peer":0,"port":39}]]],"version":1})");
+  try {
+    (void)schedule_to_msccl_xml(*s);
+    ADD_FAILURE() << "exported a schedule of 40 channels";
+  } catch (const ScheduleFormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs 40 channels (one per port)"), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(InteropMscclRoundTrip, RejectsOtherCollectives) {

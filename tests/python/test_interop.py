@@ -33,6 +33,7 @@ def test_samples_verify_and_name_fallbacks(run_cli, name):
     assert doc["ok"] and doc["ranks"] == 8
     assert any("exactly 8 ranks" in n for n in doc["msccl_fallback"])
     assert any("nchunksperloop = 8" in n for n in doc["msccl_fallback"])
+    assert not any("refuses" in n for n in doc["msccl_fallback"])
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -85,6 +86,96 @@ def test_exported_xml_round_trips(run_cli, tmp_path, collective, algorithm, rank
     assert 'proto="LL"' in out and 'name="x&lt;y"' in out
     code, out, err = run_cli("verify", "--schedule", write(tmp_path, out))
     assert code == 0, out + err
+
+
+@pytest.mark.parametrize(
+    ("collective", "algorithm", "ranks", "options"),
+    [
+        ("allreduce", "recdoub-bw", 4, ("--instances", "2", "--proto", "LL128")),
+        ("allgather", "ring", 5, ("--instances", "3", "--nchannels", "2")),
+        ("reduce-scatter", "ring", 4, ("--instances", "2", "--nchannels", "3", "--proto", "LL")),
+        ("alltoall", "bruck", 4, ("--instances", "2")),
+    ],
+)
+def test_exported_instances_and_channels_round_trip(
+    run_cli, tmp_path, collective, algorithm, ranks, options
+):
+    """Instances scale the chunks, threadblocks and channels; the file still imports and
+    verifies, with the executor's attributes as asked."""
+    argv = ("schedule", "-c", collective, "-a", algorithm, "-p", str(ranks), "--format")
+    code, one, err = run_cli(*argv, "msccl-xml")
+    assert code == 0, err
+    code, out, err = run_cli(*argv, "msccl-xml", *options)
+    assert code == 0, err
+    given = dict(zip(options[::2], options[1::2], strict=True))
+    instances = int(given["--instances"])
+    algo = re.search(r"<algo [^>]*>", out).group(0)
+    blocks = int(re.search(r'nchunksperloop="(\d+)"', one).group(1))
+    assert f'nchunksperloop="{blocks * instances}"' in algo
+    channels = int(given.get("--nchannels", "1"))
+    assert f'nchannels="{channels * instances}"' in algo
+    assert f'proto="{given.get("--proto", "Simple")}"' in algo
+    name = {"reduce-scatter": "reducescatter"}.get(collective, collective)
+    assert f'coll="{name}"' in algo  # the executors' spelling
+    assert out.count("<tb ") == instances * one.count("<tb ")
+    used = {int(c) for c in re.findall(r'chan="(\d+)"', out)}
+    assert used == set(range(channels * instances))
+    code, report, err = run_cli("verify", "--schedule", write(tmp_path, out), "--json")
+    assert code == 0, report + err
+    doc = json.loads(report)
+    assert doc["ok"] and doc["blocks"] == blocks * instances
+
+
+def test_executor_limits_are_named(run_cli, tmp_path):
+    """Files past the executor's load-time limits verify, with a note naming the limit; spreading
+    the connections over two channels removes the one on threadblocks per channel."""
+
+    def notes(*argv: str) -> list[str]:
+        code, out, err = run_cli("schedule", *argv, "--format", "msccl-xml")
+        assert code == 0, err
+        code, report, err = run_cli("verify", "--schedule", write(tmp_path, out), "--json")
+        assert code == 0, report + err
+        return [n for n in json.loads(report)["msccl_fallback"] if "refuses" in n]
+
+    alltoall = ("-c", "alltoall", "-a", "pairwise", "-p", "40")
+    (note,) = notes(*alltoall)
+    assert "gpu 0 has 39 sending threadblocks on channel 0" in note
+    assert "MSCCL_MAX_NUM_THREAD_BLOCKS_PER_CHANNEL" in note
+    assert notes(*alltoall, "--nchannels", "2") == []
+    (note,) = notes("-c", "allreduce", "-a", "ring", "-p", "40")
+    assert "has a step s = 64; accepted: s below 64 (MSCCL_MAX_NUM_STEPS)" in note
+    assert notes("-c", "reduce-scatter", "-a", "ring", "-p", "4") == []
+    code, out, _ = run_cli(
+        *("schedule", "-c", "reduce-scatter", "-a", "ring", "-p", "4"), "--format", "msccl-xml"
+    )
+    text = out.replace('coll="reducescatter"', 'coll="reduce_scatter"')  # msccl-tools' spelling
+    code, report, err = run_cli("verify", "--schedule", write(tmp_path, text), "--json")
+    assert code == 0, err
+    (note,) = [n for n in json.loads(report)["msccl_fallback"] if "refuses" in n]
+    assert "coll = 'reduce_scatter'; accepted: 'reducescatter'" in note
+
+
+def test_export_options_out_of_range_are_one_line(run_cli):
+    argv = ("schedule", "-c", "allreduce", "-a", "ring", "-p", "4", "--format", "msccl-xml")
+    cases = {
+        ("--instances", "0"): "accepted: 1..32",
+        ("--nchannels", "40"): "accepted: 1..32",
+        ("--proto", "LL64"): "Simple",
+        ("--instances", "20", "--nchannels", "2"): "accepted: instances 1..16 with 2 channels",
+    }
+    for options, accepted in cases.items():
+        code, _, err = run_cli(*argv, *options)
+        assert code == 2 and accepted in err, (options, err)
+        assert len(err.strip().splitlines()) == 1
+    # bucket on a 2x3 torus has 4 ports: each needs a channel of its own.
+    torus = ("schedule", "-c", "allreduce", "-a", "bucket", "--dims", "2x3", "--format")
+    code, _, err = run_cli(*torus, "msccl-xml", "--nchannels", "3")
+    assert code == 2 and "accepted: 4..32 (at least one per port)" in err
+    assert len(err.strip().splitlines()) == 1
+    code, out, _ = run_cli(*torus, "msccl-xml", "--nchannels", "8", "--instances", "2")
+    assert code == 0 and 'nchannels="16"' in out
+    code, _, err = run_cli(*argv[:-2], "--format", "goal", "--instances", "2")
+    assert code == 2 and "--instances does not apply" in err
 
 
 def test_export_rejects_other_collectives(run_cli):
