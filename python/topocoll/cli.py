@@ -149,6 +149,7 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
         "binary-cube": "2x..x2",
         "power-of-two": "2^k sides",
         "hamiltonian-pair": "2D RxC, R=kC",
+        "some-odd": "a side odd >= 3",
     }
     for a in algos:
         req = a["requirements"]

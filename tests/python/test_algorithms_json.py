@@ -38,6 +38,7 @@ SIDE_RULES = {
     "power-of-two": lambda dims: len(dims) == 1 or all(is_power_of(s, 2) for s in dims),
     "hamiltonian-pair": lambda dims: len(dims) == 2
     and any(c >= 2 and r % c == 0 and gcd(r, c - 1) == 1 for r, c in (dims, dims[::-1])),
+    "some-odd": lambda dims: any(s % 2 == 1 and s >= 3 for s in dims),
 }
 
 

@@ -391,7 +391,8 @@ void register_bine(Registry& registry) {
   fold.collectives = {Collective::allreduce};
   fold.requirements.dims = DimsRule::any_torus;
   fold.requirements.sides = SideRule::some_odd;
-  fold.requirements.ports.per_dimension = true;
+  // A guest hands its halves to two hosts at once: both directions of every side.
+  fold.requirements.ports.one = false;
   fold.requirements.ports.two_per_dimension = true;
   fold.requirements.ports.default_ports = PortsRule::Default::two_per_dimension;
   fold.build = [](const ScheduleRequest& r) {

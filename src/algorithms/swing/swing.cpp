@@ -175,6 +175,8 @@ void register_swing(Registry& registry) {
   fold.collectives = {Collective::allreduce};
   fold.requirements = swing_requirements();
   fold.requirements.sides = SideRule::some_odd;
+  // A guest hands its halves to two hosts at once, so the single-port form does not exist.
+  fold.requirements.ports.one = false;
   fold.build = [](const ScheduleRequest& r) {
     return spread_side_fold(r, "swing-bw-fold", kFoldParts,
                             [](const ScheduleRequest& inner) { return build(inner, Variant::bandwidth); });
