@@ -1,7 +1,9 @@
-// swing-bw-fold and bine-bw-torus-fold (src/algorithms/common/side_fold.hpp): odd sides served by
-// the even-sided schedule. They verify on odd rings and tori; at odd P the best of each family
-// keeps at least 75% of its goodput at an even neighbour (issue 18), where the papers' own odd-P
-// methods keep about half; and a host's lanes must wait for the guests' data.
+// swing-bw-fold, bine-bw-torus-fold and trivance-bw-fold (src/algorithms/common/side_fold.hpp):
+// sides a family does not serve natively, run by the schedule for shorter sides. They verify on
+// the shapes they accept; at odd P the best of the Swing and of the Bine family keeps at least
+// 75% of its goodput at an even neighbour, and Trivance just above a power of three at least 80%
+// of its goodput there (issue 18), where the papers' own methods keep about half; and a host's
+// lanes must wait for the guests' data.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -78,10 +80,24 @@ TEST(SideFold, VerifiesOnOddRingsAndTori) {
     }
 }
 
-TEST(SideFold, RefusesShapesWithoutAnOddSide) {
+TEST(SideFold, TrivanceVerifiesOnSidesThatAreNotPowersOfThree) {
+  std::vector<std::vector<int>> shapes = {{4, 4}, {10, 3}, {5, 9}, {4, 2, 3}, {28, 2}};
+  for (int p = 4; p <= 40; ++p)
+    if (p != 9 && p != 27) shapes.push_back({p});
+  for (const auto& dims : shapes) {
+    const auto schedule = registry().build("trivance-bw-fold", allreduce_on(dims));
+    const VerifyReport report = verify(*schedule);
+    EXPECT_TRUE(report.ok) << shape(dims) << ": " << report.message;
+  }
+}
+
+TEST(SideFold, RefusesShapesWithNothingToCut) {
   for (const char* name : {"swing-bw-fold", "bine-bw-torus-fold"})
     for (const std::vector<int>& dims : {std::vector<int>{26}, {8, 8}, {14, 16}})
       EXPECT_TRUE(Registry::rejection(registry().get(name), allreduce_on(dims))) << shape(dims);
+  for (const std::vector<int>& dims : {std::vector<int>{27}, {9, 3}, {3, 2}})
+    EXPECT_TRUE(Registry::rejection(registry().get("trivance-bw-fold"), allreduce_on(dims)))
+        << shape(dims);
 }
 
 TEST(SideFold, OddSizesKeepThreeQuartersOfTheEvenNeighbour) {
@@ -95,6 +111,14 @@ TEST(SideFold, OddSizesKeepThreeQuartersOfTheEvenNeighbour) {
     // The paper's odd-P method (swing-nsdi24.txt 3.2) keeps far less: without the fold the test
     // would fail.
     EXPECT_LT(efficiency("swing-bw", odd), 0.6 * best_of(kSwing, even)) << shape(odd);
+  }
+}
+
+TEST(SideFold, TrivanceJustAboveAPowerOfThreeKeepsFourFifths) {
+  for (int p : {10, 28}) {
+    const double at_power = efficiency("trivance-bw", {p - 1});
+    EXPECT_GE(efficiency("trivance-bw-fold", {p}), 0.8 * at_power) << p;
+    EXPECT_LT(efficiency("trivance-bw", {p}), 0.8 * at_power) << p;  // section 4.4's method
   }
 }
 

@@ -39,6 +39,7 @@ SIDE_RULES = {
     "hamiltonian-pair": lambda dims: len(dims) == 2
     and any(c >= 2 and r % c == 0 and gcd(r, c - 1) == 1 for r, c in (dims, dims[::-1])),
     "some-odd": lambda dims: any(s % 2 == 1 and s >= 3 for s in dims),
+    "some-not-power-of-three": lambda dims: any(s >= 4 and not is_power_of(s, 3) for s in dims),
 }
 
 

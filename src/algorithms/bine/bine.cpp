@@ -396,7 +396,8 @@ void register_bine(Registry& registry) {
   fold.requirements.ports.two_per_dimension = true;
   fold.requirements.ports.default_ports = PortsRule::Default::two_per_dimension;
   fold.build = [](const ScheduleRequest& r) {
-    return spread_side_fold(r, "bine-bw-torus-fold", kFoldParts, [](const ScheduleRequest& inner) {
+    return spread_side_fold(r, "bine-bw-torus-fold", kFoldParts, cut_to_even,
+                            [](const ScheduleRequest& inner) {
       return build_bandwidth(inner, "bine-bw-torus", Strategy::send);
     });
   };

@@ -10,7 +10,6 @@
 namespace topocoll::algorithms {
 namespace {
 
-bool folds(int side) { return side % 2 == 1 && side >= 3; }
 
 // Mixed-radix coordinates, dimension 0 varying fastest (the torus algorithms' rank order).
 std::vector<int> coordinates(int rank, const std::vector<int>& dims) {
@@ -30,15 +29,27 @@ int rank_of(const std::vector<int>& c, const std::vector<int>& dims) {
 
 }  // namespace
 
-SideFold::SideFold(ScheduleInfo info, SchedulePtr inner, std::vector<int> excluded)
-    : Schedule(std::move(info)), inner_(std::move(inner)), excluded_(std::move(excluded)) {
+int cut_to_even(int side) { return side % 2 == 1 && side >= 3 ? 1 : 0; }
+
+int cut_to_power_of_three(int side) {
+  return side >= 4 ? side - static_cast<int>(floor_power(side, 3)) : 0;
+}
+
+SideFold::SideFold(ScheduleInfo info, SchedulePtr inner, std::vector<int> first,
+                   std::vector<int> cut)
+    : Schedule(std::move(info)), inner_(std::move(inner)), first_(std::move(first)),
+      cut_(std::move(cut)) {
   const std::vector<int>& dims = this->info().dims;
-  if (this->info().collective != Collective::allreduce || excluded_.size() != dims.size() ||
-      this->info().blocks < 2)
-    throw std::logic_error("SideFold: an allreduce of >= 2 blocks, one exclusion entry per side");
+  if (this->info().collective != Collective::allreduce || first_.size() != dims.size() ||
+      cut_.size() != dims.size() || this->info().blocks < 2)
+    throw std::logic_error("SideFold: an allreduce of >= 2 blocks, one cut per side");
   std::vector<int> inner_dims = dims;
-  for (std::size_t i = 0; i < dims.size(); ++i)
-    if (excluded_[i] >= 0) inner_dims[i] -= 1;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    if (cut_[i] == 0) continue;
+    if (first_[i] < 1 || first_[i] + cut_[i] > dims[i] || cut_[i] >= dims[i] - 1)
+      throw std::logic_error("SideFold: a gap must leave ranks on both of its sides");
+    inner_dims[i] -= cut_[i];
+  }
   if (inner_->info().dims != inner_dims)
     throw std::logic_error("SideFold: the inner schedule's shape is not the cut torus");
   inner_rank_.assign(static_cast<std::size_t>(ranks()), -1);
@@ -47,9 +58,9 @@ SideFold::SideFold(ScheduleInfo info, SchedulePtr inner, std::vector<int> exclud
     std::vector<int> c = coordinates(r, dims);
     bool guest = false;
     for (std::size_t i = 0; i < dims.size(); ++i) {
-      if (excluded_[i] < 0) continue;
-      guest = guest || c[i] == excluded_[i];
-      if (c[i] > excluded_[i]) c[i] -= 1;
+      if (cut_[i] == 0 || c[i] < first_[i]) continue;
+      if (c[i] < first_[i] + cut_[i]) guest = true;
+      c[i] -= cut_[i];
     }
     if (guest) continue;
     const int inner_rank = rank_of(c, inner_dims);
@@ -63,6 +74,10 @@ SideFold::SideFold(ScheduleInfo info, SchedulePtr inner, std::vector<int> exclud
     for (std::size_t h = 0; h < hosts.size(); ++h)
       guests_[static_cast<std::size_t>(hosts[h])].push_back({r, half(h == 1)});
   }
+  // A guest sends to two hosts at once; a host takes every guest of its gap at once.
+  int ports = std::max(2, this->info().ports);
+  for (const auto& guests : guests_) ports = std::max(ports, static_cast<int>(guests.size()));
+  mutable_info().ports = ports;
 }
 
 BlockSet SideFold::half(bool upper) const {
@@ -75,10 +90,11 @@ std::vector<int> SideFold::hosts_of(int rank) const {
   const std::vector<int>& dims = info().dims;
   const std::vector<int> c = coordinates(rank, dims);
   std::vector<int> hosts;
-  for (int direction : {-1, 1}) {
+  for (bool up : {false, true}) {
     std::vector<int> h = c;
     for (std::size_t i = 0; i < dims.size(); ++i)
-      if (excluded_[i] >= 0 && c[i] == excluded_[i]) h[i] = mod(c[i] + direction, dims[i]);
+      if (cut_[i] > 0 && c[i] >= first_[i] && c[i] < first_[i] + cut_[i])
+        h[i] = up ? mod(first_[i] + cut_[i], dims[i]) : first_[i] - 1;
     hosts.push_back(rank_of(h, dims));
   }
   return hosts;
@@ -164,18 +180,20 @@ void SideFold::build_step(int rank, int step, Step& out) const {
 }
 
 SchedulePtr spread_side_fold(const ScheduleRequest& request, const std::string& name, int parts,
-                             const InnerBuilder& build) {
+                             const SideCut& cut, const InnerBuilder& build) {
   const std::vector<int> dims = request.dims.empty() ? std::vector<int>{request.ranks} : request.dims;
   if (request.collective != Collective::allreduce)
     throw UnsupportedRequest("the side fold serves allreduce only");
-  if (std::none_of(dims.begin(), dims.end(), folds))
-    throw UnsupportedRequest("the side fold needs a side that is odd and >= 3");
+  std::vector<int> cuts(dims.size());
+  std::transform(dims.begin(), dims.end(), cuts.begin(), cut);
+  if (std::all_of(cuts.begin(), cuts.end(), [](int c) { return c == 0; }))
+    throw UnsupportedRequest("the side fold needs a side to cut");
   ScheduleRequest inner_request = request;
   inner_request.dims = dims;
   inner_request.ranks = 1;
-  for (int& side : inner_request.dims) {
-    if (folds(side)) side -= 1;
-    inner_request.ranks *= side;
+  for (std::size_t i = 0; i < dims.size(); ++i) {
+    inner_request.dims[i] -= cuts[i];
+    inner_request.ranks *= inner_request.dims[i];
   }
   std::vector<SchedulePtr> folded;
   for (int j = 0; j < parts; ++j) {
@@ -184,10 +202,12 @@ SchedulePtr spread_side_fold(const ScheduleRequest& request, const std::string& 
     info.algorithm = name;
     info.ranks = request.ranks;
     info.dims = dims;
-    std::vector<int> excluded(dims.size(), -1);
+    // Gaps start at 1 .. s - cut, spread evenly over the parts.
+    std::vector<int> first(dims.size(), 0);
     for (std::size_t i = 0; i < dims.size(); ++i)
-      if (folds(dims[i])) excluded[i] = j * dims[i] / parts;
-    folded.push_back(std::make_unique<SideFold>(std::move(info), std::move(inner), excluded));
+      if (cuts[i] > 0) first[i] = 1 + j * (dims[i] - cuts[i]) / parts;
+    folded.push_back(
+        std::make_unique<SideFold>(std::move(info), std::move(inner), std::move(first), cuts));
   }
   if (parts == 1) return std::move(folded.front());
   ScheduleInfo info = lanes_info(folded.front()->info(), parts);

@@ -1,21 +1,24 @@
 #pragma once
-// Odd sides served by an even-sided schedule, with the extra line's work spread around the torus.
+// Sides an algorithm does not serve natively (odd for Swing and Bine, not a power of three for
+// Trivance), run by the schedule built for shorter sides, with the left-out lines' work spread
+// around the torus.
 //
-// Swing and Bine pair ranks along every side, so an odd side has one rank too many. The papers
-// send that rank's blocks straight to their owners (swing-nsdi24.txt section 3.2), and those
-// messages cross the whole ring. Here instead:
-//  - SideFold runs a schedule built for the torus with every odd side s >= 3 cut to s - 1. On
-//    each such side one coordinate e is left out; a rank with e in one or more of its
-//    coordinates is a guest. The inner torus's neighbours across e are two hops apart and
-//    their messages pass through the guest's links.
-//  - A guest hands the first half of the vector to its host one step down every excluded
-//    coordinate (e - 1) and the second half to its host one step up (e + 1), before the inner
-//    schedule starts there, and gets both halves of the result back after it ends. A host
+// Swing and Bine pair ranks along every side, so an odd side has one rank too many; Trivance
+// needs powers of three. The papers send the extra ranks' blocks straight to their owners
+// (swing-nsdi24.txt section 3.2) or add steps (trivance.txt section 4.4), and those messages
+// cross the whole ring. Here instead:
+//  - SideFold runs a schedule built for the torus with side i cut by cut[i] ranks. On each cut
+//    side the coordinates [e, e + cut) are left out; a rank with such a coordinate is a guest.
+//    Inner neighbours across the gap are cut + 1 hops apart; their messages pass through the
+//    guests' links.
+//  - A guest hands the first half of the vector to its host below the gap (e - 1 in every cut
+//    coordinate it sits in) and the second half to its host above it (e + cut), before the
+//    inner schedule starts there, and gets both halves of the result back after it ends. A host
 //    reduces every guest's half into its vector before its first inner step (on every lane)
 //    and returns it after its last one (on every lane); the other ranks start at once.
 //  - spread_side_fold runs k such folds as independent lanes on k slices of the vector, each
-//    leaving out a different coordinate, so each guest line carries the fold of 1/k of the
-//    vector and no link carries more than about 1/(2k) of it in each direction.
+//    leaving out different coordinates, so each guest line carries the fold of 1/k of the
+//    vector and no link carries much more than cut/(2k) of it in each direction.
 // Allreduce only (blocks are alike on every rank, so a host adds a guest's data block by block).
 #include <functional>
 #include <string>
@@ -28,9 +31,10 @@ namespace topocoll::algorithms {
 
 class SideFold final : public Schedule {
  public:
-  // `inner`: an allreduce built for `inner_dims`; `excluded[i]`: the coordinate side i leaves
-  // out, or -1 when side i is kept whole (inner_dims[i] == dims[i]).
-  SideFold(ScheduleInfo info, SchedulePtr inner, std::vector<int> excluded);
+  // `inner`: an allreduce built for the sides dims[i] - cut[i]; side i leaves out the
+  // coordinates [first[i], first[i] + cut[i]) (0 < first[i], first[i] + cut[i] <= dims[i] when
+  // cut[i] > 0).
+  SideFold(ScheduleInfo info, SchedulePtr inner, std::vector<int> first, std::vector<int> cut);
 
   [[nodiscard]] int lane_count(int rank) const override;
   [[nodiscard]] int lane_step_count(int rank, int lane) const override;
@@ -56,19 +60,28 @@ class SideFold final : public Schedule {
   void build_guest_step(int rank, int step, Step& out) const;
 
   SchedulePtr inner_;
-  std::vector<int> excluded_;
+  std::vector<int> first_;
+  std::vector<int> cut_;
   std::vector<int> inner_rank_;  // per outer rank: its inner rank, or -1 for a guest
   std::vector<int> outer_rank_;  // per inner rank
   std::vector<std::vector<Guest>> guests_;  // per outer rank (hosts only)
 };
 
 using InnerBuilder = std::function<SchedulePtr(const ScheduleRequest&)>;
+// How many ranks to leave out of a side of the given size (0: keep it whole).
+using SideCut = std::function<int(int side)>;
 
-// `parts` SideFolds of `build` (an allreduce for the request with every odd side >= 3 cut by one)
-// on `parts` slices of the vector, part j leaving out coordinate j * s / parts of each odd side
-// s. Throws UnsupportedRequest when no side is odd and >= 3 or the collective is not allreduce.
-// The schedule is named `name`.
+// Cuts: one rank off every odd side >= 3 (Swing, Bine); a side >= 4 down to its largest power
+// of three (Trivance).
+[[nodiscard]] int cut_to_even(int side);
+[[nodiscard]] int cut_to_power_of_three(int side);
+
+// `parts` SideFolds of `build` (an allreduce for the request with every side s cut by cut(s))
+// on `parts` slices of the vector, part j leaving out the coordinates from about j * s / parts.
+// The schedule is named `name`. Throws UnsupportedRequest when no side is cut or the collective
+// is not allreduce.
 [[nodiscard]] SchedulePtr spread_side_fold(const ScheduleRequest& request, const std::string& name,
-                                           int parts, const InnerBuilder& build);
+                                           int parts, const SideCut& cut,
+                                           const InnerBuilder& build);
 
 }  // namespace topocoll::algorithms
