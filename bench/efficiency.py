@@ -7,6 +7,7 @@ counts, and prints the collective's bandwidth bound divided by the time (the "% 
 holds the table and the explanations of the deviations.
 
     .venv/bin/python bench/efficiency.py [--collective allreduce] [--jobs 2] [--quick]
+                                         [--only NAME,NAME,...]
 """
 
 from __future__ import annotations
@@ -21,10 +22,16 @@ from pathlib import Path
 TOPOCOLL = str(Path(sys.executable).with_name("topocoll"))
 
 # Even, odd, powers of two and three; square and rectangular 2D tori; 3D and 4D tori.
-RINGS = ["ring:8", "ring:26", "ring:27", "ring:30", "ring:31", "ring:32", "ring:64", "ring:81"]
+RINGS = [
+    "ring:8", "ring:10", "ring:26", "ring:27", "ring:28", "ring:30", "ring:31", "ring:32",
+    "ring:64", "ring:81",
+]  # fmt: skip
 RINGS_FULL = RINGS + ["ring:243", "ring:256", "ring:1024"]
-TORI = ["torus:8x8", "torus:14x14", "torus:15x15", "torus:16x4", "torus:32x8", "torus:4x4x4"]
-TORI_FULL = TORI + ["torus:27x27", "torus:32x32", "torus:64x16", "torus:4x4x4x4"]
+TORI = [
+    "torus:8x8", "torus:9x9", "torus:10x10", "torus:14x14", "torus:14x16", "torus:15x15",
+    "torus:16x4", "torus:32x8", "torus:4x4x4",
+]  # fmt: skip
+TORI_FULL = TORI + ["torus:27x27", "torus:28x28", "torus:32x32", "torus:64x16", "torus:4x4x4x4"]
 
 
 def algorithms(collective: str) -> list[dict]:
@@ -57,9 +64,16 @@ def main() -> int:
     parser.add_argument("--collective", default="allreduce")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="the smaller shapes only")
+    parser.add_argument("--only", help="comma-separated algorithm names (default: all)")
     args = parser.parse_args()
     shapes = (RINGS + TORI) if args.quick else (RINGS_FULL + TORI_FULL)
     names = [a["name"] for a in algorithms(args.collective)]
+    if args.only:
+        wanted = args.only.split(",")
+        unknown = sorted(set(wanted) - set(names))
+        if unknown:
+            parser.error(f"--only: unknown for {args.collective}: {', '.join(unknown)}")
+        names = [n for n in names if n in wanted]
     cells = [(n, s) for n in names for s in shapes]
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         values = list(pool.map(lambda c: efficiency(c[1], args.collective, c[0]), cells))

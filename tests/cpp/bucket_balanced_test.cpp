@@ -50,7 +50,8 @@ double simulated_efficiency(const std::string& algorithm, int rows, int columns,
 }
 
 TEST(BucketBalanced, PlanReachesTheBoundWithinFivePercentOnRectangularTori) {
-  for (auto [a, b] : {std::pair{16, 4}, {24, 6}, {32, 8}, {64, 16}, {128, 8}, {256, 4}}) {
+  for (auto [a, b] : {std::pair{16, 4}, {24, 6}, {32, 8}, {64, 16}, {128, 8}, {256, 4}, {6, 2},
+                      {8, 2}, {16, 2}, {64, 2}, {9, 3}, {5, 3}, {12, 8}}) {
     const algorithms::BalancedBucketPlan plan =
         algorithms::plan_balanced_bucket(a, b, Collective::allreduce);
     EXPECT_GE(plan.efficiency, 0.95) << a << "x" << b;
@@ -65,7 +66,7 @@ TEST(BucketBalanced, PlanReachesTheBoundWithinFivePercentOnRectangularTori) {
 
 TEST(BucketBalanced, VerifiesOnRectangularSquareAndOddShapes) {
   for (auto [rows, columns] :
-       {std::pair{2, 2}, {2, 6}, {8, 4}, {4, 16}, {5, 3}, {6, 6}, {8, 1}, {1, 5}}) {
+       {std::pair{2, 2}, {2, 6}, {8, 4}, {4, 16}, {5, 3}, {6, 6}, {8, 1}, {1, 5}, {2, 16}}) {
     for (Collective c :
          {Collective::allreduce, Collective::reduce_scatter, Collective::allgather}) {
       const auto schedule = registry().build("bucket-balanced", request_for(rows, columns, c));
@@ -77,7 +78,7 @@ TEST(BucketBalanced, VerifiesOnRectangularSquareAndOddShapes) {
 
 TEST(BucketBalanced, FlowModelRunsThePlannedTime) {
   for (Collective c : {Collective::allreduce, Collective::reduce_scatter, Collective::allgather})
-    for (auto [rows, columns] : {std::pair{16, 4}, {4, 8}}) {
+    for (auto [rows, columns] : {std::pair{16, 4}, {4, 8}, {16, 2}}) {
       const int a = std::max(rows, columns), b = std::min(rows, columns);
       const double planned = algorithms::plan_balanced_bucket(a, b, c).efficiency;
       const double simulated = simulated_efficiency("bucket-balanced", rows, columns, c);

@@ -8,6 +8,11 @@ namespace {
 
 constexpr int max_short_first_jobs = 3;
 constexpr int finest_units = 24;
+// Sides of 2 or 3 leave the short dimension's first phase long next to the long dimension's
+// work: the long links idle until a short-first job reaches them, so the share is cut into more,
+// equal, jobs (up to 12 of 48 units).
+constexpr int max_equal_short_first_jobs = 12;
+constexpr int equal_split_units = 48;
 constexpr double good_enough = 0.005;  // a coarser split within this of the finest one wins
 
 struct Sides {
@@ -100,6 +105,41 @@ BalancedBucketPlan best_for_units(const Sides& s, const std::vector<int>& phases
   return best;
 }
 
+// One long-first job of L units and k short-first jobs sharing the rest as evenly as possible,
+// for every L and k, with the long-first job at every priority position (the short-first jobs
+// in order).
+BalancedBucketPlan best_with_equal_jobs(const Sides& s, const std::vector<int>& phases, int units) {
+  const double bound = (1.0 - 1.0 / (s.a * s.b)) * static_cast<double>(phases.size()) / 4;
+  BalancedBucketPlan best;
+  for (int k = max_short_first_jobs + 1; k <= max_equal_short_first_jobs; ++k)
+    for (int long_units = 1; long_units <= units - k; ++long_units) {
+      std::vector<BalancedBucketJob> jobs{{true, long_units}};
+      const int rest = units - long_units;
+      for (int j = 0; j < k; ++j) jobs.push_back({false, rest / k + (j < rest % k ? 1 : 0)});
+      for (int position = 0; position <= k; ++position) {
+        std::vector<int> priority;
+        for (int j = 1; j <= k; ++j) {
+          if (j - 1 == position) priority.push_back(0);
+          priority.push_back(j);
+        }
+        if (position == k) priority.push_back(0);
+        const Trial t = list_schedule(s, phases, jobs, units, priority);
+        const double efficiency = bound / t.makespan;
+        if (efficiency > best.efficiency + 1e-9) best = {units, jobs, t.order, efficiency};
+      }
+    }
+  return best;
+}
+
+BalancedBucketPlan fewest_jobs_plan(const Sides& s, const std::vector<int>& phases) {
+  const BalancedBucketPlan finest = best_for_units(s, phases, finest_units);
+  for (int units : {4, 6, 8, 12, 16}) {
+    BalancedBucketPlan plan = best_for_units(s, phases, units);
+    if (plan.efficiency >= finest.efficiency - good_enough) return plan;
+  }
+  return finest;
+}
+
 }  // namespace
 
 BalancedBucketPlan plan_balanced_bucket(int long_side, int short_side, Collective collective) {
@@ -107,12 +147,10 @@ BalancedBucketPlan plan_balanced_bucket(int long_side, int short_side, Collectiv
   std::vector<int> phases;
   if (collective != Collective::allgather) phases = {0, 1};
   if (collective != Collective::reduce_scatter) phases.insert(phases.end(), {2, 3});
-  const BalancedBucketPlan finest = best_for_units(s, phases, finest_units);
-  for (int units : {4, 6, 8, 12, 16}) {
-    BalancedBucketPlan plan = best_for_units(s, phases, units);
-    if (plan.efficiency >= finest.efficiency - good_enough) return plan;
-  }
-  return finest;
+  BalancedBucketPlan plan = fewest_jobs_plan(s, phases);
+  // More jobs (more lanes and messages) only where they gain more than the tolerance.
+  BalancedBucketPlan many = best_with_equal_jobs(s, phases, equal_split_units);
+  return many.efficiency > plan.efficiency + good_enough ? many : plan;
 }
 
 }  // namespace topocoll::algorithms
