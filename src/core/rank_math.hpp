@@ -22,6 +22,14 @@ namespace topocoll {
   return p;
 }
 
+// Whether n lies just above a power of three p: p < n <= p + p/3 (n >= 4). Such sides are
+// folded onto p by trivance-bw-fold; further above, the gap costs more than the paper's method.
+[[nodiscard]] constexpr bool just_above_power_of_three(long long n) {
+  if (n < 4) return false;
+  const long long p = floor_power(n, 3);
+  return n > p && n - p <= p / 3;
+}
+
 // Smallest k with base^k >= n (n >= 1).
 [[nodiscard]] constexpr int ceil_log(long long n, long long base) {
   int k = 0;

@@ -58,7 +58,7 @@ std::string_view side_rule_name(SideRule rule) {
     case SideRule::power_of_two: return "power-of-two";
     case SideRule::hamiltonian_pair: return "hamiltonian-pair";
     case SideRule::some_odd: return "some-odd";
-    case SideRule::some_not_power_of_three: return "some-not-power-of-three";
+    case SideRule::some_just_above_power_of_three: return "some-just-above-power-of-three";
   }
   return "any";
 }
@@ -205,11 +205,11 @@ std::optional<std::string> side_rule_violation(const AlgorithmInfo& algo,
         return std::nullopt;
       return algo.name + " serves shapes with an odd side (got " + shape_text(dims) +
              "); accepted: a side odd and >= 3, e.g. 27, 15x15, 14x15";
-    case SideRule::some_not_power_of_three:
-      if (std::any_of(dims.begin(), dims.end(), [](int s) { return s >= 4 && !is_power_of(s, 3); }))
+    case SideRule::some_just_above_power_of_three:
+      if (std::any_of(dims.begin(), dims.end(), [](int s) { return just_above_power_of_three(s); }))
         return std::nullopt;
-      return algo.name + " serves shapes with a side >= 4 that is not a power of three (got " +
-             shape_text(dims) + "); accepted: e.g. 28, 32, 28x28, 27x32";
+      return algo.name + " serves shapes with a side just above a power of three p (p < n <= " +
+             "p + p/3; got " + shape_text(dims) + "); accepted: e.g. 4, 10..12, 28..36, 28x28";
   }
   return std::nullopt;
 }

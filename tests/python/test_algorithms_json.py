@@ -25,6 +25,13 @@ def is_power_of(n: int, base: int) -> bool:
     return n == 1
 
 
+def just_above_power_of_three(n: int) -> bool:
+    p = 1
+    while p * 3 <= n:
+        p *= 3
+    return n >= 4 and p < n <= p + p // 3
+
+
 RANK_RULES = {
     "any": lambda p: True,
     "even": lambda p: p % 2 == 0,
@@ -39,7 +46,7 @@ SIDE_RULES = {
     "hamiltonian-pair": lambda dims: len(dims) == 2
     and any(c >= 2 and r % c == 0 and gcd(r, c - 1) == 1 for r, c in (dims, dims[::-1])),
     "some-odd": lambda dims: any(s % 2 == 1 and s >= 3 for s in dims),
-    "some-not-power-of-three": lambda dims: any(s >= 4 and not is_power_of(s, 3) for s in dims),
+    "some-just-above-power-of-three": lambda dims: any(just_above_power_of_three(s) for s in dims),
 }
 
 

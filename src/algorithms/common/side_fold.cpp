@@ -32,7 +32,7 @@ int rank_of(const std::vector<int>& c, const std::vector<int>& dims) {
 int cut_to_even(int side) { return side % 2 == 1 && side >= 3 ? 1 : 0; }
 
 int cut_to_power_of_three(int side) {
-  return side >= 4 ? side - static_cast<int>(floor_power(side, 3)) : 0;
+  return just_above_power_of_three(side) ? side - static_cast<int>(floor_power(side, 3)) : 0;
 }
 
 SideFold::SideFold(ScheduleInfo info, SchedulePtr inner, std::vector<int> first,

@@ -38,11 +38,11 @@ void register_trivance(Registry& registry) {
   fold.variant = "bandwidth-optimal, sides folded to powers of three";
   fold.paper = "trivance.txt sections 4.1, 4.3, 5; other sides: not the paper's (side_fold.hpp)";
   fold.summary =
-      "trivance-bw on the torus with every side >= 4 cut to its largest power of three; the "
-      "left-out lines' ranks fold half the vector into each neighbour, rotated over 8 slices";
+      "trivance-bw on the torus with every side just above a power of three p (up to p + p/3) "
+      "cut to p; the gap's ranks fold half the vector into each side of it, over 16 slices";
   fold.collectives = {Collective::allreduce};
   fold.requirements = ternary_requirements();
-  fold.requirements.sides = SideRule::some_not_power_of_three;
+  fold.requirements.sides = SideRule::some_just_above_power_of_three;
   fold.build = [](const ScheduleRequest& r) {
     return spread_side_fold(r, "trivance-bw-fold", kFoldParts, cut_to_power_of_three,
                             [](const ScheduleRequest& inner) {
