@@ -150,7 +150,7 @@ def cmd_algorithms(args: argparse.Namespace) -> int:
         "power-of-two": "2^k sides",
         "hamiltonian-pair": "2D RxC, R=kC",
         "some-odd": "a side odd >= 3",
-        "some-just-above-power-of-three": "a side in (3^k, 4*3^(k-1)]",
+        "some-just-above-power-of-three": "a side in (3^k, 4*3^(k-1)], k >= 2",
     }
     for a in algos:
         req = a["requirements"]

@@ -22,10 +22,11 @@ namespace topocoll {
   return p;
 }
 
-// Whether n lies just above a power of three p: p < n <= p + p/3 (n >= 4). Such sides are
-// folded onto p by trivance-bw-fold; further above, the gap costs more than the paper's method.
+// Whether n lies just above a power of three p >= 9: p < n <= p + p/3. Such sides are folded
+// onto p by trivance-bw-fold; further above, or onto 3, the gap costs more than the paper's
+// method (docs/efficiency.md).
 [[nodiscard]] constexpr bool just_above_power_of_three(long long n) {
-  if (n < 4) return false;
+  if (n < 10) return false;
   const long long p = floor_power(n, 3);
   return n > p && n - p <= p / 3;
 }

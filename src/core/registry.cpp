@@ -208,8 +208,8 @@ std::optional<std::string> side_rule_violation(const AlgorithmInfo& algo,
     case SideRule::some_just_above_power_of_three:
       if (std::any_of(dims.begin(), dims.end(), [](int s) { return just_above_power_of_three(s); }))
         return std::nullopt;
-      return algo.name + " serves shapes with a side just above a power of three p (p < n <= " +
-             "p + p/3; got " + shape_text(dims) + "); accepted: e.g. 4, 10..12, 28..36, 28x28";
+      return algo.name + " serves shapes with a side just above a power of three p >= 9 (p < " +
+             "n <= p + p/3; got " + shape_text(dims) + "); accepted: e.g. 10..12, 28..36, 28x28";
   }
   return std::nullopt;
 }

@@ -38,7 +38,7 @@ enum class SideRule {
   power_of_two,      // a ring of any size (the rank rule applies), or power-of-two torus sides
   hamiltonian_pair,  // 2D R x C with R = k*C, gcd(R, C-1) = 1 either way round (hamiltonian-rings)
   some_odd,          // at least one side odd and >= 3 (the odd-side folds)
-  some_just_above_power_of_three,  // a side n with 3^k < n <= 3^k + 3^(k-1), k >= 1
+  some_just_above_power_of_three,  // a side n with 3^k < n <= 3^k + 3^(k-1), k >= 2
 };
 // Which collectives read the request's root: only the rooted ones (bcast, reduce, gather,
 // scatter), or every collective of the algorithm (those that collect at a root first).

@@ -80,9 +80,9 @@ TEST(SideFold, VerifiesOnOddRingsAndTori) {
     }
 }
 
-TEST(SideFold, TrivanceVerifiesOnSidesThatAreNotPowersOfThree) {
-  std::vector<std::vector<int>> shapes = {{4, 4}, {10, 3}, {4, 9}, {4, 2, 3}, {28, 2}, {11, 5}};
-  for (int p : {4, 10, 11, 12, 28, 30, 33, 36}) shapes.push_back({p});
+TEST(SideFold, TrivanceVerifiesOnSidesJustAboveAPowerOfThree) {
+  std::vector<std::vector<int>> shapes = {{10, 10}, {10, 3}, {4, 10}, {10, 2, 3}, {28, 2}, {11, 5}};
+  for (int p : {10, 11, 12, 28, 30, 33, 36}) shapes.push_back({p});
   for (const auto& dims : shapes) {
     const auto schedule = registry().build("trivance-bw-fold", allreduce_on(dims));
     const VerifyReport report = verify(*schedule);
@@ -94,8 +94,10 @@ TEST(SideFold, RefusesShapesWithNothingToCut) {
   for (const char* name : {"swing-bw-fold", "bine-bw-torus-fold"})
     for (const std::vector<int>& dims : {std::vector<int>{26}, {8, 8}, {14, 16}})
       EXPECT_TRUE(Registry::rejection(registry().get(name), allreduce_on(dims))) << shape(dims);
-  // Powers of three, and sides too far above one (the gap would cost more than it saves).
-  for (const std::vector<int>& dims : {std::vector<int>{27}, {9, 3}, {3, 2}, {26}, {8, 8}, {37}})
+  // Powers of three, sides too far above one and sides just above 3 (the gap would cost more
+  // than it saves).
+  for (const std::vector<int>& dims :
+       {std::vector<int>{27}, {9, 3}, {3, 2}, {26}, {8, 8}, {37}, {4}, {4, 4}})
     EXPECT_TRUE(Registry::rejection(registry().get("trivance-bw-fold"), allreduce_on(dims)))
         << shape(dims);
 }

@@ -29,7 +29,7 @@ def just_above_power_of_three(n: int) -> bool:
     p = 1
     while p * 3 <= n:
         p *= 3
-    return n >= 4 and p < n <= p + p // 3
+    return n >= 10 and p < n <= p + p // 3
 
 
 RANK_RULES = {

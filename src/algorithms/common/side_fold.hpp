@@ -71,8 +71,9 @@ using InnerBuilder = std::function<SchedulePtr(const ScheduleRequest&)>;
 // How many ranks to leave out of a side of the given size (0: keep it whole).
 using SideCut = std::function<int(int side)>;
 
-// Cuts: one rank off every odd side >= 3 (Swing, Bine); a side just above a power of three p
-// (p < n <= p + p/3) down to p (Trivance; further above, the gap costs more than it saves).
+// Cuts: one rank off every odd side >= 3 (Swing, Bine); a side just above a power of three
+// p >= 9 (p < n <= p + p/3) down to p (Trivance; further above, the gap costs more than it
+// saves).
 [[nodiscard]] int cut_to_even(int side);
 [[nodiscard]] int cut_to_power_of_three(int side);
 

@@ -38,7 +38,7 @@ void register_trivance(Registry& registry) {
   fold.variant = "bandwidth-optimal, sides folded to powers of three";
   fold.paper = "trivance.txt sections 4.1, 4.3, 5; other sides: not the paper's (side_fold.hpp)";
   fold.summary =
-      "trivance-bw on the torus with every side just above a power of three p (up to p + p/3) "
+      "trivance-bw on the torus with every side just above a power of three p >= 9 (to p + p/3) "
       "cut to p; the gap's ranks fold half the vector into each side of it, over 16 slices";
   fold.collectives = {Collective::allreduce};
   fold.requirements = ternary_requirements();
