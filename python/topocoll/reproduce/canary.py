@@ -53,8 +53,9 @@ def write(ctx: Context, figure: str, runs: dict, title: str, spec: str, size: in
                      "mean_link_utilization": mean(runs, name, "mean_link_utilization"),
                      "exact": all(r["exact"] for r in rs), "seeds": len(rs)})  # fmt: skip
     write_csv(ctx.out / f"{figure}.csv", rows)
-    caption = f"Canary {title}\n{spec}, {size >> 10} KiB, {SEEDS} seeds (bars: min..max)"
+    caption = f"Canary {title}\n{spec}, {size >> 10} KiB, {SEEDS} seeds"
     if all("utilization_shares" in r for rs in runs.values() for r in rs):
+        caption += " (share of links per bin: mean of the seeds)"
         means = {n: [statistics.mean(r["utilization_shares"][b] for r in rs) for b in range(10)]
                  for n, rs in runs.items()}  # fmt: skip
         from topocoll.innet_cli import plot_shares
@@ -70,7 +71,7 @@ def write(ctx: Context, figure: str, runs: dict, title: str, spec: str, size: in
     ax.bar(range(len(names)), ys, yerr=err, capsize=2)
     ax.set_xticks(range(len(names)), names, rotation=60, ha="right", fontsize=7)
     ax.set_ylabel("goodput (Gb/s)")
-    ax.set_title(caption, fontsize=8)
+    ax.set_title(caption + " (bars: min..max)", fontsize=8)
     fig.tight_layout()
     fig.savefig(ctx.out / f"{figure}.png", dpi=80)
     plt.close(fig)
