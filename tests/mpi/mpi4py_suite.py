@@ -59,9 +59,12 @@ VERBOSE_LINE = re.compile(
 )
 # unittest's closing lines, one pair per rank: "Ran 72 tests in 0.437s" and "OK (skipped=3)"
 # or "FAILED (failures=1, errors=2, skipped=3)". The ranks share one stderr, so a line may
-# arrive glued to the end of another rank's ("-----...Ran 72 tests"): searched, not matched.
+# arrive glued to another rank's ("-----...Ran 72 tests", "OKtopocoll: bcast ..." when a
+# verbose line came between "OK" and its newline): searched, not matched.
 RAN_LINE = re.compile(r"Ran (\d+) tests? in ")
-OUTCOME_LINE = re.compile(r"(?:^|-)(OK|FAILED)(?: \(([\w =,]*)\))?$")
+OUTCOME_LINE = re.compile(
+    r"(?:^|(?<=[-a-z0-9]))(OK|FAILED)(?: \(([\w =,]*)\))?(?=$|topocoll: |Ran |-|\[)"
+)
 
 
 def pinned_version(requirements: Path) -> str:
