@@ -170,6 +170,10 @@ def run_one(args: argparse.Namespace, tests: Path, family: str, ranks: int) -> b
         f"{sum(library.values())}; {count_tests(stderr)}",
         flush=True,
     )
+    if "no unittest summary" in count_tests(stderr):
+        # The closing lines arrived cut by other ranks' output: show what there is of them.
+        pieces = [line for line in stderr.splitlines() if re.search(r"Ran \d|OK|FAILED", line)]
+        print("    unittest's closing lines as they arrived:", *pieces[-16:], sep="\n    ")
     if problems:
         print(result.stdout[-6000:])
         unittest_lines = [line for line in stderr.splitlines() if not line.startswith("topocoll:")]
