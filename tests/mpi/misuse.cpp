@@ -140,6 +140,18 @@ void forced_names() {
   check(allreduce_ok(MPI_COMM_WORLD, nullptr, 10, &rc) && ran() == "ring",
         "TOPOCOLL_ALLREDUCE_ALGORITHM=ring with a NULL algorithm argument runs ring");
   unsetenv("TOPOCOLL_ALLREDUCE_ALGORITHM");
+  check(allreduce_ok(MPI_COMM_WORLD, nullptr, 10, &rc) && ran() != "ring",
+        "TOPOCOLL_ALLREDUCE_ALGORITHM unset again: auto, not ring");
+  // A putenv'd string is part of the environment: changed in place, the environment's
+  // pointers stay the same, and the next call must still see the new value (config.cpp
+  // remembers the pointers and hashes the TOPOCOLL_ variables again).
+  static char variable[64] = "TOPOCOLL_ALLREDUCE_ALGORITHM=ring";
+  putenv(variable);
+  const bool ring = allreduce_ok(MPI_COMM_WORLD, nullptr, 10, &rc) && ran() == "ring";
+  std::snprintf(variable, sizeof variable, "TOPOCOLL_ALLREDUCE_ALGORITHM=recdoub-lat");
+  check(ring && allreduce_ok(MPI_COMM_WORLD, nullptr, 10, &rc) && ran() == "recdoub-lat",
+        "a putenv'd TOPOCOLL_ALLREDUCE_ALGORITHM changed in place: ring, then recdoub-lat");
+  unsetenv("TOPOCOLL_ALLREDUCE_ALGORITHM");
 }
 
 std::string write_file(const std::string& name, const std::string& text) {
@@ -416,6 +428,28 @@ void communicators() {
                   "duplicate freed");
   }
   MPI_Comm_free(&half);
+
+  // A communicator created right after one was freed may get its handle (Open MPI reuses the
+  // memory): its calls must run on its own state, not on the one the thread remembers for the
+  // handle (state_for), whose private duplicate was freed with it. Sizes alternate, so a
+  // stale state also has the wrong rank count.
+  bool reused = false, fresh_ok = true;
+  MPI_Comm previous = MPI_COMM_NULL;
+  for (int round = 0; round < 6; ++round) {
+    MPI_Comm comm = MPI_COMM_NULL;
+    if (round % 2 == 0) {
+      MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    } else {
+      MPI_Comm_split(MPI_COMM_WORLD, rank_ % 2, rank_, &comm);
+    }
+    reused = reused || comm == previous;
+    fresh_ok = allreduce_ok(comm, "ring", 3, &rc) && ran() == "ring" && fresh_ok;
+    fresh_ok = allreduce_ok(comm, "ring", 5, &rc) && fresh_ok;
+    previous = comm;
+    MPI_Comm_free(&comm);
+  }
+  check(fresh_ok, std::string("communicators freed and created in turn (a handle came back: ") +
+                      (reused ? "yes" : "no") + "): every call right, on its own communicator");
 
   // A Cartesian communicator: its dims reach torus algorithms.
   int dims[2] = {0, 0}, periods[2] = {1, 1};

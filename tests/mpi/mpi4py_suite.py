@@ -57,6 +57,14 @@ FAMILIES: dict[str, dict[str, str]] = {
 VERBOSE_LINE = re.compile(
     r"^topocoll: (\w+) comm_size=(\d+) .*algorithm=([\w-]+)(?: fallback=(.*))?$"
 )
+# unittest's closing lines, one pair per rank: "Ran 72 tests in 0.437s" and "OK (skipped=3)"
+# or "FAILED (failures=1, errors=2, skipped=3)". The ranks share one stderr, so a line may
+# arrive glued to another rank's ("-----...Ran 72 tests", "OKtopocoll: bcast ..." when a
+# verbose line came between "OK" and its newline): searched, not matched.
+RAN_LINE = re.compile(r"Ran (\d+) tests? in ")
+OUTCOME_LINE = re.compile(
+    r"(?:^|(?<=[-a-z0-9]))(OK|FAILED)(?: \(([\w =,]*)\))?(?=$|topocoll: |Ran |-|\[)"
+)
 
 
 def pinned_version(requirements: Path) -> str:
@@ -103,6 +111,25 @@ def summarize(verbose: str) -> tuple[collections.Counter, collections.Counter]:
     return served, library
 
 
+def count_tests(stderr: str) -> str:
+    """Tests run, passed and skipped per rank, as 'run/passed/skipped' (ranks that differ: each)."""
+    ran = [int(m.group(1)) for m in map(RAN_LINE.search, stderr.splitlines()) if m]
+    outcomes = [m for m in map(OUTCOME_LINE.search, stderr.splitlines()) if m]
+    if not ran or len(ran) != len(outcomes):
+        return "no unittest summary"
+    cells = []
+    for total, outcome in zip(ran, outcomes, strict=True):
+        counts: collections.Counter[str] = collections.Counter()
+        for item in (outcome.group(2) or "").split(", "):
+            if "=" in item:
+                key, value = item.split("=")
+                counts[key] = int(value)
+        not_passed = sum(counts[k] for k in ("failures", "errors", "skipped", "expected failures"))
+        cells.append(f"{total}/{total - not_passed}/{counts['skipped']}")
+    distinct = sorted(set(cells))
+    return f"tests run/passed/skipped per rank: {', '.join(distinct)} ({len(cells)} ranks)"
+
+
 def run_one(args: argparse.Namespace, tests: Path, family: str, ranks: int) -> bool:
     env = dict(os.environ)
     for name in list(env):
@@ -140,9 +167,13 @@ def run_one(args: argparse.Namespace, tests: Path, family: str, ranks: int) -> b
     print(
         f"{family} np={ranks}: {'FAIL (' + '; '.join(problems) + ')' if problems else 'OK'} "
         f"in {seconds:.0f} s; calls served by topocoll: {calls}; by the MPI library: "
-        f"{sum(library.values())}",
+        f"{sum(library.values())}; {count_tests(stderr)}",
         flush=True,
     )
+    if "no unittest summary" in count_tests(stderr):
+        # The closing lines arrived cut by other ranks' output: show what there is of them.
+        pieces = [line for line in stderr.splitlines() if re.search(r"Ran \d|OK|FAILED", line)]
+        print("    unittest's closing lines as they arrived:", *pieces[-16:], sep="\n    ")
     if problems:
         print(result.stdout[-6000:])
         unittest_lines = [line for line in stderr.splitlines() if not line.startswith("topocoll:")]

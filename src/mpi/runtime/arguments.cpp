@@ -2,17 +2,17 @@
 
 namespace topocoll::mpi {
 
-std::string invalid_argument(const Call& call) {
+std::string invalid_argument(const Call& call, int* size, int* inter) {
   if (call.comm == MPI_COMM_NULL) return "MPI_COMM_NULL";
   if (call.count < 0) return "negative count";
   if (call.type == MPI_DATATYPE_NULL) return "MPI_DATATYPE_NULL";
   if (is_reduction(core_collective(call.collective)) && call.op == MPI_OP_NULL)
     return "MPI_OP_NULL";
-  int inter = 0, size = 0;
-  if (PMPI_Comm_test_inter(call.comm, &inter) != MPI_SUCCESS) return "invalid communicator";
-  PMPI_Comm_size(call.comm, &size);
+  if (PMPI_Comm_test_inter(call.comm, inter) != MPI_SUCCESS) return "invalid communicator";
+  PMPI_Comm_size(call.comm, size);
   // An intercommunicator's roots (MPI_ROOT, MPI_PROC_NULL, a remote rank) are the library's.
-  if (!inter && is_rooted(core_collective(call.collective)) && (call.root < 0 || call.root >= size))
+  if (!*inter && is_rooted(core_collective(call.collective)) &&
+      (call.root < 0 || call.root >= *size))
     return "root " + std::to_string(call.root) + " out of range";
   return "";
 }

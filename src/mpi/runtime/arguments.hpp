@@ -11,8 +11,9 @@
 namespace topocoll::mpi {
 
 // Arguments the MPI library rejects before anything else (a null handle, a negative count, a
-// root out of range); empty when there are none.
-[[nodiscard]] std::string invalid_argument(const Call& call);
+// root out of range); empty when there are none. When the communicator is valid, its size and
+// whether it is an intercommunicator are left in *size and *inter (asked once per call).
+[[nodiscard]] std::string invalid_argument(const Call& call, int* size, int* inter);
 // `sendbuf` and `recvbuf` are the same memory (and not MPI_BOTTOM / NULL for count 0).
 [[nodiscard]] bool aliased(const void* sendbuf, const void* recvbuf, MPI_Count count);
 // Sets Call::misuse from the buffer arguments: `in_place_send_forbidden` (MPI_IN_PLACE as

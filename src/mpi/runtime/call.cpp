@@ -11,6 +11,7 @@
 #include "arguments.hpp"
 #include "call_report.hpp"
 #include "collectives.hpp"
+#include "element_type.hpp"
 
 namespace topocoll::mpi {
 namespace {
@@ -38,11 +39,7 @@ bool is_predefined_op(MPI_Op op) {
   return false;
 }
 
-bool is_derived(MPI_Datatype type) {
-  int integers = 0, addresses = 0, types = 0, combiner = MPI_COMBINER_NAMED;
-  PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner);
-  return combiner != MPI_COMBINER_NAMED;
-}
+bool is_derived(MPI_Datatype type) { return ElementType::named(type) == nullptr; }
 
 // MPI libraries differ on predefined operators over derived datatypes (Open MPI rejects them,
 // MPICH accepts those built from one basic type): such calls, like intercommunicators, are
@@ -147,13 +144,11 @@ const char* last_reason() { return last_reason_text.c_str(); }
 // Chooses, runs `body` (topocoll) or `fallback` (the MPI library), logs and records.
 int serve(const Call& call, Body body, Fallback fallback) {
   // Arguments the MPI library rejects: it reports them as it always does.
-  if (const std::string why = invalid_argument(call); !why.empty()) {
+  int size = 0, inter = 0;
+  if (const std::string why = invalid_argument(call, &size, &inter); !why.empty()) {
     Serving::record("mpi", why + ": the MPI library reports it");
     return fallback();
   }
-  int size = 0, inter = 0;
-  PMPI_Comm_size(call.comm, &size);
-  PMPI_Comm_test_inter(call.comm, &inter);
   const Serving serving{call, fallback, read_settings(call.collective, call.algorithm), size};
   const Settings& settings = serving.settings;
   if (call.raise_misuse) return serving.fail(call.misuse, call.misuse, forbidden_in_place_class());

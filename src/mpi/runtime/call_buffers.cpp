@@ -74,6 +74,7 @@ int run(CommState& state, const Choice& choice, const Plan& plan, const ElementT
   context.max_message_bytes = choice.max_message_bytes;
   context.segment_bytes = choice.segment_bytes;
   context.types = &plan.types;
+  context.requests = &state.requests;
   context.comm = state.comm();
   context.type = type;
   context.op = op;
@@ -99,6 +100,8 @@ int run(CommState& state, const Choice& choice, const Plan& plan, const ElementT
 
 std::uint64_t bytes_of(MPI_Count count, MPI_Datatype type) {
   if (type == MPI_DATATYPE_NULL) return 0;
+  if (const ElementType* named = ElementType::named(type))
+    return static_cast<std::uint64_t>(count) * named->size;
   MPI_Count size = 0;
   PMPI_Type_size_x(type, &size);
   return static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);

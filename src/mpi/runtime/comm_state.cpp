@@ -1,5 +1,6 @@
 #include "comm_state.hpp"
 
+#include <atomic>
 #include <mutex>
 #include <set>
 
@@ -20,7 +21,12 @@ std::set<CommState*>& live_states() {
   return s;
 }
 
+// Bumped whenever a state is deleted: the per-thread memory of the last communicator's state
+// (state_for) is then stale, since a freed communicator's handle may come back for another.
+std::atomic<std::uint64_t> deletions{0};
+
 int delete_state(MPI_Comm, int, void* value, void*) {
+  deletions.fetch_add(1, std::memory_order_acq_rel);
   delete static_cast<CommState*>(value);
   return MPI_SUCCESS;
 }
@@ -136,12 +142,27 @@ void CommState::remember_plan(const ProgramKey& key, std::uint64_t count, const 
 }
 
 CommState* state_for(MPI_Comm comm, int* rc) {
+  // The state of the thread's last communicator, while no state was deleted since: a loop of
+  // calls skips the attribute lookup (docs/mpi-benchmark.md, "Small messages"). The state
+  // lives as long as its communicator, and freeing it deletes the state (delete_state).
+  struct Last {
+    MPI_Comm comm = MPI_COMM_NULL;
+    CommState* state = nullptr;
+    std::uint64_t deletions = 0;
+  };
+  thread_local Last last;
+  *rc = MPI_SUCCESS;
+  const std::uint64_t deleted = deletions.load(std::memory_order_acquire);
+  if (last.state && last.comm == comm && last.deletions == deleted) return last.state;
   const int key = keyval();
   void* value = nullptr;
   int found = 0;
   *rc = PMPI_Comm_get_attr(comm, key, &value, &found);
   if (*rc != MPI_SUCCESS) return nullptr;
-  if (found) return static_cast<CommState*>(value);
+  if (found) {
+    last = {comm, static_cast<CommState*>(value), deleted};
+    return last.state;
+  }
   MPI_Comm duplicate = MPI_COMM_NULL;
   *rc = PMPI_Comm_dup(comm, &duplicate);
   if (*rc != MPI_SUCCESS) return nullptr;

@@ -52,6 +52,8 @@ class CommState {
   ElementBuffer workspace;  // scratch slots and staging
   ElementBuffer area[2];    // copies of user data (read-only input, packed derived types)
   ElementBuffer padded[2];  // the user and receive slots of a padded plan
+  // The executor's request arrays per lane, kept between calls (no allocation per call).
+  std::vector<std::vector<MPI_Request>> requests;
 
   // The plan of a recent uniform call with this key and element count (a loop repeats its
   // calls: this skips building the two map keys), or nullptr.

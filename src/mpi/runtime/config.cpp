@@ -8,6 +8,7 @@
 #include <cstring>
 #include <mutex>
 #include <set>
+#include <vector>
 
 #include "byte_size.hpp"
 
@@ -130,16 +131,47 @@ Settings parse_settings(MpiCollective c, const char* algorithm) {
   return s;
 }
 
-// FNV-1a over every TOPOCOLL_ variable of the environment, names and values, in one pass over
-// `environ` (a getenv per setting scans it once each).
-std::uint64_t environment_hash() {
+// FNV-1a over the TOPOCOLL_ variables of the environment at `indices` of `environ`.
+std::uint64_t hash_of(char** environment, const std::vector<std::size_t>& indices) {
   std::uint64_t h = 14695981039346656037ull;
-  for (char** e = environ; e && *e; ++e) {
-    if ((*e)[0] != 'T' || std::strncmp(*e, "TOPOCOLL_", 9) != 0) continue;
-    for (const char* p = *e; *p; ++p) h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ull;
+  for (std::size_t i : indices) {
+    for (const char* p = environment[i]; *p; ++p)
+      h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ull;
     h = (h ^ 0x100) * 1099511628211ull;  // between variables
   }
   return h;
+}
+
+// A hash of every TOPOCOLL_ variable of the environment, names and values. The thread
+// remembers `environ`'s array and pointers and where the TOPOCOLL_ variables were: while the
+// array and its pointers are the same (one memcmp, much cheaper than looking at the ~100
+// variables mpiexec sets), only those variables are hashed again (a putenv'd string may
+// change in place); when any pointer changed (setenv, putenv, unsetenv), the environment is
+// scanned again. The memcmp reads no further than the array had entries when it was scanned:
+// the C library only grows it (setenv reallocates it, unsetenv moves entries down), and a
+// program that installs another array changes `environ`.
+std::uint64_t environment_hash() {
+  struct Snapshot {
+    char** array = nullptr;
+    std::vector<char*> pointers;        // environ's entries and its terminating nullptr
+    std::vector<std::size_t> topocoll;  // indices of the TOPOCOLL_ variables
+  };
+  thread_local Snapshot snapshot;
+  char** environment = environ;
+  const std::size_t known = snapshot.pointers.size();
+  if (environment && environment == snapshot.array && known > 0 &&
+      std::memcmp(environment, snapshot.pointers.data(), known * sizeof(char*)) == 0)
+    return hash_of(environment, snapshot.topocoll);
+  snapshot.array = environment;
+  snapshot.pointers.clear();
+  snapshot.topocoll.clear();
+  for (std::size_t i = 0; environment && environment[i]; ++i) {
+    snapshot.pointers.push_back(environment[i]);
+    if (environment[i][0] == 'T' && std::strncmp(environment[i], "TOPOCOLL_", 9) == 0)
+      snapshot.topocoll.push_back(i);
+  }
+  if (environment) snapshot.pointers.push_back(nullptr);
+  return hash_of(environment, snapshot.topocoll);
 }
 
 }  // namespace

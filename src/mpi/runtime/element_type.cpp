@@ -1,13 +1,16 @@
 #include "element_type.hpp"
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstring>
 #include <stdexcept>
 
 namespace topocoll::mpi {
 
-ElementType ElementType::of(MPI_Datatype type) {
+namespace {
+
+ElementType queried(MPI_Datatype type) {
   ElementType t;
   t.type = type;
   MPI_Count size = 0, lb = 0, extent = 0, true_lb = 0, true_extent = 0;
@@ -21,6 +24,39 @@ ElementType ElementType::of(MPI_Datatype type) {
   // No gaps inside an element and none between consecutive ones.
   t.contiguous = size == extent && size == true_extent;
   return t;
+}
+
+}  // namespace
+
+const ElementType* ElementType::named(MPI_Datatype type) {
+  struct Remembered {
+    MPI_Datatype handle;
+    ElementType type;
+  };
+  constexpr std::size_t kept = 8;  // a program uses a few predefined types
+  struct Memory {
+    std::array<Remembered, kept> remembered{};
+    std::size_t used = 0, next = 0;
+  };
+  thread_local Memory memory;  // one thread-local access per call
+  Memory& m = memory;
+  if (type == MPI_DATATYPE_NULL) return nullptr;
+  for (std::size_t i = 0; i < m.used; ++i)
+    if (m.remembered[i].handle == type) return &m.remembered[i].type;
+  int integers = 0, addresses = 0, types = 0, combiner = MPI_UNDEFINED;
+  if (PMPI_Type_get_envelope(type, &integers, &addresses, &types, &combiner) != MPI_SUCCESS ||
+      combiner != MPI_COMBINER_NAMED)
+    return nullptr;
+  Remembered& slot = m.remembered[m.next];
+  m.next = (m.next + 1) % kept;
+  m.used = std::max(m.used, m.next == 0 ? kept : m.next);
+  slot = {type, queried(type)};
+  return &slot.type;
+}
+
+ElementType ElementType::of(MPI_Datatype type) {
+  if (const ElementType* t = named(type)) return *t;
+  return queried(type);
 }
 
 std::uint64_t ElementType::span(std::uint64_t n) const {

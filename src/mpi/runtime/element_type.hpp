@@ -20,6 +20,10 @@ struct ElementType {
   bool contiguous = true;
 
   [[nodiscard]] static ElementType of(MPI_Datatype type);
+  // The ElementType of a named (predefined) datatype, nullptr for any other (derived types,
+  // MPI_DATATYPE_NULL). Remembered per thread: named types live as long as MPI, so their
+  // handles never come back as another type (a loop of calls asks MPI nothing).
+  [[nodiscard]] static const ElementType* named(MPI_Datatype type);
   [[nodiscard]] static ElementType bytes() { return {}; }
   [[nodiscard]] char* at(char* base, std::uint64_t index) const {
     return base + static_cast<MPI_Aint>(index) * extent;

@@ -36,8 +36,14 @@ class StepRequests {
  public:
   // Multi-range messages are numbered per lane in the lane's order, `lane` of `lanes`, so a
   // message keeps its TypeCache index whatever order the lanes run in.
-  StepRequests(const ExecutionContext& context, std::size_t lane = 0, std::size_t lanes = 1)
-      : context_(context), lane_(lane), lanes_(lanes), piece_(piece_elements(context)) {}
+  // `requests`: where the step's requests live (empty; its capacity is kept between calls).
+  StepRequests(const ExecutionContext& context, std::vector<MPI_Request>& requests,
+               std::size_t lane = 0, std::size_t lanes = 1)
+      : context_(context),
+        lane_(lane),
+        lanes_(lanes),
+        piece_(piece_elements(context)),
+        requests_(requests) {}
   StepRequests(const StepRequests&) = delete;
   StepRequests& operator=(const StepRequests&) = delete;
 
@@ -132,7 +138,22 @@ class StepRequests {
   std::uint64_t piece_;
   std::vector<Piece>* record_ = nullptr;
   std::size_t message_ = 0;
-  std::vector<MPI_Request> requests_;
+  std::vector<MPI_Request>& requests_;
+};
+
+// The request arrays of a call's lanes: the context's (kept between calls), else its own.
+class RequestArrays {
+ public:
+  RequestArrays(const ExecutionContext& c, std::size_t lanes)
+      : arrays_(c.requests ? *c.requests : own_) {
+    if (arrays_.size() < lanes) arrays_.resize(lanes);
+    for (std::size_t l = 0; l < lanes; ++l) arrays_[l].clear();
+  }
+  std::vector<MPI_Request>& operator[](std::size_t lane) { return arrays_[lane]; }
+
+ private:
+  std::vector<std::vector<MPI_Request>> own_;
+  std::vector<std::vector<MPI_Request>>& arrays_;
 };
 
 // Calls f(src, dst, n) over the pieces where two segment lists line up.
@@ -395,7 +416,8 @@ int run_pipelined_step(const CompiledStep& step, const ExecutionContext& c, Step
 }
 
 int run_lane(const CompiledLane& lane, const ExecutionContext& c) {
-  StepRequests requests(c);
+  RequestArrays arrays(c, 1);
+  StepRequests requests(c, arrays[0]);
   std::vector<char> eager;
   for (const CompiledStep& step : lane.steps) {
     if (pipelined_receives(step, c, requests.piece(), eager)) {
@@ -414,12 +436,13 @@ int run_lane(const CompiledLane& lane, const ExecutionContext& c) {
 // applied and its lane moves on, without waiting for the other lanes.
 class LaneScheduler {
  public:
-  LaneScheduler(const Plan& plan, const ExecutionContext& c) : plan_(plan), c_(c) {
+  LaneScheduler(const Plan& plan, const ExecutionContext& c)
+      : plan_(plan), c_(c), arrays_(c, plan.lanes.size()) {
     const std::size_t n = plan.lanes.size();
     done_.assign(n, 0);
     in_flight_.assign(n, 0);
     for (std::size_t l = 0; l < n; ++l)
-      requests_.push_back(std::make_unique<StepRequests>(c, l, n));
+      requests_.push_back(std::make_unique<StepRequests>(c, arrays_[l], l, n));
   }
 
   int run() {
@@ -504,6 +527,7 @@ class LaneScheduler {
 
   const Plan& plan_;
   const ExecutionContext& c_;
+  RequestArrays arrays_;
   std::vector<std::size_t> done_;  // steps completed per lane
   std::vector<char> in_flight_;
   std::vector<std::unique_ptr<StepRequests>> requests_;

@@ -17,6 +17,8 @@
 #include <mpi.h>
 
 #include <array>
+#include <memory>
+#include <vector>
 
 #include "element_type.hpp"
 #include "plan.hpp"
@@ -33,6 +35,9 @@ struct ExecutionContext {
   std::uint64_t segment_bytes = 0;
   std::array<char*, region_count> bases{};  // element 0 of each region
   TypeCache* types = nullptr;               // where multi-range datatypes are kept between calls
+  // Request arrays per lane, kept between calls so that a call's path allocates none
+  // (docs/mpi-benchmark.md, "Small messages"); grown as needed. nullptr: the call's own.
+  std::vector<std::vector<MPI_Request>>* requests = nullptr;
 };
 
 // Returns an MPI error code.
