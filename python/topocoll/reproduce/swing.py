@@ -237,7 +237,6 @@ def fig11(ctx: Context) -> dict:
     }
 
 
-
 # Section 5.4's networks of 4,096 nodes, each beside the torus of the same grid (Fig. 6's 64x64);
 # small: the same kinds on an 8x8 grid (64 nodes).
 TORUS_LIKE = {
@@ -280,8 +279,8 @@ def small_time_ratio(ctx: Context, c, topology: str) -> float:
     vectors)."""
     torus = sweep(ctx, same_grid_torus(topology), "32B")
     on_torus = {e.algorithm: e.time_s for e in torus.entries if e.kind == "algorithm"}
-    ratios = [e.time_s / on_torus[e.algorithm] for e in c.entries
-              if e.kind == "algorithm" and e.size_bytes == 32 and e.algorithm in on_torus]  # fmt: skip
+    small = [e for e in c.entries if e.kind == "algorithm" and e.size_bytes == 32]
+    ratios = [e.time_s / on_torus[e.algorithm] for e in small if e.algorithm in on_torus]
     return round(max(ratios), 3)
 
 
@@ -338,8 +337,12 @@ def fig15_scenarios(ctx: Context) -> dict[str, list[tuple[str, str, dict]]]:
     rect = ("64x16", "128x8", "256x4")
     higher = ("8x8x8", "8x8x8x8")
     if not ctx.paper:
-        rates, square, rect, higher = ("100Gbps", "400Gbps", "3200Gbps"), ("8x8",), ("16x4",), (
-            "4x4x4",)
+        rates, square, rect, higher = (
+            ("100Gbps", "400Gbps", "3200Gbps"),
+            ("8x8",),
+            ("16x4",),
+            ("4x4x4",),
+        )
     return {
         "square torus": [(s, f"torus:{s}", {}) for s in square],
         "rectangular torus": [(s, f"torus:{s}", {}) for s in rect],
@@ -351,8 +354,11 @@ def fig15_scenarios(ctx: Context) -> dict[str, list[tuple[str, str, dict]]]:
 
 def fig15(ctx: Context) -> dict:
     groups = fig15_scenarios(ctx)
-    cases = {(g, label): sweep(ctx, topology, "32B:512MiB", **options)
-             for g, scenarios in groups.items() for label, topology, options in scenarios}  # fmt: skip
+    cases = {
+        (group, label): sweep(ctx, topology, "32B:512MiB", **options)
+        for group, scenarios in groups.items()
+        for label, topology, options in scenarios
+    }
     rows = []
     for (group, label), c in cases.items():
         gains = [s.gain for s in c.summary if s.gain is not None]
@@ -365,7 +371,7 @@ def fig15(ctx: Context) -> dict:
     labels = [f"{g}: {label}" for g, label in cases]
     fig, ax = plt.subplots(figsize=(7, 0.3 * len(cases) + 1.5))
     data = [[100 * (s.gain - 1) for s in c.summary if s.gain is not None] for c in cases.values()]
-    ax.boxplot(data, vert=False, whis=1.5, showmeans=True)
+    ax.boxplot(data, orientation="horizontal", whis=1.5, showmeans=True)
     ax.set_yticks(range(1, len(labels) + 1), labels, fontsize=7)
     ax.axvline(0, color="k", lw=0.6)
     ax.set_xlabel("Swing goodput gain over the best baseline, 32 B to 512 MiB (%)")
@@ -382,8 +388,9 @@ def fig15(ctx: Context) -> dict:
         "max median gain": max(medians),
         "max gain": max(max_gain(c) for c in cases.values()),
         "median gain over bandwidths": round(statistics.median(bandwidth), 3),
-        "min gain on square tori": min(min_gain(c) for (g, _), c in cases.items()
-                                       if g == "square torus"),  # fmt: skip
+        "min gain on square tori": min(
+            min_gain(c) for (g, _), c in cases.items() if g == "square torus"
+        ),  # fmt: skip
         "median gain Hx2Mesh minus torus": round(median_gain(hx2) - median_gain(torus), 3),
     }
     flattest = groups["rectangular torus"][-1][0]  # 256x4 (small: 16x4)
