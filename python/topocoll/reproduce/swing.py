@@ -390,7 +390,7 @@ def fig15(ctx: Context) -> dict:
         "median gain over bandwidths": round(statistics.median(bandwidth), 3),
         "min gain on square tori": min(
             min_gain(c) for (g, _), c in cases.items() if g == "square torus"
-        ),  # fmt: skip
+        ),
         "median gain Hx2Mesh minus torus": round(median_gain(hx2) - median_gain(torus), 3),
     }
     flattest = groups["rectangular torus"][-1][0]  # 256x4 (small: 16x4)
