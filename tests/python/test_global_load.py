@@ -46,6 +46,7 @@ def test_compare_passes_the_load_to_every_run():
     c = compare("dragonfly:2:1:1:1", "bcast", algorithms=["binomial-halving"], sizes=[MIB],
                 ranks=2, global_load="0.5", use_mpi=False)  # fmt: skip
     (entry,) = [e for e in c.entries if e.kind == "algorithm"]
+    assert c.global_load == 0.5 and all(r["global_load"] == 0.5 for r in c.rows())
     assert entry.time_s == pytest.approx(3 * PER_LINK + MIB / (BANDWIDTH * 0.5), rel=1e-9)
 
 
