@@ -1,7 +1,6 @@
 #include "sim/flow_network.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <functional>
 #include <sstream>
 #include <stdexcept>

@@ -125,8 +125,8 @@ class FlowNetwork final : public Network {
 };
 
 // Per link: `load` on every global cable (both directions) of a Dragonfly or Dragonfly+, 0
-// elsewhere; empty when load is 0. Throws UnsupportedRequest for a load outside 0..kMaxLoad or
-// a topology without global cables.
+// elsewhere; empty when load is 0. Throws UnsupportedRequest for a load outside 0..kMaxGlobalLoad
+// or a topology without global cables.
 inline constexpr double kMaxGlobalLoad = 0.99;
 [[nodiscard]] std::vector<double> global_link_load(const topo::Topology& topology, double load);
 
