@@ -187,6 +187,6 @@ EXPERIMENTS = [
     Experiment("bine-table3", "bine", "Table 3 (win/loss)", table3, {"small": 1, "paper": 900},
                "win/loss against binomial trees on dragonfly:lumi, flow model, no other jobs"),
     Experiment("bine-background", "bine", "Table 3 (under load)", background,
-               {"small": 3, "paper": 7200},
+               {"small": 6, "paper": 10800},
                "win/loss against binomial trees as other jobs load the global links"),
 ]  # fmt: skip
