@@ -69,10 +69,14 @@ class Comparison:
     entries: list[CompareRow]
     summary: list[SizeSummary]
     skipped_sizes: list[int] = field(default_factory=list)  # below P for chunked collectives
+    global_load: float = 0.0  # --global-load of every run (0: the job alone)
 
     def rows(self) -> list[dict]:
-        """One dict per (size, algorithm) and per (size, family best-of)."""
+        """One dict per (size, algorithm) and per (size, family best-of); a `global_load`
+        column only when the runs had one."""
         common = {"topology": self.topology, "collective": self.collective, "model": self.model}
+        if self.global_load:
+            common["global_load"] = self.global_load
         return [{**common, **asdict(e)} for e in self.entries]
 
     to_rows = rows
@@ -94,6 +98,7 @@ class Comparison:
             "rows": [asdict(e) for e in self.entries],
             "summary": self.summary_rows(),
             "skipped_sizes": self.skipped_sizes,
+            "global_load": self.global_load,
         }
 
 
@@ -485,4 +490,5 @@ def compare(
         entries=entries,
         summary=summary,
         skipped_sizes=small,
+        global_load=setup.global_load,
     )

@@ -55,6 +55,10 @@ def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     p.add_argument("--mtu", help="packet model: payload bytes per packet (default 4KiB)")
     p.add_argument("--header", help="packet model: header bytes per packet (default 0B)")
     p.add_argument("--buffer", help="packet model: bytes per port and hop class (default 64KiB)")
+    p.add_argument(
+        "--global-load",
+        help="flow model, dragonflies: fraction of each global link taken by other jobs (0..0.99)",
+    )
     p.add_argument("--force", action="store_true", help="run even beyond the estimated limits")
     p.add_argument("--progress", action="store_true", help="show progress on stderr")
 
@@ -68,7 +72,7 @@ def network_options(args: argparse.Namespace) -> dict:
         raise InputError(f"--collective is required; accepted: {', '.join(_core.collectives())}")
     names = ("model", "routing", "mapping", "params", "bandwidth", "latency", "hop_latency")
     names += ("alpha", "reduce_cost", "nic_ports", "ranks", "dims", "ports", "root")
-    names += ("mtu", "header", "buffer")
+    names += ("mtu", "header", "buffer", "global_load")
     return {name: getattr(args, name) for name in names}
 
 
@@ -90,6 +94,7 @@ def print_result(r: SimResult) -> None:
     print(
         f"{r.collective} {r.algorithm} on {r.topology}: {r.ranks} ranks ({shape}), {r.ports} "
         f"ports{root}, {format_bytes(r.size_bytes)}, {r.model} model, {r.routing} routing"
+        + (f", global links {100 * r.global_load:g}% taken by other jobs" if r.global_load else "")
     )
     print(f"time              {format_duration(r.time_s)}")
     print(

@@ -18,6 +18,7 @@ switched networks), the bound is f(P) x size / H, and the peak goodput H x 8 / f
 from __future__ import annotations
 
 import functools
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
@@ -32,6 +33,8 @@ REDUCING = frozenset({"allreduce", "reduce-scatter", "reduce"})  # --reduce-cost
 # Topology kinds whose hosts reach the network through a NIC (`--nic-ports` cables to the
 # switch); direct networks have one cable per port, graph files give every link.
 NIC_PORT_KINDS = ("fattree", "dragonfly", "dragonfly+")
+# Topologies with global links, where --global-load applies (docs/simulator.md, "Background load")
+GLOBAL_LINK_KINDS = ("dragonfly", "dragonfly+")
 MAX_PORTS = 1 << 20  # as `verify --ports`: more is no machine
 # The packet model moves about ranks x size / mtu packets (twice that for allreduce); past 2^30
 # it is refused even with --force: no run of it was ever checked that far.
@@ -126,6 +129,33 @@ def packet_params(
     return values["mtu"], values["header"], values["buffer"]
 
 
+def global_load_value(model: str, topology: str, load: float | str | None) -> float:
+    """--global-load: the fraction (0 to 0.99) of every global link's capacity that other jobs
+    take, flow model on a Dragonfly or Dragonfly+ only; 0.0 where None."""
+    if load is None:
+        return 0.0
+    high = _core.MAX_GLOBAL_LOAD
+    accepted = f"accepted: a fraction from 0 to {high}"
+    if isinstance(load, str):
+        try:
+            load = float(load.strip())
+        except ValueError:
+            raise InputError(f"--global-load {load!r} is not a number; {accepted}") from None
+    elif isinstance(load, bool) or not isinstance(load, numbers.Real):
+        raise TypeError(f"--global-load must be a number, not {type(load).__name__}")
+    load = float(load)
+    if not 0.0 <= load <= high:  # also NaN
+        raise InputError(f"--global-load {load} is out of range; {accepted}")
+    if model != "flow":
+        raise InputError("--global-load applies to the flow model only; accepted: --model flow")
+    if topology_kind(topology) not in GLOBAL_LINK_KINDS:
+        raise InputError(
+            f"--global-load does not apply to {topology} (it has no global links); accepted: a "
+            f"topology of kind {', '.join(GLOBAL_LINK_KINDS)}"
+        )
+    return load
+
+
 def _root_does_not_apply(collective: str) -> str:
     return (
         f"--root does not apply to {collective}; accepted: --root with a rooted collective "
@@ -165,6 +195,7 @@ class Setup:
         PACKET_DEFAULTS["header"],
         PACKET_DEFAULTS["buffer"],
     )
+    global_load: float = 0.0  # flow model: share of each global link taken by other jobs
     # (label, path) of schedule files (JSON or MSCCL XML) run beside the registry's algorithms
     schedule_files: tuple[tuple[str, str], ...] = ()
 
@@ -348,6 +379,7 @@ class Network:
             mtu=self.setup.packet[0],
             header=self.setup.packet[1],
             buffer=self.setup.packet[2],
+            global_load=self.setup.global_load,
         )
         info = schedule.info
         goodput = whole * 8 / raw["time_s"] / 1e9 if raw["time_s"] > 0 else 0.0
@@ -380,6 +412,7 @@ class Network:
             max_link_utilization=raw["max_link_utilization"],
             mean_link_utilization=raw["mean_link_utilization"],
             symmetry_group=raw["symmetry_group"],
+            global_load=self.setup.global_load,
             rank_finish_s=list(raw["rank_finish_s"]),
             links=raw.get("links"),
         )
@@ -413,6 +446,8 @@ class SimResult:
     mean_link_utilization: float
     # hosts per orbit of the translation symmetry the flow model simulated once (1: none)
     symmetry_group: int = 1
+    # share of each global link's capacity taken by other jobs (--global-load; 0: alone)
+    global_load: float = 0.0
     rank_finish_s: list[float] = field(default_factory=list, repr=False)
     links: list[dict] | None = field(default=None, repr=False)
 
@@ -512,6 +547,7 @@ def make_setup(
     mtu: int | str | None = None,
     header: int | str | None = None,
     buffer: int | str | None = None,
+    global_load: float | str | None = None,
 ) -> Setup:
     """Every option of `sim`, `compare` and `tune` (and of their Python functions) checked in
     one place: types, ranges (docs/simulator.md, "Parameter ranges") and whether the option
@@ -523,6 +559,7 @@ def make_setup(
     routing = parameters.text("routing", routing)
     mapping = parameters.text("mapping", mapping)
     packet = packet_params(model, mtu, header, buffer)
+    load = global_load_value(model, topology, global_load)
     if nic_ports is not None and topology_kind(topology) not in NIC_PORT_KINDS:
         raise InputError(
             f"--nic-ports does not apply to {topology} (it sets the host-to-switch cables); "
@@ -558,6 +595,7 @@ def make_setup(
         ),
         root=_optional_count("--root", root, 0, MAX_RANKS - 1, "0..P-1"),
         packet=packet,
+        global_load=load,
     )
 
 
@@ -575,7 +613,8 @@ def simulate(
     """Simulates `algorithm` for `collective` on `topology` (a spec such as `torus:8x8`) with a
     vector of `size` bytes (`"1MiB"` or an int). Options: model, routing, mapping, params
     (preset), bandwidth, latency, hop_latency, alpha, reduce_cost, nic_ports, ranks, dims,
-    ports, root, and for model="packet" mtu, header, buffer (see `make_setup`). Raises
+    ports, root, for model="packet" mtu, header, buffer, and for model="flow" on a Dragonfly
+    global_load (see `make_setup`). Raises
     ValueError naming the accepted values, also for a run estimated beyond this machine's
     memory or about ten minutes (limits.py) unless `force`."""
     setup = make_setup(topology, collective, **options)

@@ -12,6 +12,7 @@
 
 #include "bindings/bindings.hpp"
 #include "core/registry.hpp"
+#include "sim/flow_network.hpp"
 #include "sim/packet_network.hpp"
 #include "sim/run_estimate.hpp"
 #include "sim/simulate.hpp"
@@ -119,10 +120,12 @@ nb::dict run_simulation(const Schedule& schedule, const topo::Topology& topology
                         const topo::Router& router, const std::string& mapping,
                         const std::string& model, std::uint64_t vector_bytes, int element_bytes,
                         bool record_links, const std::string& trace_path, std::uint64_t mtu,
-                        std::uint64_t header, std::uint64_t buffer, bool symmetry) {
+                        std::uint64_t header, std::uint64_t buffer, bool symmetry,
+                        double global_load) {
   check_text(mapping, "mapping");
   check_text(trace_path, "trace path");
   sim::SimConfig config;
+  config.global_load = global_load;
   config.use_symmetry = symmetry;
   config.model = model_from(model);
   config.packet = {mtu, header, buffer};
@@ -299,13 +302,14 @@ void bind_simulator(nb::module_& m) {
         "model"_a = "flow", "vector_bytes"_a, "element_bytes"_a = 1, "record_links"_a = false,
         "trace_path"_a = "", "mtu"_a = sim::PacketParams{}.mtu_bytes,
         "header"_a = sim::PacketParams{}.header_bytes,
-        "buffer"_a = sim::PacketParams{}.buffer_bytes, "symmetry"_a = true);
+        "buffer"_a = sim::PacketParams{}.buffer_bytes, "symmetry"_a = true, "global_load"_a = 0.0);
   m.def("estimate_simulation", &run_estimate, "schedule"_a, "topology"_a, "router"_a,
         "mapping"_a = "linear", "model"_a = "flow", "vector_bytes"_a, "element_bytes"_a = 1,
         "mtu"_a = sim::PacketParams{}.mtu_bytes, "trace"_a = false, "symmetry"_a = true,
         "search"_a = true);
   m.attr("MAX_TRACE_MESSAGES") = sim::TraceWriter::kMaxSlices;
   m.attr("ESTIMATE_SYMMETRY_WORK") = sim::kEstimateSymmetryWork;
+  m.attr("MAX_GLOBAL_LOAD") = sim::kMaxGlobalLoad;
 }
 
 }  // namespace topocoll::bindings

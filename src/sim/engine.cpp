@@ -52,7 +52,8 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
         mapping.host_of[static_cast<std::size_t>(schedule.info().node_of(r))];
   use_symmetry_if_any(router);
   if (config.model == Model::flow) {
-    network_ = std::make_unique<FlowNetwork>(topology);
+    network_ =
+        std::make_unique<FlowNetwork>(topology, global_link_load(topology, config.global_load));
   } else if (config.model == Model::packet) {
     network_ = std::make_unique<PacketNetwork>(topology, config.packet);
   } else {

@@ -2,16 +2,47 @@
 
 #include <algorithm>
 #include <functional>
+#include <sstream>
 #include <stdexcept>
 
+#include "core/registry.hpp"
+#include "topology/dragonfly.hpp"
+
 namespace topocoll::sim {
-FlowNetwork::FlowNetwork(const topo::Topology& topology)
+FlowNetwork::FlowNetwork(const topo::Topology& topology, const std::vector<double>& link_load)
     : links_(topology.links().size()),
       link_epoch_(topology.links().size(), 0),
       cap_left_(topology.links().size(), 0),
       unfrozen_(topology.links().size(), 0) {
-  for (std::size_t l = 0; l < links_.size(); ++l)
-    links_[l].capacity = topology.links()[l].bandwidth_bytes_per_s;
+  if (!link_load.empty() && link_load.size() != links_.size())
+    throw std::invalid_argument("link_load must have one entry per link");
+  for (std::size_t l = 0; l < links_.size(); ++l) {
+    const double taken = link_load.empty() ? 0.0 : link_load[l];
+    links_[l].capacity = topology.links()[l].bandwidth_bytes_per_s * (1 - taken);
+  }
+}
+
+std::vector<double> global_link_load(const topo::Topology& topology, double load) {
+  if (!(load >= 0 && load <= kMaxGlobalLoad)) {
+    std::ostringstream text;
+    text << "--global-load " << load << " is out of range; accepted: 0 to " << kMaxGlobalLoad
+         << " (the fraction of each global link's capacity other jobs take)";
+    throw UnsupportedRequest(text.str());
+  }
+  if (load == 0) return {};
+  const auto* dragonfly = dynamic_cast<const topo::DragonflyTopology*>(&topology);
+  if (dragonfly == nullptr) {
+    throw UnsupportedRequest("--global-load does not apply to " + topology.spec() +
+                             " (it has no global links); accepted: a dragonfly or dragonfly+ "
+                             "topology");
+  }
+  std::vector<double> out(topology.links().size(), 0.0);
+  const int groups = dragonfly->shape().groups;
+  for (int i = 0; i < groups; ++i)
+    for (int j = 0; j < groups; ++j)
+      for (int c = 0; i != j && c < dragonfly->cables_per_pair(); ++c)
+        out[static_cast<std::size_t>(dragonfly->global(i, j, c))] = load;
+  return out;
 }
 
 int FlowNetwork::new_flow() {

@@ -11,6 +11,11 @@
 // max-min fairness gives each of them the same rate, and the group is filled once with its
 // transfer count as weight. Each transfer still ends at its own instant, when its own bytes
 // have been sent. Zero-byte transfers started together on one path end together too.
+//
+// Background load (issue 23): other jobs' traffic on a link is modelled as a constant share of
+// its capacity that the simulated job cannot use (`link_load[l]` in [0, 1)); the job's flows
+// share what is left max-min fairly. global_link_load gives that share on the global cables of
+// a Dragonfly or Dragonfly+, the links that jobs placed in different groups have in common.
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -23,7 +28,8 @@ namespace topocoll::sim {
 
 class FlowNetwork final : public Network {
  public:
-  explicit FlowNetwork(const topo::Topology& topology);
+  // link_load: per link the fraction of its capacity taken by other jobs (empty: none).
+  explicit FlowNetwork(const topo::Topology& topology, const std::vector<double>& link_load = {});
 
   void start(double now, const PathView& path, double bytes, int step, std::uint32_t tag) override;
   [[nodiscard]] double next_time() const override;
@@ -117,5 +123,11 @@ class FlowNetwork final : public Network {
   std::vector<double> new_rate_;
   std::vector<int> open_;
 };
+
+// Per link: `load` on every global cable (both directions) of a Dragonfly or Dragonfly+, 0
+// elsewhere; empty when load is 0. Throws UnsupportedRequest for a load outside 0..kMaxGlobalLoad
+// or a topology without global cables.
+inline constexpr double kMaxGlobalLoad = 0.99;
+[[nodiscard]] std::vector<double> global_link_load(const topo::Topology& topology, double load);
 
 }  // namespace topocoll::sim

@@ -11,6 +11,9 @@ namespace topocoll::sim {
 SimResult simulate(const Schedule& schedule, const topo::Topology& topology,
                    const topo::Router& router, const topo::Mapping& mapping,
                    const SimConfig& config) {
+  if (config.global_load != 0 && config.model != Model::flow)
+    throw UnsupportedRequest(
+        "--global-load applies to the flow model only; accepted: --model flow");
   if (config.model == Model::simgrid) {
 #ifdef TOPOCOLL_HAVE_SIMGRID
     return simulate_simgrid(schedule, topology, router, mapping, config);

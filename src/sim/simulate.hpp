@@ -36,6 +36,9 @@ struct SimConfig {
   // symmetry when it has one (translation_symmetry.hpp). Off: every rank (tests compare both).
   bool use_symmetry = true;
   PacketParams packet;  // Model::packet only
+  // Flow model on a Dragonfly or Dragonfly+: the fraction of every global link's capacity that
+  // other jobs take (flow_network.hpp, "Background load"); 0: the job is alone.
+  double global_load = 0;
 };
 
 struct LinkUsage {

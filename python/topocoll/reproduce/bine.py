@@ -6,13 +6,16 @@ counted from the schedules (minimal paths, as the paper assumes)."""
 
 from __future__ import annotations
 
+import math
+import random
 import statistics
 
+from topocoll.compare import compare
 from topocoll.groups import random_allocation
 from topocoll.simulate import simulate
 from topocoll.traffic import measure
 
-from .core import Context, Experiment, pyplot, write_csv
+from .core import Context, Experiment, pyplot, size_label, write_csv
 
 GROUPS, GROUP_NODES = 24, 31 * 4  # dragonfly:lumi = 24:31:4:16
 ALLOCATIONS = 10
@@ -114,10 +117,76 @@ def table3(ctx: Context) -> dict:
     return results
 
 
+def allocation_mapping(ctx: Context, ranks: int, seed: int) -> str:
+    """A mapping file placing the ranks on `ranks` random nodes of dragonfly:lumi in node order,
+    as a batch scheduler numbers an allocation (the allocations of Fig. 5 and bine-fig5);
+    `--mapping random:SEED` instead shuffles ranks over hosts, which leaves Bine no locality
+    between rank distance and group to exploit."""
+    nodes = sorted(random.Random(seed).sample(range(GROUPS * GROUP_NODES), ranks))
+    path = ctx.out / f"allocation-{ranks}-{seed}.csv"
+    path.write_text("".join(f"{rank},{node}\n" for rank, node in enumerate(nodes)))
+    return str(path)
+
+
+def background(ctx: Context) -> dict:
+    """Bine against binomial trees on dragonfly:lumi while other jobs take a share of every
+    global link (`--global-load`, docs/simulator.md "Background load"): per load, the share of
+    sizes where Bine wins or loses by more than 1% (section 5.1's threshold)."""
+    ranks = 1024 if ctx.paper else 128
+    loads = (0.0, 0.5, 0.8, 0.9, 0.95) if ctx.paper else (0.0, 0.8, 0.95)
+    sizes = [1 << k for k in (range(10, 27, 2) if ctx.paper else (16, 22))]
+    collectives = ("bcast", "allreduce")
+    mapping = allocation_mapping(ctx, ranks, seed=1)
+    rows, results = [], {}
+    for collective in collectives:
+        bine, binomial = PAIRS[collective]
+        results[f"{collective} lowest load where Bine wins most sizes"] = float("nan")
+        for load in loads:
+            c = compare("dragonfly:lumi", collective, algorithms=[bine, binomial], sizes=sizes,
+                        ranks=ranks, mapping=mapping, global_load=load or None, jobs=ctx.jobs,
+                        force=True, use_mpi=False)  # fmt: skip
+            t = {(e.algorithm, e.size_bytes): e.time_s for e in c.entries if e.kind == "algorithm"}
+            gains = [t[(binomial, s)] / t[(bine, s)] - 1 for s in sizes]
+            rows += [{"collective": collective, "ranks": ranks, "global_load": load,
+                      "size_bytes": s, "bine_s": t[(bine, s)], "binomial_s": t[(binomial, s)],
+                      "gain": round(g, 5)} for s, g in zip(sizes, gains, strict=True)]  # fmt: skip
+            win = 100 * sum(g > 0.01 for g in gains) / len(gains)
+            results[f"{collective} win % at load {load}"] = round(win, 1)
+            results[f"{collective} loss % at load {load}"] = round(
+                100 * sum(g < -0.01 for g in gains) / len(gains), 1)  # fmt: skip
+            results[f"{collective} median gain % at load {load}"] = round(
+                100 * statistics.median(gains), 2)  # fmt: skip
+            lowest = f"{collective} lowest load where Bine wins most sizes"
+            if win > 50 and math.isnan(results[lowest]):  # the first such load
+                results[lowest] = load
+        results[f"{collective} win % at the highest load"] = results[
+            f"{collective} win % at load {loads[-1]}"]  # fmt: skip
+    write_csv(ctx.out / "background.csv", rows)
+    plt = pyplot()
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    for collective in collectives:
+        for size in sizes[:: max(1, len(sizes) // 4)]:
+            ys = [100 * r["gain"] for r in rows
+                  if r["collective"] == collective and r["size_bytes"] == size]  # fmt: skip
+            ax.plot(loads, ys, "o-", ms=3, label=f"{collective} {size_label(size)}")
+    ax.axhline(0, color="k", lw=0.6)
+    ax.set_xlabel("share of every global link taken by other jobs (--global-load)")
+    ax.set_ylabel("Bine gain over binomial trees (%)")
+    ax.set_title(f"Bine under background load: dragonfly:lumi, {ranks} ranks", fontsize=9)
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(ctx.out / "background.png", dpi=80)
+    plt.close(fig)
+    return results
+
+
 EXPERIMENTS = [
     Experiment("bine-fig5", "bine", "Fig. 5, Table 3 (traffic column)", fig5,
                {"small": 1, "paper": 39},
                "global-link traffic reduction over random LUMI-like allocations"),
     Experiment("bine-table3", "bine", "Table 3 (win/loss)", table3, {"small": 1, "paper": 900},
                "win/loss against binomial trees on dragonfly:lumi, flow model, no other jobs"),
+    Experiment("bine-background", "bine", "Table 3 (under load)", background,
+               {"small": 6, "paper": 10800},
+               "win/loss against binomial trees as other jobs load the global links"),
 ]  # fmt: skip

@@ -134,11 +134,22 @@ def pyplot():
     return plt
 
 
+def grid_dims(topology: str) -> list[int]:
+    """The grid shape torus algorithms get on a torus, ring, HyperX or HammingMesh spec
+    (`hammingmesh:AxB:XxY` is an (A·X) x (B·Y) grid, docs/simulator.md)."""
+    kind, *fields = topology.split(":")
+    dims = [int(x) for x in fields[0].split("x")]
+    if kind == "hammingmesh":
+        grid = [int(x) for x in fields[1].split("x")]
+        return [d * g for d, g in zip(dims, grid, strict=True)]
+    return dims
+
+
 def accepted(topology: str, algorithm: str, collective: str = "allreduce") -> bool:
-    """Whether the algorithm builds on this torus or ring (the figures skip it elsewhere)."""
+    """Whether the algorithm builds on this grid (the figures skip it elsewhere)."""
     from topocoll import _core
 
-    dims = [int(x) for x in topology.split(":")[1].split("x")]
+    dims = grid_dims(topology)
     try:
         _core.build(algorithm, collective, math.prod(dims), dims, 0, 0)
     except ValueError:

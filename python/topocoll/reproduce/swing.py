@@ -1,13 +1,17 @@
-"""swing-nsdi24.txt: Table 2 (congestion deficiency of the bandwidth-optimal algorithms) and the
-goodput figures on tori (Figs. 6, 7, 8, 10, 11), all with the `swing` preset (its section 5
-settings: 400 Gb/s, 100 ns links, 300 ns per hop) and nothing tuned per figure."""
+"""swing-nsdi24.txt: Table 2 (congestion deficiency of the bandwidth-optimal algorithms), the
+goodput figures on tori (Figs. 6, 7, 8, 10, 11) and on torus-like networks (Figs. 12-14,
+section 5.4) and the summary over all of them (Fig. 15, section 5.5), all with the `swing`
+preset (its section 5 settings: 400 Gb/s, 100 ns links, 300 ns per hop) and nothing tuned per
+figure."""
 
 from __future__ import annotations
+
+import statistics
 
 from topocoll.compare import compare
 from topocoll.simulate import simulate
 
-from .core import Context, Experiment, accepted, pyplot, size_label, write_csv
+from .core import Context, Experiment, accepted, grid_dims, pyplot, size_label, write_csv
 
 MIB = 1 << 20
 # The algorithms of the paper's plots (section 2.3): ring is the Hamiltonian rings on 2D tori.
@@ -54,11 +58,19 @@ def table2(ctx: Context) -> dict:
     return results
 
 
+# Comparisons already run in this process: Fig. 15 summarizes the scenarios of Figs. 6-14, so
+# `reproduce swing` runs each once (the results do not depend on --jobs).
+_SWEEPS: dict[tuple, object] = {}
+
+
 def sweep(ctx: Context, topology: str, sizes: str, **options):
-    algorithms = [a for a in ALGORITHMS if accepted(topology, a)]
-    c = compare(topology, "allreduce", algorithms=algorithms, sizes=sizes, jobs=ctx.jobs,
-                params="swing", force=True, use_mpi=False, **options)  # fmt: skip
-    return c
+    key = (topology, sizes, tuple(sorted(options.items())))
+    if key not in _SWEEPS:
+        algorithms = [a for a in ALGORITHMS if accepted(topology, a)]
+        _SWEEPS[key] = compare(topology, "allreduce", algorithms=algorithms, sizes=sizes,
+                               jobs=ctx.jobs, params="swing", force=True, use_mpi=False,
+                               **options)  # fmt: skip
+    return _SWEEPS[key]
 
 
 def family_goodput(c) -> dict[str, dict[int, float]]:
@@ -126,12 +138,9 @@ def plot_gains(ctx: Context, name: str, cases: dict, title: str) -> None:
     plt.close(fig)
 
 
-def fig6(ctx: Context) -> dict:
-    topology = "torus:64x64" if ctx.paper else "torus:16x16"
-    sizes = "32B:512MiB" if ctx.paper else "32B:512MiB"
-    c = sweep(ctx, topology, sizes)
-    write_csv(ctx.out / "fig6.csv", c.rows())
-    write_csv(ctx.out / "fig6-gain.csv", summary_rows(topology, c))
+def plot_goodput(ctx: Context, name: str, c, title: str) -> None:
+    """Goodput per family (best variant per size) beside the gain of Swing over the best
+    baseline: the main plot and the gain inset of the paper's Figs. 6 and 12-14."""
     fams = family_goodput(c)
     plt = pyplot()
     fig, (ax, inset) = plt.subplots(1, 2, figsize=(9, 3.6))
@@ -140,7 +149,7 @@ def fig6(ctx: Context) -> dict:
         ax.plot(xs, [points[x] for x in xs], "o-", ms=3, label=fam)
     ax.set_xscale("log", base=2)
     ax.set_ylabel("goodput (Gb/s)")
-    ax.set_title(f"Swing Fig. 6: allreduce on {topology} (swing preset)", fontsize=9)
+    ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
     xs = [s.size_bytes for s in c.summary if s.gain is not None]
     inset.plot(xs, [100 * (s.gain - 1) for s in c.summary if s.gain is not None], "o-", ms=3)
@@ -151,8 +160,17 @@ def fig6(ctx: Context) -> dict:
         ticks = c.sizes[::3]
         a.set_xticks(ticks, [size_label(t) for t in ticks], rotation=45, fontsize=7)
     fig.tight_layout()
-    fig.savefig(ctx.out / "fig6.png", dpi=80)
+    fig.savefig(ctx.out / f"{name}.png", dpi=80)
     plt.close(fig)
+
+
+def fig6(ctx: Context) -> dict:
+    topology = "torus:64x64" if ctx.paper else "torus:16x16"
+    sizes = "32B:512MiB" if ctx.paper else "32B:512MiB"
+    c = sweep(ctx, topology, sizes)
+    write_csv(ctx.out / "fig6.csv", c.rows())
+    write_csv(ctx.out / "fig6-gain.csv", summary_rows(topology, c))
+    plot_goodput(ctx, "fig6", c, f"Swing Fig. 6: allreduce on {topology} (swing preset)")
     swing512 = max(
         (e.peak_percent for e in c.entries if e.size_bytes == 512 * MIB and e.family == "swing"),
         default=float("nan"),
@@ -219,6 +237,168 @@ def fig11(ctx: Context) -> dict:
     }
 
 
+# Section 5.4's networks of 4,096 nodes, each beside the torus of the same grid (Fig. 6's 64x64);
+# small: the same kinds on an 8x8 grid (64 nodes).
+TORUS_LIKE = {
+    "hx2mesh": ("hammingmesh:2x2:32x32", "hammingmesh:2x2:4x4"),
+    "hx4mesh": ("hammingmesh:4x4:16x16", "hammingmesh:4x4:2x2"),
+    "hyperx": ("hyperx:64x64", "hyperx:8x8"),
+}
+
+
+def torus_like(ctx: Context, kind: str) -> str:
+    return TORUS_LIKE[kind][0 if ctx.paper else 1]
+
+
+def same_grid_torus(topology: str) -> str:
+    return "torus:" + "x".join(str(d) for d in grid_dims(topology))
+
+
+def min_gain(c) -> float:
+    return round(min(s.gain for s in c.summary if s.gain is not None), 3)
+
+
+def max_gain(c) -> float:
+    return round(max(s.gain for s in c.summary if s.gain is not None), 3)
+
+
+def median_gain(c) -> float:
+    return round(statistics.median(s.gain for s in c.summary if s.gain is not None), 3)
+
+
+def swing_peak_percent(c, size: int) -> float:
+    return max(
+        (e.peak_percent for e in c.entries if e.size_bytes == size and e.family == "swing"),
+        default=float("nan"),
+    )
+
+
+def small_time_ratio(ctx: Context, c, topology: str) -> float:
+    """Largest ratio, over the algorithms, of the 32 B time on `topology` to that on the torus
+    of the same grid (section 5.4.1: every algorithm runs faster on HammingMesh for small
+    vectors)."""
+    torus = sweep(ctx, same_grid_torus(topology), "32B")
+    on_torus = {e.algorithm: e.time_s for e in torus.entries if e.kind == "algorithm"}
+    small = [e for e in c.entries if e.kind == "algorithm" and e.size_bytes == 32]
+    ratios = [e.time_s / on_torus[e.algorithm] for e in small if e.algorithm in on_torus]
+    return round(max(ratios), 3)
+
+
+def goodput_figure(ctx: Context, name: str, kind: str, title: str):
+    topology = torus_like(ctx, kind)
+    c = sweep(ctx, topology, "32B:512MiB")
+    write_csv(ctx.out / f"{name}.csv", c.rows())
+    write_csv(ctx.out / f"{name}-gain.csv", summary_rows(topology, c))
+    plot_goodput(ctx, name, c, f"Swing {title}: allreduce on {topology} (swing preset)")
+    return topology, c
+
+
+def fig12(ctx: Context) -> dict:
+    topology, c = goodput_figure(ctx, "fig12", "hx2mesh", "Fig. 12")
+    torus = same_grid_torus(topology)
+    on_torus = simulate(torus, "allreduce", "swing-bw", "512MiB", params="swing", force=True)
+    return {
+        "min gain": min_gain(c),
+        "gain at 2MiB": gain_at(c, 2 * MIB),
+        "max gain": max_gain(c),
+        "swing peak percent at 512MiB minus torus": round(
+            swing_peak_percent(c, 512 * MIB) - on_torus.peak_percent, 2),
+        "max 32B time ratio to torus": small_time_ratio(ctx, c, topology),
+    }  # fmt: skip
+
+
+def fig13(ctx: Context) -> dict:
+    topology, c = goodput_figure(ctx, "fig13", "hx4mesh", "Fig. 13")
+    hx2 = torus_like(ctx, "hx2mesh")
+    # Section 5.4.1: Hx4Mesh has fewer extra links than Hx2Mesh, more than the torus.
+    d = {t: deficiency(t, "swing-bw") for t in (hx2, topology, same_grid_torus(topology))}
+    return {
+        "swing best up to MiB": swing_best_up_to(c),
+        "max gain": max_gain(c),
+        "swing-bw deficiency": round(d[topology], 4),
+        "deficiency Hx4Mesh minus Hx2Mesh": round(d[topology] - d[hx2], 4),
+        "deficiency torus minus Hx4Mesh": round(d[same_grid_torus(topology)] - d[topology], 4),
+    }
+
+
+def fig14(ctx: Context) -> dict:
+    topology, c = goodput_figure(ctx, "fig14", "hyperx", "Fig. 14")
+    return {
+        "min gain": min_gain(c),
+        "max gain": max_gain(c),
+        "swing-bw deficiency": round(deficiency(topology, "swing-bw"), 4),
+    }
+
+
+def fig15_scenarios(ctx: Context) -> dict[str, list[tuple[str, str, dict]]]:
+    """Fig. 15's groups of scenarios: (label, topology, compare options) per box."""
+    rates = ("100Gbps", "200Gbps", "400Gbps", "800Gbps", "1600Gbps", "3200Gbps")
+    square = ("8x8", "16x16", "32x32", "64x64", "128x128")
+    rect = ("64x16", "128x8", "256x4")
+    higher = ("8x8x8", "8x8x8x8")
+    if not ctx.paper:
+        rates, square, rect, higher = (
+            ("100Gbps", "400Gbps", "3200Gbps"),
+            ("8x8",),
+            ("16x4",),
+            ("4x4x4",),
+        )
+    return {
+        "square torus": [(s, f"torus:{s}", {}) for s in square],
+        "rectangular torus": [(s, f"torus:{s}", {}) for s in rect],
+        "8x8 bandwidth": [(r, "torus:8x8", {"bandwidth": r}) for r in rates],
+        "3D/4D torus": [(s, f"torus:{s}", {}) for s in higher],
+        "torus-like": [(k, torus_like(ctx, k), {}) for k in TORUS_LIKE],
+    }
+
+
+def fig15(ctx: Context) -> dict:
+    groups = fig15_scenarios(ctx)
+    cases = {
+        (group, label): sweep(ctx, topology, "32B:512MiB", **options)
+        for group, scenarios in groups.items()
+        for label, topology, options in scenarios
+    }
+    rows = []
+    for (group, label), c in cases.items():
+        gains = [s.gain for s in c.summary if s.gain is not None]
+        rows.append({"group": group, "scenario": label, "median_gain": median_gain(c),
+                     "min_gain": min(gains), "max_gain": max(gains),
+                     "q1": statistics.quantiles(gains, n=4)[0],
+                     "q3": statistics.quantiles(gains, n=4)[2]})  # fmt: skip
+    write_csv(ctx.out / "fig15.csv", rows)
+    plt = pyplot()
+    labels = [f"{g}: {label}" for g, label in cases]
+    fig, ax = plt.subplots(figsize=(7, 0.3 * len(cases) + 1.5))
+    data = [[100 * (s.gain - 1) for s in c.summary if s.gain is not None] for c in cases.values()]
+    ax.boxplot(data, orientation="horizontal", whis=1.5, showmeans=True)
+    ax.set_yticks(range(1, len(labels) + 1), labels, fontsize=7)
+    ax.axvline(0, color="k", lw=0.6)
+    ax.set_xlabel("Swing goodput gain over the best baseline, 32 B to 512 MiB (%)")
+    ax.set_title("Swing Fig. 15: summary of the gains (swing preset)", fontsize=9)
+    fig.tight_layout()
+    fig.savefig(ctx.out / "fig15.png", dpi=80)
+    plt.close(fig)
+    medians = [median_gain(c) for c in cases.values()]
+    bandwidth = [median_gain(cases[("8x8 bandwidth", r)]) for r, _, _ in groups["8x8 bandwidth"]]
+    hx2 = cases[("torus-like", "hx2mesh")]
+    torus = sweep(ctx, same_grid_torus(torus_like(ctx, "hx2mesh")), "32B:512MiB")
+    results = {
+        "min median gain": min(medians),
+        "max median gain": max(medians),
+        "max gain": max(max_gain(c) for c in cases.values()),
+        "median gain over bandwidths": round(statistics.median(bandwidth), 3),
+        "min gain on square tori": min(
+            min_gain(c) for (g, _), c in cases.items() if g == "square torus"
+        ),
+        "median gain Hx2Mesh minus torus": round(median_gain(hx2) - median_gain(torus), 3),
+    }
+    flattest = groups["rectangular torus"][-1][0]  # 256x4 (small: 16x4)
+    results["gain at 512MiB, flattest rectangle"] = gain_at(
+        cases[("rectangular torus", flattest)], 512 * MIB)  # fmt: skip
+    return results
+
+
 EXPERIMENTS = [
     Experiment("swing-table2", "swing", "Table 2", table2, {"small": 20, "paper": 30},
                "congestion deficiency of Swing (B), bucket, recursive doubling (B) at 4,096 nodes"),
@@ -232,4 +412,12 @@ EXPERIMENTS = [
                "gain on 64x16, 128x8, 256x4 (small: 16x4, 32x2)"),
     Experiment("swing-fig11", "swing", "Fig. 11", fig11, {"small": 3, "paper": 600},
                "gain on 8x8, 8x8x8, 8x8x8x8 (small: 8x8, 4x4x4, 4x4x4x4)"),
+    Experiment("swing-fig12", "swing", "Fig. 12", fig12, {"small": 2, "paper": 5400},
+               "goodput on a 4,096-node Hx2Mesh, hammingmesh:2x2:32x32 (small: 2x2:4x4)"),
+    Experiment("swing-fig13", "swing", "Fig. 13", fig13, {"small": 2, "paper": 5400},
+               "goodput on a 4,096-node Hx4Mesh, hammingmesh:4x4:16x16 (small: 4x4:2x2)"),
+    Experiment("swing-fig14", "swing", "Fig. 14", fig14, {"small": 2, "paper": 5400},
+               "goodput on a 4,096-node HyperX, hyperx:64x64 (small: 8x8)"),
+    Experiment("swing-fig15", "swing", "Fig. 15", fig15, {"small": 10, "paper": 21600},
+               "distribution of the gain over sizes per scenario of Figs. 6-14 (small: 9)"),
 ]  # fmt: skip
