@@ -50,8 +50,19 @@ double simulated_efficiency(const std::string& algorithm, int rows, int columns,
 }
 
 TEST(BucketBalanced, PlanReachesTheBoundWithinFivePercentOnRectangularTori) {
-  for (auto [a, b] : {std::pair{16, 4}, {24, 6}, {32, 8}, {64, 16}, {128, 8}, {256, 4}, {6, 2},
-                      {8, 2}, {16, 2}, {64, 2}, {9, 3}, {5, 3}, {12, 8}}) {
+  for (auto [a, b] : {std::pair{16, 4},
+                      {24, 6},
+                      {32, 8},
+                      {64, 16},
+                      {128, 8},
+                      {256, 4},
+                      {6, 2},
+                      {8, 2},
+                      {16, 2},
+                      {64, 2},
+                      {9, 3},
+                      {5, 3},
+                      {12, 8}}) {
     const algorithms::BalancedBucketPlan plan =
         algorithms::plan_balanced_bucket(a, b, Collective::allreduce);
     EXPECT_GE(plan.efficiency, 0.95) << a << "x" << b;

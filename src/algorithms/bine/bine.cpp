@@ -383,11 +383,11 @@ void register_bine(Registry& registry) {
     };
     registry.add(std::move(info));
   }
-  AlgorithmInfo fold = base(
-      "bine-bw-torus-fold", "bandwidth-optimal, torus-optimized, odd sides folded",
-      "bine-trees-sc25.txt Appendix D; odd sides: not the paper's (side_fold.hpp)",
-      "bine-bw-torus with every odd side cut by one; the left-out line's ranks fold half the "
-      "vector into each neighbour, rotated over 8 slices");
+  AlgorithmInfo fold =
+      base("bine-bw-torus-fold", "bandwidth-optimal, torus-optimized, odd sides folded",
+           "bine-trees-sc25.txt Appendix D; odd sides: not the paper's (side_fold.hpp)",
+           "bine-bw-torus with every odd side cut by one; the left-out line's ranks fold half the "
+           "vector into each neighbour, rotated over 8 slices");
   fold.collectives = {Collective::allreduce};
   fold.requirements.dims = DimsRule::any_torus;
   fold.requirements.sides = SideRule::some_odd;
@@ -398,8 +398,8 @@ void register_bine(Registry& registry) {
   fold.build = [](const ScheduleRequest& r) {
     return spread_side_fold(r, "bine-bw-torus-fold", kFoldParts, cut_to_even,
                             [](const ScheduleRequest& inner) {
-      return build_bandwidth(inner, "bine-bw-torus", Strategy::send);
-    });
+                              return build_bandwidth(inner, "bine-bw-torus", Strategy::send);
+                            });
   };
   registry.add(std::move(fold));
 }

@@ -10,7 +10,6 @@
 namespace topocoll::algorithms {
 namespace {
 
-
 // Mixed-radix coordinates, dimension 0 varying fastest (the torus algorithms' rank order).
 std::vector<int> coordinates(int rank, const std::vector<int>& dims) {
   std::vector<int> c(dims.size());
@@ -37,7 +36,9 @@ int cut_to_power_of_three(int side) {
 
 SideFold::SideFold(ScheduleInfo info, SchedulePtr inner, std::vector<int> first,
                    std::vector<int> cut)
-    : Schedule(std::move(info)), inner_(std::move(inner)), first_(std::move(first)),
+    : Schedule(std::move(info)),
+      inner_(std::move(inner)),
+      first_(std::move(first)),
       cut_(std::move(cut)) {
   const std::vector<int>& dims = this->info().dims;
   if (this->info().collective != Collective::allreduce || first_.size() != dims.size() ||
@@ -181,7 +182,8 @@ void SideFold::build_step(int rank, int step, Step& out) const {
 
 SchedulePtr spread_side_fold(const ScheduleRequest& request, const std::string& name, int parts,
                              const SideCut& cut, const InnerBuilder& build) {
-  const std::vector<int> dims = request.dims.empty() ? std::vector<int>{request.ranks} : request.dims;
+  const std::vector<int> dims =
+      request.dims.empty() ? std::vector<int>{request.ranks} : request.dims;
   if (request.collective != Collective::allreduce)
     throw UnsupportedRequest("the side fold serves allreduce only");
   std::vector<int> cuts(dims.size());

@@ -62,8 +62,8 @@ class SideFold final : public Schedule {
   SchedulePtr inner_;
   std::vector<int> first_;
   std::vector<int> cut_;
-  std::vector<int> inner_rank_;  // per outer rank: its inner rank, or -1 for a guest
-  std::vector<int> outer_rank_;  // per inner rank
+  std::vector<int> inner_rank_;             // per outer rank: its inner rank, or -1 for a guest
+  std::vector<int> outer_rank_;             // per inner rank
   std::vector<std::vector<Guest>> guests_;  // per outer rank (hosts only)
 };
 

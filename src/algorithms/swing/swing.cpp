@@ -178,8 +178,9 @@ void register_swing(Registry& registry) {
   // A guest hands its halves to two hosts at once, so the single-port form does not exist.
   fold.requirements.ports.one = false;
   fold.build = [](const ScheduleRequest& r) {
-    return spread_side_fold(r, "swing-bw-fold", kFoldParts, cut_to_even,
-                            [](const ScheduleRequest& inner) { return build(inner, Variant::bandwidth); });
+    return spread_side_fold(
+        r, "swing-bw-fold", kFoldParts, cut_to_even,
+        [](const ScheduleRequest& inner) { return build(inner, Variant::bandwidth); });
   };
   registry.add(std::move(fold));
 }
