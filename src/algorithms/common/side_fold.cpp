@@ -5,28 +5,10 @@
 #include <string>
 
 #include "algorithms/common/compose.hpp"
+#include "algorithms/common/torus_coordinates.hpp"
 #include "core/rank_math.hpp"
 
 namespace topocoll::algorithms {
-namespace {
-
-// Mixed-radix coordinates, dimension 0 varying fastest (the torus algorithms' rank order).
-std::vector<int> coordinates(int rank, const std::vector<int>& dims) {
-  std::vector<int> c(dims.size());
-  for (std::size_t i = 0; i < dims.size(); ++i) {
-    c[i] = rank % dims[i];
-    rank /= dims[i];
-  }
-  return c;
-}
-
-int rank_of(const std::vector<int>& c, const std::vector<int>& dims) {
-  int rank = 0;
-  for (std::size_t i = dims.size(); i-- > 0;) rank = rank * dims[i] + c[i];
-  return rank;
-}
-
-}  // namespace
 
 int cut_to_even(int side) { return side % 2 == 1 && side >= 3 ? 1 : 0; }
 
@@ -56,7 +38,7 @@ SideFold::SideFold(ScheduleInfo info, SchedulePtr inner, std::vector<int> first,
   inner_rank_.assign(static_cast<std::size_t>(ranks()), -1);
   outer_rank_.assign(static_cast<std::size_t>(inner_->ranks()), -1);
   for (int r = 0; r < ranks(); ++r) {
-    std::vector<int> c = coordinates(r, dims);
+    std::vector<int> c = torus_coordinates(r, dims);
     bool guest = false;
     for (std::size_t i = 0; i < dims.size(); ++i) {
       if (cut_[i] == 0 || c[i] < first_[i]) continue;
@@ -64,7 +46,7 @@ SideFold::SideFold(ScheduleInfo info, SchedulePtr inner, std::vector<int> first,
       c[i] -= cut_[i];
     }
     if (guest) continue;
-    const int inner_rank = rank_of(c, inner_dims);
+    const int inner_rank = torus_rank(c, inner_dims);
     inner_rank_[static_cast<std::size_t>(r)] = inner_rank;
     outer_rank_[static_cast<std::size_t>(inner_rank)] = r;
   }
@@ -89,14 +71,14 @@ BlockSet SideFold::half(bool upper) const {
 
 std::vector<int> SideFold::hosts_of(int rank) const {
   const std::vector<int>& dims = info().dims;
-  const std::vector<int> c = coordinates(rank, dims);
+  const std::vector<int> c = torus_coordinates(rank, dims);
   std::vector<int> hosts;
   for (bool up : {false, true}) {
     std::vector<int> h = c;
     for (std::size_t i = 0; i < dims.size(); ++i)
       if (cut_[i] > 0 && c[i] >= first_[i] && c[i] < first_[i] + cut_[i])
         h[i] = up ? mod(first_[i] + cut_[i], dims[i]) : first_[i] - 1;
-    hosts.push_back(rank_of(h, dims));
+    hosts.push_back(torus_rank(h, dims));
   }
   return hosts;
 }

@@ -3,6 +3,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "algorithms/common/torus_coordinates.hpp"
 #include "core/rank_math.hpp"
 
 namespace topocoll::algorithms::swing {
@@ -10,15 +11,6 @@ namespace {
 
 std::vector<int> shape_of(const ScheduleInfo& info) {
   return info.dims.empty() ? std::vector<int>{info.ranks} : info.dims;
-}
-
-std::vector<int> coordinates(int rank, const std::vector<int>& dims) {
-  std::vector<int> x(dims.size());
-  for (std::size_t k = 0; k < dims.size(); ++k) {
-    x[k] = rank % dims[k];
-    rank /= dims[k];
-  }
-  return x;
 }
 
 bool is_whole(const BlockSet& set, int size) {
@@ -70,7 +62,7 @@ void TorusLane::build_step(int rank, int step, Step& out) const {
   const Position pos = position_[step];
   const LaneStep s = order_[pos.logical];
   const int d = static_cast<int>(dims_.size());
-  const std::vector<int> x = coordinates(rank, dims_);
+  const std::vector<int> x = torus_coordinates(rank, dims_);
   std::vector<LineOp> ops;
   lines_[s.dim]->ops(x[s.dim], s.local, pos.sub, ops);
   if (ops.empty()) return;
@@ -156,7 +148,7 @@ std::uint32_t LabelLane::label_of(const std::vector<int>& coords) const {
 
 void LabelLane::build_step(int rank, int step, Step& out) const {
   const LaneStep s = order_[step];
-  std::vector<int> x = coordinates(rank, dims_);
+  std::vector<int> x = torus_coordinates(rank, dims_);
   const int own = x[s.dim];
   const int other = peer(own, s.local, dims_[s.dim], mirrored_);
   const std::uint32_t mine = label_of(x);
