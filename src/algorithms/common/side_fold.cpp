@@ -85,10 +85,6 @@ std::vector<int> SideFold::hosts_of(int rank) const {
 
 bool SideFold::is_host(int rank) const { return !guests_[static_cast<std::size_t>(rank)].empty(); }
 
-std::vector<SideFold::Guest> SideFold::guests_of(int host) const {
-  return guests_[static_cast<std::size_t>(host)];
-}
-
 int SideFold::lane_count(int rank) const {
   const int inner = inner_of(rank);
   return inner < 0 ? 1 : inner_->lane_count(inner);
@@ -135,7 +131,9 @@ void SideFold::build_lane_step(int rank, int lane, int step, Step& out) const {
   if (lane == 0 && step == 0) return build_fold_in(rank, out);
   if (lane == 0 && step == last) {
     build_fold_out(rank, out);
-    for (int m = 1; m < lanes; ++m) out.after.push_back({m, lane_step_count(rank, m) - 1});
+    for (int m = 1; m < lanes; ++m)
+      if (const int steps = lane_step_count(rank, m); steps > 0)
+        out.after.push_back({m, steps - 1});
     return;
   }
   const int inner_step = lane == 0 ? step - 1 : step;

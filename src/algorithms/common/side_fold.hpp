@@ -52,7 +52,6 @@ class SideFold final : public Schedule {
   [[nodiscard]] bool is_host(int rank) const;
   // The ranks that hold `rank`'s halves (guest only): {down, up}.
   [[nodiscard]] std::vector<int> hosts_of(int rank) const;
-  [[nodiscard]] std::vector<Guest> guests_of(int host) const;
   [[nodiscard]] BlockSet half(bool upper) const;
   void build_inner_step(int rank, int lane, int step, Step& out) const;
   void build_fold_in(int rank, Step& out) const;
