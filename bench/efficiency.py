@@ -3,11 +3,15 @@
 For each algorithm of a collective and each shape (rings and tori of several kinds), runs the
 flow model with no latency, no per-step overhead and a 1 GiB vector, so that only bandwidth
 counts, and prints the collective's bandwidth bound divided by the time (the "% of peak" of
-`topocoll sim`): 100% is a schedule that moves its data at the bound. docs/efficiency.md
-holds the table and the explanations of the deviations.
+`topocoll sim`): 100% is a schedule that moves its data at the bound. Next to it, in
+parentheses, the closed form of bench/closed_forms.py: the paper's (no suffix) or the one
+derived from the schedule's own steps (suffix `d`); `*` marks a cell where the two differ by
+more than --threshold percent (of the closed form). docs/efficiency.md holds the tables, the
+derivations and the explanation of every such deviation.
 
     .venv/bin/python bench/efficiency.py [--collective allreduce] [--jobs 2] [--quick]
-                                         [--only NAME,NAME,...]
+                                         [--only NAME,NAME,...] [--deviations]
+                                         [--threshold 3] [--no-closed-forms] [--save FILE]
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import argparse
 import json
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -44,7 +49,8 @@ def algorithms(collective: str) -> list[dict]:
     return json.loads(out)
 
 
-def efficiency(topology: str, collective: str, algorithm: str) -> str:
+def efficiency(topology: str, collective: str, algorithm: str) -> float | None:
+    """The flow model's % of peak, or None where the algorithm does not accept the shape."""
     run = subprocess.run(
         [
             TOPOCOLL, "sim", "--topology", topology, "--collective", collective,
@@ -55,8 +61,38 @@ def efficiency(topology: str, collective: str, algorithm: str) -> str:
         text=True,
     )  # fmt: skip
     if run.returncode != 0:
-        return "-"  # the algorithm does not accept this shape (exit 2) or failed
-    return f"{json.loads(run.stdout)['peak_percent']:.1f}"
+        return None  # the algorithm does not accept this shape (exit 2) or failed
+    return json.loads(run.stdout)["peak_percent"]
+
+
+def closed_form(algorithm: str, collective: str, topology: str) -> tuple[float | None, str]:
+    """(% of peak, "paper" | "derived" | "-") from bench/closed_forms.py."""
+    sys.path.insert(0, str(Path(__file__).parent))
+    import closed_forms
+
+    form = closed_forms.expected(algorithm, collective, topology)
+    return form.percent, form.kind
+
+
+def deviation(measured: float | None, expected: float | None) -> float | None:
+    """(measured - closed form) / closed form, in percent."""
+    if measured is None or expected is None or expected == 0:
+        return None
+    return 100.0 * (measured - expected) / expected
+
+
+def cell(measured: float | None, expected: float | None, kind: str, threshold: float) -> str:
+    if measured is None:
+        return "-"
+    text = f"{measured:.1f}"
+    if kind == "none":
+        return text
+    if expected is None:
+        return f"{text} (-)"
+    suffix = "d" if kind == "derived" else ""
+    dev = deviation(measured, expected)
+    mark = "*" if dev is not None and abs(dev) > threshold else ""
+    return f"{text} ({expected:.1f}{suffix}){mark}"
 
 
 def main() -> int:
@@ -65,7 +101,20 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--quick", action="store_true", help="the smaller shapes only")
     parser.add_argument("--only", help="comma-separated algorithm names (default: all)")
+    parser.add_argument(
+        "--deviations",
+        action="store_true",
+        help="print only the cells whose measured value differs from the closed form by more "
+        "than --threshold percent",
+    )
+    parser.add_argument("--threshold", type=float, default=3.0, help="percent (default 3)")
+    parser.add_argument(
+        "--no-closed-forms", action="store_true", help="the measured % of peak only"
+    )
+    parser.add_argument("--save", help="also write every cell as JSON to this file")
     args = parser.parse_args()
+    if args.deviations and args.no_closed_forms:
+        parser.error("--deviations needs the closed forms")
     shapes = (RINGS + TORI) if args.quick else (RINGS_FULL + TORI_FULL)
     names = [a["name"] for a in algorithms(args.collective)]
     if args.only:
@@ -75,14 +124,62 @@ def main() -> int:
             parser.error(f"--only: unknown for {args.collective}: {', '.join(unknown)}")
         names = [n for n in names if n in wanted]
     cells = [(n, s) for n in names for s in shapes]
+    began = time.monotonic()
     with ThreadPoolExecutor(max_workers=args.jobs) as pool:
         values = list(pool.map(lambda c: efficiency(c[1], args.collective, c[0]), cells))
-    table = dict(zip(cells, values, strict=True))
-    print(f"% of peak, {args.collective}, flow model, 1 GiB, zero latency ('-': not accepted)")
-    print("| algorithm | " + " | ".join(s.split(":")[1] for s in shapes) + " |")
-    print("| --- |" + " --- |" * len(shapes))
-    for n in names:
-        print(f"| {n} | " + " | ".join(table[(n, s)] for s in shapes) + " |")
+    measured = dict(zip(cells, values, strict=True))
+    simulated_s = time.monotonic() - began
+    # The closed forms run after the simulations, so the machine never has more than --jobs
+    # busy processes.
+    forms: dict[tuple[str, str], tuple[float | None, str]] = {}
+    for c in cells:
+        if args.no_closed_forms or measured[c] is None:
+            forms[c] = (None, "none" if args.no_closed_forms else "-")
+        else:
+            forms[c] = closed_form(c[0], args.collective, c[1])
+    total_s = time.monotonic() - began
+    if args.save:
+        rows = [
+            {
+                "algorithm": n, "shape": s, "measured": measured[(n, s)],
+                "closed_form": forms[(n, s)][0], "kind": forms[(n, s)][1],
+                "deviation_percent": deviation(measured[(n, s)], forms[(n, s)][0]),
+            }
+            for n, s in cells
+        ]  # fmt: skip
+        Path(args.save).write_text(json.dumps(rows, indent=1) + "\n")
+    if args.deviations:
+        print(
+            f"Deviations above {args.threshold:g}% between the flow model and the closed form, "
+            f"{args.collective}, 1 GiB, zero latency"
+        )
+        print("| algorithm | shape | measured | closed form | kind | deviation |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        for n, s in cells:
+            value, kind = forms[(n, s)]
+            dev = deviation(measured[(n, s)], value)
+            if dev is not None and abs(dev) > args.threshold:
+                got = measured[(n, s)]
+                print(f"| {n} | {s} | {got:.1f} | {value:.1f} | {kind} | {dev:+.1f}% |")
+    else:
+        title = f"% of peak, {args.collective}, flow model, 1 GiB, zero latency ('-': not accepted)"
+        if not args.no_closed_forms:
+            title = (
+                f"% of peak, {args.collective}, flow model (closed form; d: derived from the "
+                f"schedule's steps; *: differs by more than {args.threshold:g}%), 1 GiB, zero "
+                "latency ('-': not accepted)"
+            )
+        print(title)
+        print("| algorithm | " + " | ".join(s.split(":")[1] for s in shapes) + " |")
+        print("| --- |" + " --- |" * len(shapes))
+        for n in names:
+            row = [cell(measured[(n, s)], *forms[(n, s)], args.threshold) for s in shapes]
+            print(f"| {n} | " + " | ".join(row) + " |")
+    print(
+        f"({len(cells)} cells: {simulated_s:.0f} s of simulation with {args.jobs} jobs, "
+        f"{total_s - simulated_s:.0f} s of closed forms)",
+        file=sys.stderr,
+    )
     return 0
 
 
