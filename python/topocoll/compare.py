@@ -354,16 +354,19 @@ def spread_over_ranks(
     tasks: Sequence, run: Callable[[list], list], world, *, everywhere: bool = False
 ) -> list | None:
     """`run(tasks)` (one result per task, in task order) spread over the ranks of `world`
-    (`mpi_world()`; None: this process runs them all). Each rank runs `run` on every size-th
-    task from its rank, and the shares are merged back in task order, so the answer is a single
-    process's. Only rank 0 gets it (the others None) unless `everywhere`. An exception in any
-    rank's share is raised on every rank (the lowest failing rank's, with `on_every_rank` set),
-    so that no rank waits for one that failed."""
+    (`mpi_world()`; None: this process runs them all). The tasks are dealt to the ranks in a
+    snake order (0, 1, .., n-1, n-1, .., 1, 0, 0, 1, ..), so that neither a cost growing along
+    the list nor a period of it (a sweep's algorithms at each size) loads one rank more; each
+    rank runs `run` on its share, and the shares are merged back in task order, so the answer
+    is a single process's. Only rank 0 gets it (the others None) unless `everywhere`. An
+    exception in any rank's share is raised on every rank (the lowest failing rank's, with
+    `on_every_rank` set), so that no rank waits for one that failed."""
     tasks = list(tasks)
     if world is None:
         return run(tasks)
     comm, rank, nprocs = world
-    mine, failure = tasks[rank::nprocs], None
+    owned = _dealt(len(tasks), nprocs)
+    mine, failure = [tasks[k] for k in owned[rank]], None
     try:
         share = run(mine)
         if len(share) != len(mine):
@@ -384,9 +387,19 @@ def spread_over_ranks(
     if parts is None:
         return None
     merged: list = [None] * len(tasks)
-    for r, (part, _) in enumerate(parts):
-        merged[r::nprocs] = part
+    for indices, (part, _) in zip(owned, parts, strict=True):
+        for k, result in zip(indices, part, strict=True):
+            merged[k] = result
     return merged
+
+
+def _dealt(count: int, nprocs: int) -> list[list[int]]:
+    """Per rank, the indices of the tasks it runs: dealt in a snake order."""
+    owned: list[list[int]] = [[] for _ in range(nprocs)]
+    for k in range(count):
+        turn, seat = divmod(k, nprocs)
+        owned[seat if turn % 2 == 0 else nprocs - 1 - seat].append(k)
+    return owned
 
 
 def broadcast(value, world):

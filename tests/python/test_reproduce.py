@@ -133,6 +133,7 @@ def mpirun(folder, *argv: str, timeout: int = 120) -> tuple[int, list[tuple[str,
         "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
         "OMPI_MCA_rmaps_base_oversubscribe": "1",
         "OMPI_MCA_mpi_yield_when_idle": "1",
+        "OMPI_MCA_hwloc_base_binding_policy": "none",  # a rank may use any core: a shared machine
     }
     streams = folder / "streams"
     launched = subprocess.run(
@@ -195,12 +196,12 @@ def test_mpirun_bad_input_exits_2_on_every_rank(tmp_path, argv, message):
 
 
 def test_mpirun_failure_on_one_rank_is_raised_on_every_rank(tmp_path):
-    """A unit of work failing on one rank (rank 1's share holds 3) ends every rank with its
-    error, where the other would otherwise wait for that rank's results."""
+    """A unit of work failing on one rank (1, in rank 1's share: tasks are dealt to ranks 0, 1,
+    1, 0, 0) ends every rank with its error, where rank 0 would otherwise wait for rank 1."""
     program = (
         "from topocoll.compare import mpi_world, spread_over_ranks\n"
         "def run(share):\n"
-        "    if 3 in share: raise ValueError('no 3')\n"
+        "    if 1 in share: raise ValueError('no 1')\n"
         "    return [x * x for x in share]\n"
         "world = mpi_world()\n"
         "assert spread_over_ranks(range(5), lambda s: s, world, everywhere=True) == [*range(5)]\n"
@@ -211,7 +212,7 @@ def test_mpirun_failure_on_one_rank_is_raised_on_every_rank(tmp_path):
     )
     code, ranks = mpirun(tmp_path, sys.executable, "-c", program, timeout=60)
     assert code == 0, ranks
-    assert [out for out, _ in ranks] == ["raised no 3 True\n"] * 2
+    assert [out for out, _ in ranks] == ["raised no 1 True\n"] * 2
 
 
 def test_mpirun_error_on_rank_0_alone_ends_every_rank(tmp_path):
@@ -223,3 +224,15 @@ def test_mpirun_error_on_rank_0_alone_ends_every_rank(tmp_path):
     code, ranks = mpirun(tmp_path, sys.executable, *argv, timeout=60)
     assert code == 2
     assert "topocoll reproduce: [Errno 17] File exists" in ranks[0][1], ranks
+
+
+def test_without_mpi4py_under_mpirun_exits_2_and_without_mpirun_runs(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "mpi4py", None)  # `import mpi4py` raises ImportError
+    for variable in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"):
+        monkeypatch.delenv(variable, raising=False)
+    assert main(["--list"]) == 0  # no mpirun: mpi4py is not wanted
+    capsys.readouterr()
+    monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "2")  # as mpirun -np 2 sets it
+    assert main(["cm200-table2", "--out", "/nonexistent"]) == 2
+    err = capsys.readouterr().err
+    assert "mpi4py is not installed; accepted: install mpi4py, or run without mpirun" in err
