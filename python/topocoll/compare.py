@@ -7,6 +7,7 @@ result does not depend on how they were spread."""
 from __future__ import annotations
 
 import os
+import pickle
 import time
 import traceback
 from collections.abc import Callable, Iterable, Sequence
@@ -374,7 +375,12 @@ def spread_over_ranks(
     except Exception as error:
         if not isinstance(error, (ValueError, OSError, TypeError)):
             traceback.print_exc()  # a fault, not an input: its trace from where it happened
-        share, failure = None, (type(error), str(error), rank)
+        kind = type(error)
+        try:
+            pickle.dumps(kind)  # sent by reference: a class defined in a function is not
+        except Exception:
+            kind = RuntimeError
+        share, failure = None, (kind, str(error), rank)
     _wait_for_all(comm)
     if everywhere:
         parts = comm.allgather((share, failure))
