@@ -7,6 +7,9 @@ result does not depend on how they were spread."""
 from __future__ import annotations
 
 import os
+import pickle
+import time
+import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -298,16 +301,17 @@ def _run_tasks(
     ordered = sorted(tasks, key=lambda t: -t[2])
     context = multiprocessing.get_context("spawn")
     with context.Pool(min(jobs, len(tasks)), _worker_init, (setup,)) as pool:
-        out = []
-        for item in pool.imap_unordered(_worker_run, ordered):
-            out.append(item)
+        done = {}
+        for index, algorithm, result in pool.imap_unordered(_worker_run, ordered):
+            done[(index, algorithm)] = result
             if progress:
                 progress()
-    return out
+    return [(index, algorithm, done[(index, algorithm)]) for index, algorithm, _ in tasks]
 
 
-def _mpi_world():
-    """(comm, rank, size) when launched by mpirun with more than one process, else None."""
+def mpi_world(command: str = "compare"):
+    """(comm, rank, size) when launched by mpirun with more than one process, else None; mpi4py
+    is imported only then. `command` names the caller in the error for a missing mpi4py."""
     env_size = next(
         (
             os.environ[v]
@@ -322,11 +326,94 @@ def _mpi_world():
         from mpi4py import MPI
     except ImportError:
         raise InputError(
-            "compare was launched by mpirun with several processes but mpi4py is not "
+            f"{command} was launched by mpirun with several processes but mpi4py is not "
             "installed; accepted: install mpi4py, or run without mpirun"
         ) from None
     comm = MPI.COMM_WORLD
     return comm, comm.Get_rank(), comm.Get_size()
+
+
+def _wait_for_all(comm) -> None:
+    """Returns once every rank has come here, sleeping meanwhile: Open MPI's blocking
+    collectives spin, which would take a core from the ranks still working."""
+    request = comm.Ibarrier()
+    while not request.Test():
+        time.sleep(0.002)
+
+
+def _rebuilt(failure: tuple[type, str, int]) -> Exception:
+    kind, message, rank = failure
+    try:
+        error = kind(message)
+    except Exception:  # a class that takes other arguments
+        error = RuntimeError(f"{kind.__name__} on MPI rank {rank}: {message}")
+    error.on_every_rank = True
+    return error
+
+
+def spread_over_ranks(
+    tasks: Sequence, run: Callable[[list], list], world, *, everywhere: bool = False
+) -> list | None:
+    """`run(tasks)` (one result per task, in task order) spread over the ranks of `world`
+    (`mpi_world()`; None: this process runs them all). The tasks are dealt to the ranks in a
+    snake order (0, 1, .., n-1, n-1, .., 1, 0, 0, 1, ..), so that neither a cost growing along
+    the list nor a period of it (a sweep's algorithms at each size) loads one rank more; each
+    rank runs `run` on its share, and the shares are merged back in task order, so the answer
+    is a single process's. Only rank 0 gets it (the others None) unless `everywhere`. An
+    exception in any rank's share is raised on every rank (the lowest failing rank's, with
+    `on_every_rank` set), so that no rank waits for one that failed."""
+    tasks = list(tasks)
+    if world is None:
+        return run(tasks)
+    comm, rank, nprocs = world
+    owned = _dealt(len(tasks), nprocs)
+    mine, failure = [tasks[k] for k in owned[rank]], None
+    try:
+        share = run(mine)
+        if len(share) != len(mine):
+            raise RuntimeError(f"{len(share)} results for {len(mine)} tasks")
+    except Exception as error:
+        if not isinstance(error, (ValueError, OSError, TypeError)):
+            traceback.print_exc()  # a fault, not an input: its trace from where it happened
+        kind = type(error)
+        try:
+            pickle.dumps(kind)  # sent by reference: a class defined in a function is not
+        except Exception:
+            kind = RuntimeError
+        share, failure = None, (kind, str(error), rank)
+    _wait_for_all(comm)
+    if everywhere:
+        parts = comm.allgather((share, failure))
+        failure = next((f for _, f in parts if f), None)
+    else:
+        parts = comm.gather((share, failure), root=0)
+        failure = comm.bcast(next((f for _, f in parts if f), None) if rank == 0 else None)
+    if failure:
+        raise _rebuilt(failure)
+    if parts is None:
+        return None
+    merged: list = [None] * len(tasks)
+    for indices, (part, _) in zip(owned, parts, strict=True):
+        for k, result in zip(indices, part, strict=True):
+            merged[k] = result
+    return merged
+
+
+def _dealt(count: int, nprocs: int) -> list[list[int]]:
+    """Per rank, the indices of the tasks it runs: dealt in a snake order."""
+    owned: list[list[int]] = [[] for _ in range(nprocs)]
+    for k in range(count):
+        turn, seat = divmod(k, nprocs)
+        owned[seat if turn % 2 == 0 else nprocs - 1 - seat].append(k)
+    return owned
+
+
+def broadcast(value, world):
+    """Rank 0's `value` on every rank of `world` (None: `value`), waiting without spinning."""
+    if world is None:
+        return value
+    _wait_for_all(world[0])
+    return world[0].bcast(value, root=0)
 
 
 def _sweep(network: Network, algorithm: str, sizes: list[int], search: bool):
@@ -449,32 +536,30 @@ def compare(
         if not size_list:
             network.vector_bytes(small[-1])  # raises, naming the smallest accepted size
     tasks = [(i, a, s) for i, s in enumerate(size_list) for a in chosen]
-    world = _mpi_world() if use_mpi else None
+    world = mpi_world() if use_mpi else None
     workers = min(jobs, len(tasks)) * (world[2] if world else 1)
     for algorithm in chosen:  # the limits of one run (packets) at the largest size
         network.check_limits(algorithm, size_list[-1], force=True, search=False)
     limits.check_simulation(
         comparison_cost(network, chosen, size_list, workers), force, "the comparison"
     )
-    if world:
-        comm, rank, nprocs = world
-        tasks = tasks[rank::nprocs]
-    done = [0]
 
-    def tick() -> None:
-        done[0] += 1
+    def run(share: list[tuple[int, str, int]]) -> list[tuple[int, str, SimResult]]:
+        done = [0]
+
+        def tick() -> None:
+            done[0] += 1
+            if progress:
+                progress(done[0], len(share))
+
         if progress:
-            progress(done[0], len(tasks))
+            progress(0, len(share))
+        return _run_tasks(setup, network, share, jobs, tick)
 
-    if progress:
-        progress(0, len(tasks))
-    mine = _run_tasks(setup, network, tasks, jobs, tick)
-    if world:
-        gathered = comm.gather(mine, root=0)
-        if rank != 0:
-            return None
-        mine = [item for part in gathered for item in part]
-    results = {(i, a): r for i, a, r in mine}
+    merged = spread_over_ranks(tasks, run, world)
+    if merged is None:  # an MPI rank other than 0
+        return None
+    results = {(i, a): r for i, a, r in merged}
     entries, summary = summarize(chosen, size_list, results)
     first = results[(0, chosen[0])]
     return Comparison(

@@ -1,10 +1,16 @@
 """`topocoll reproduce` at small scale: each experiment writes its verdict, every claim of its
 paper's claims file gets one, and the exact claims (Swing Table 2, CM-200 Table 2, Trivance
-Table 1's step counts) agree."""
+Table 1's step counts) agree. Under `mpirun -np 2` (mpi4py) the files are those of one process
+and bad input ends every rank with exit 2."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import os
+import shutil
+import subprocess
+import sys
 
 import pytest
 from topocoll.reproduce import experiments, main, select
@@ -101,3 +107,132 @@ def test_list_names_every_experiment_with_paper_and_estimate(capsys):
         assert e.estimate_s["small"] > 0 and e.estimate_s["paper"] > 0
     papers = {e.paper for e in experiments()}
     assert papers == {"swing", "trivance", "cm200", "canary", "bine"}
+
+
+# --- under mpirun: the same files as one process -------------------------------------------------
+
+# A compare sweep per load beside a mapping file each rank reads (bine-background), Canary's
+# innet runs per seed and point (canary-fig7a) and a table of simulate calls (cm200-table2).
+MPI_NAMES = ["bine-background", "canary-fig7a", "cm200-table2"]
+
+
+def mpirun(folder, *argv: str, timeout: int = 120) -> tuple[int, list[tuple[str, str]]]:
+    """`mpirun -np 2 ARGV` as Open MPI 4.1 allows it in a container as root, on this worktree's
+    package: its exit status and each rank's (stdout, stderr), kept apart by mpirun under
+    `folder`. Skips without mpirun or mpi4py."""
+    launcher = shutil.which("mpirun")
+    if launcher is None:
+        pytest.skip("mpirun (openmpi-bin) is not installed")
+    if importlib.util.find_spec("mpi4py") is None:
+        pytest.skip("mpi4py is not installed")
+    python_path = os.path.dirname(os.path.dirname(__import__("topocoll").__file__))
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([python_path, os.environ.get("PYTHONPATH", "")]),
+        "OMPI_ALLOW_RUN_AS_ROOT": "1",
+        "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+        "OMPI_MCA_rmaps_base_oversubscribe": "1",
+        "OMPI_MCA_mpi_yield_when_idle": "1",
+        "OMPI_MCA_hwloc_base_binding_policy": "none",  # a rank may use any core: a shared machine
+    }
+    streams = folder / "streams"
+    launched = subprocess.run(
+        [launcher, "-np", "2", "--output-filename", str(streams), *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+    )
+
+    def read(rank: int, stream: str) -> str:
+        path = next(streams.glob(f"*/rank.{rank}/{stream}"), None)
+        return path.read_text() if path else ""
+
+    return launched.returncode, [(read(rank, "stdout"), read(rank, "stderr")) for rank in (0, 1)]
+
+
+def without_seconds(path) -> str | bytes:
+    if path.name in ("verdict.json", "summary.json"):
+        document = json.loads(path.read_text())
+        document.pop("seconds", None)
+        return json.dumps(document, sort_keys=True)
+    return path.read_bytes()
+
+
+def test_mpirun_writes_the_files_of_one_process(out, tmp_path):
+    written = tmp_path / "out"
+    code, ranks = mpirun(tmp_path, sys.executable, "-m", "topocoll.reproduce", *MPI_NAMES,
+                         "--out", str(written))  # fmt: skip
+    assert code == 0, ranks
+    # Rank 0 alone prints (the report, once); rank 1 prints nothing.
+    assert ranks[1] == ("", ""), ranks[1]
+    assert ranks[0][0].count("claims:") == 1
+    for name in MPI_NAMES:
+        alone = sorted(p.name for p in (out / name).iterdir())
+        assert sorted(p.name for p in (written / name).iterdir()) == alone
+        for file in alone:
+            assert without_seconds(written / name / file) == without_seconds(out / name / file), (
+                f"{name}/{file} differs from the one-process run"
+            )
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["no-such-figure"], "unknown experiment 'no-such-figure'; accepted: all, a paper"),
+        (["cm200-table2", "--scale", "huge"], "--scale huge; accepted: small, paper"),
+        (["cm200-table2", "--out", "/dev/null/x"], "--out /dev/null/x: cannot create it"),
+    ],
+)
+def test_mpirun_bad_input_exits_2_on_every_rank(tmp_path, argv, message):
+    # Each rank's exit status is echoed by a shell after it, so that mpirun does not end the
+    # other rank when the first exits.
+    script = '"$0" -m topocoll.reproduce "$@"; echo "exit $?"'
+    code, ranks = mpirun(tmp_path, "sh", "-c", script, sys.executable, *argv, timeout=60)
+    assert code == 0
+    for out, err in ranks:
+        assert out == "exit 2\n"
+        assert len(err.splitlines()) == 1 and message in err, err
+
+
+def test_mpirun_failure_on_one_rank_is_raised_on_every_rank(tmp_path):
+    """A unit of work failing on one rank (1, in rank 1's share: tasks are dealt to ranks 0, 1,
+    1, 0, 0) ends every rank with its error, where rank 0 would otherwise wait for rank 1."""
+    program = (
+        "from topocoll.compare import mpi_world, spread_over_ranks\n"
+        "def run(share):\n"
+        "    if 1 in share: raise ValueError('no 1')\n"
+        "    return [x * x for x in share]\n"
+        "world = mpi_world()\n"
+        "assert spread_over_ranks(range(5), lambda s: s, world, everywhere=True) == [*range(5)]\n"
+        "try:\n"
+        "    spread_over_ranks(range(5), run, world, everywhere=True)\n"
+        "except ValueError as error:\n"
+        "    print('raised', error, error.on_every_rank)\n"
+    )
+    code, ranks = mpirun(tmp_path, sys.executable, "-c", program, timeout=60)
+    assert code == 0, ranks
+    assert [out for out, _ in ranks] == ["raised no 1 True\n"] * 2
+
+
+def test_mpirun_error_on_rank_0_alone_ends_every_rank(tmp_path):
+    # A file where rank 0 makes the experiment's folder: rank 0 fails, rank 1 (writing into its
+    # scratch folder) goes on to its next exchange; MPI_Abort ends both, exit status 2.
+    (tmp_path / "out").mkdir()
+    (tmp_path / "out" / "cm200-table2").write_text("")
+    argv = ["-m", "topocoll.reproduce", "cm200-table2", "--out", str(tmp_path / "out")]
+    code, ranks = mpirun(tmp_path, sys.executable, *argv, timeout=60)
+    assert code == 2
+    assert "topocoll reproduce: [Errno 17] File exists" in ranks[0][1], ranks
+
+
+def test_without_mpi4py_under_mpirun_exits_2_and_without_mpirun_runs(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "mpi4py", None)  # `import mpi4py` raises ImportError
+    for variable in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"):
+        monkeypatch.delenv(variable, raising=False)
+    assert main(["--list"]) == 0  # no mpirun: mpi4py is not wanted
+    capsys.readouterr()
+    monkeypatch.setenv("OMPI_COMM_WORLD_SIZE", "2")  # as mpirun -np 2 sets it
+    assert main(["cm200-table2", "--out", "/nonexistent"]) == 2
+    err = capsys.readouterr().err
+    assert "mpi4py is not installed; accepted: install mpi4py, or run without mpirun" in err

@@ -10,7 +10,6 @@ import math
 import random
 import statistics
 
-from topocoll.compare import compare
 from topocoll.groups import random_allocation
 from topocoll.simulate import simulate
 from topocoll.traffic import measure
@@ -41,13 +40,10 @@ def reductions(collective: str, ranks: int) -> list[float]:
 
 def fig5(ctx: Context) -> dict:
     counts = (16, 32, 64, 128, 256, 512, 1024, 2048) if ctx.paper else (16, 64, 256)
-    rows, data = [], {}
-    for collective in PAIRS:
-        for n in counts:
-            red = reductions(collective, n)
-            data[(collective, n)] = red
-            rows += [{"collective": collective, "nodes": n, "allocation": i + 1,
-                      "reduction": round(r, 5)} for i, r in enumerate(red)]  # fmt: skip
+    cases = [(collective, n) for collective in PAIRS for n in counts]
+    data = dict(zip(cases, ctx.map(lambda case: reductions(*case), cases), strict=True))
+    rows = [{"collective": collective, "nodes": n, "allocation": i + 1, "reduction": round(r, 5)}
+            for (collective, n), red in data.items() for i, r in enumerate(red)]  # fmt: skip
     write_csv(ctx.out / "fig5.csv", rows)
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.4))
@@ -81,16 +77,19 @@ def table3(ctx: Context) -> dict:
     counts = (64, 256, 1024) if ctx.paper else (64,)
     sizes = [1 << k for k in (range(10, 27, 2) if ctx.paper else (10, 20, 24))]
     collectives = list(PAIRS) if ctx.paper else ["allreduce", "bcast"]
+    cases = [(collective, a, n, size) for collective in collectives for n in counts
+             for size in sizes for a in PAIRS[collective]]  # fmt: skip
+    times = ctx.map(lambda case: simulate("dragonfly:lumi", case[0], case[1], case[3],
+                                          ranks=case[2], mapping="random:1", force=True).time_s,
+                    cases)  # fmt: skip
+    time_of = dict(zip(cases, times, strict=True))
     rows, results = [], {}
     for collective in collectives:
         bine, binomial = PAIRS[collective]
         wins = losses = total = 0
         for n in counts:
             for size in sizes:
-                t = {}
-                for a in (bine, binomial):
-                    t[a] = simulate("dragonfly:lumi", collective, a, size, ranks=n,
-                                    mapping="random:1", force=True).time_s  # fmt: skip
+                t = {a: time_of[(collective, a, n, size)] for a in (bine, binomial)}
                 gain = t[binomial] / t[bine] - 1
                 wins += gain > 0.01
                 losses += gain < -0.01
@@ -142,9 +141,9 @@ def background(ctx: Context) -> dict:
         bine, binomial = PAIRS[collective]
         results[f"{collective} lowest load where Bine wins most sizes"] = float("nan")
         for load in loads:
-            c = compare("dragonfly:lumi", collective, algorithms=[bine, binomial], sizes=sizes,
-                        ranks=ranks, mapping=mapping, global_load=load or None, jobs=ctx.jobs,
-                        force=True, use_mpi=False)  # fmt: skip
+            c = ctx.compare("dragonfly:lumi", collective, algorithms=[bine, binomial],
+                            sizes=sizes, ranks=ranks, mapping=mapping, global_load=load or None,
+                            force=True)  # fmt: skip
             t = {(e.algorithm, e.size_bytes): e.time_s for e in c.entries if e.kind == "algorithm"}
             gains = [t[(binomial, s)] / t[(bine, s)] - 1 for s in sizes]
             rows += [{"collective": collective, "ranks": ranks, "global_load": load,

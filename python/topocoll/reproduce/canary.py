@@ -6,10 +6,12 @@ docs/innet.md). The runs are those of canary_figures.py (formerly bench/innet_fi
 from __future__ import annotations
 
 import statistics
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
 from types import SimpleNamespace
 
 from topocoll import _core
+from topocoll.compare import spread_over_ranks
 
 from . import canary_figures as cf
 from .core import Context, Experiment, pyplot, write_csv
@@ -23,16 +25,40 @@ def topology_for(ctx: Context):
     return spec, size
 
 
+class Deferred:
+    """Stands for canary_figures' thread pool: records the runs a figure submits, then `run`
+    spreads them over the MPI ranks and, on each, over --jobs threads (the engine releases the
+    GIL), and sets every future on every rank from the merged results."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[Future, Callable, tuple]] = []
+
+    def submit(self, run: Callable, *args) -> Future:
+        future: Future = Future()
+        self.calls.append((future, run, args))
+        return future
+
+    def run(self, ctx: Context) -> None:
+        def share(calls: list) -> list:
+            with ThreadPoolExecutor(max_workers=ctx.jobs) as pool:
+                return list(pool.map(lambda call: call[1](*call[2]), calls))
+
+        results = spread_over_ranks(self.calls, share, ctx.world, everywhere=True)
+        for (future, _, _), result in zip(self.calls, results, strict=True):
+            future.set_result(result)
+
+
 def run_figure(ctx: Context, figure: str) -> tuple[dict, str, str, int]:
     spec, size = topology_for(ctx)
-    cf.POOL = ThreadPoolExecutor(max_workers=ctx.jobs)
+    cf.POOL = pool = Deferred()
     cf.ENGINE.clear()
     cf.ENGINE.update({"permutation": True, "adaptive_rto": True, "force": True,
                       "input_credits": True})  # fmt: skip
     topology = _core.make_topology(spec, _core.network_preset("canary"))
     futures, title = cf.FIGURES[figure](SimpleNamespace(size=size, seeds=SEEDS), topology)
+    pool.run(ctx)
     runs = {name: [f.result() for f in fs] for name, fs in futures.items()}
-    cf.POOL.shutdown()
+    cf.POOL = None
     return runs, title, spec, size
 
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
+
+from topocoll.compare import broadcast, compare, spread_over_ranks
 
 SCALES = ("small", "paper")
 
@@ -18,11 +20,26 @@ SCALES = ("small", "paper")
 class Context:
     scale: str
     jobs: int
-    out: Path  # this experiment's folder
+    out: Path  # this experiment's folder (on MPI ranks other than 0: a scratch copy)
+    world: tuple | None = None  # (comm, rank, size) under mpirun with several processes
 
     @property
     def paper(self) -> bool:
         return self.scale == "paper"
+
+    def map(self, run: Callable, items: Iterable) -> list:
+        """[run(item) for item in items], the items spread over the MPI ranks (each rank runs
+        its share in turn) and the results on every rank in item order."""
+        return spread_over_ranks(
+            list(items), lambda share: [run(item) for item in share], self.world, everywhere=True
+        )
+
+    def compare(self, topology: str, collective: str, **options):
+        """`topocoll.compare` with this run's --jobs, its cases spread over the MPI ranks; the
+        comparison on every rank."""
+        c = compare(topology, collective, jobs=self.jobs, use_mpi=self.world is not None,
+                    **options)  # fmt: skip
+        return broadcast(c, self.world)
 
 
 @dataclass

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import statistics
 
-from topocoll.compare import compare
 from topocoll.simulate import simulate
 
 from .core import Context, Experiment, accepted, grid_dims, pyplot, size_label, write_csv
@@ -33,13 +32,14 @@ def deficiency(topology: str, algorithm: str) -> float:
 def table2(ctx: Context) -> dict:
     # Cheap at 4,096 nodes (rank symmetry), so both scales run the sizes the table's limits need.
     shapes = {2: "torus:64x64", 3: "torus:16x16x16", 4: "torus:8x8x8x8"}
+    cases = [(dims, topology, algorithm) for dims, topology in shapes.items()
+             for algorithm in ("swing-bw", "bucket", "recdoub-bw")]  # fmt: skip
+    values = ctx.map(lambda case: deficiency(case[1], case[2]), cases)
     rows, results = [], {}
-    for dims, topology in shapes.items():
-        for algorithm in ("swing-bw", "bucket", "recdoub-bw"):
-            value = deficiency(topology, algorithm)
-            rows.append({"topology": topology, "D": dims, "algorithm": algorithm,
-                         "deficiency": round(value, 6)})  # fmt: skip
-            results[f"{algorithm} D={dims}"] = round(value, 4)
+    for (dims, topology, algorithm), value in zip(cases, values, strict=True):
+        rows.append({"topology": topology, "D": dims, "algorithm": algorithm,
+                     "deficiency": round(value, 6)})  # fmt: skip
+        results[f"{algorithm} D={dims}"] = round(value, 4)
     write_csv(ctx.out / "table2.csv", rows)
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.2))
@@ -67,9 +67,8 @@ def sweep(ctx: Context, topology: str, sizes: str, **options):
     key = (topology, sizes, tuple(sorted(options.items())))
     if key not in _SWEEPS:
         algorithms = [a for a in ALGORITHMS if accepted(topology, a)]
-        _SWEEPS[key] = compare(topology, "allreduce", algorithms=algorithms, sizes=sizes,
-                               jobs=ctx.jobs, params="swing", force=True, use_mpi=False,
-                               **options)  # fmt: skip
+        _SWEEPS[key] = ctx.compare(topology, "allreduce", algorithms=algorithms, sizes=sizes,
+                                   params="swing", force=True, **options)  # fmt: skip
     return _SWEEPS[key]
 
 
@@ -296,7 +295,10 @@ def goodput_figure(ctx: Context, name: str, kind: str, title: str):
 def fig12(ctx: Context) -> dict:
     topology, c = goodput_figure(ctx, "fig12", "hx2mesh", "Fig. 12")
     torus = same_grid_torus(topology)
-    on_torus = simulate(torus, "allreduce", "swing-bw", "512MiB", params="swing", force=True)
+    (on_torus,) = ctx.map(
+        lambda t: simulate(t, "allreduce", "swing-bw", "512MiB", params="swing", force=True),
+        [torus],
+    )
     return {
         "min gain": min_gain(c),
         "gain at 2MiB": gain_at(c, 2 * MIB),
@@ -311,7 +313,8 @@ def fig13(ctx: Context) -> dict:
     topology, c = goodput_figure(ctx, "fig13", "hx4mesh", "Fig. 13")
     hx2 = torus_like(ctx, "hx2mesh")
     # Section 5.4.1: Hx4Mesh has fewer extra links than Hx2Mesh, more than the torus.
-    d = {t: deficiency(t, "swing-bw") for t in (hx2, topology, same_grid_torus(topology))}
+    shapes = (hx2, topology, same_grid_torus(topology))
+    d = dict(zip(shapes, ctx.map(lambda t: deficiency(t, "swing-bw"), shapes), strict=True))
     return {
         "swing best up to MiB": swing_best_up_to(c),
         "max gain": max_gain(c),
@@ -323,10 +326,11 @@ def fig13(ctx: Context) -> dict:
 
 def fig14(ctx: Context) -> dict:
     topology, c = goodput_figure(ctx, "fig14", "hyperx", "Fig. 14")
+    (value,) = ctx.map(lambda t: deficiency(t, "swing-bw"), [topology])
     return {
         "min gain": min_gain(c),
         "max gain": max_gain(c),
-        "swing-bw deficiency": round(deficiency(topology, "swing-bw"), 4),
+        "swing-bw deficiency": round(value, 4),
     }
 
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 
 from topocoll import _core
-from topocoll.compare import compare
 from topocoll.simulate import simulate
 
 from .core import Context, Experiment, accepted, pyplot, size_label, write_csv
@@ -28,30 +27,35 @@ def zero_latency_time(topology: str, algorithm: str, size: str = "1GiB", **extra
     return r.time_s, r
 
 
+def table1_row(algorithm: str, n: int) -> dict:
+    m = 1 << 30
+    # "All algorithms use both available ports" (Table 1's caption)
+    schedule = _core.build(algorithm, "allreduce", n, [n], 2, 0)
+    steps = schedule.step_count(0)
+    sent = _core.traffic(schedule, [0] * n, m)["bytes"] / n
+    time_s, r = zero_latency_time(f"ring:{n}", algorithm, ports=2)
+    bw = r.host_bandwidth_gbps * 1e9 / 8 / 2  # one of the two ports (links) per direction
+    return {"algorithm": algorithm, "n": n, "steps": steps, "Lambda": steps / math.log(n, 3),
+            "Delta": sent / (2 * m), "Theta": time_s / (m / bw)}  # fmt: skip
+
+
 def table1(ctx: Context) -> dict:
     """Lambda = steps / log3 n, Delta = bytes sent per node / 2m, Theta = zero-latency time /
     (m beta) on a bidirectional ring (Table 1's reference values, section 2.3)."""
     sizes = {"trivance": 81, "bruck": 81, "swing": 64, "recdoub": 64, "ring": 81}
     if ctx.paper:
         sizes = {"trivance": 243, "bruck": 243, "swing": 256, "recdoub": 256, "ring": 243}
-    rows, results = [], {}
-    m = 1 << 30
-    for family, n in sizes.items():
-        names = ("ring",) if family == "ring" else (f"{family}-bw", f"{family}-lat")
-        for algorithm in names:
-            # "All algorithms use both available ports" (Table 1's caption)
-            schedule = _core.build(algorithm, "allreduce", n, [n], 2, 0)
-            steps = schedule.step_count(0)
-            sent = _core.traffic(schedule, [0] * n, m)["bytes"] / n
-            time_s, r = zero_latency_time(f"ring:{n}", algorithm, ports=2)
-            bw = r.host_bandwidth_gbps * 1e9 / 8 / 2  # one of the two ports (links) per direction
-            row = {"algorithm": algorithm, "n": n, "steps": steps,
-                   "Lambda": steps / math.log(n, 3), "Delta": sent / (2 * m),
-                   "Theta": time_s / (m / bw)}  # fmt: skip
-            rows.append(row)
-            for k in ("Lambda", "Delta", "Theta"):
-                results[f"{algorithm} {k}"] = round(row[k], 4)
-            results[f"{algorithm} n"] = n
+    cases = [
+        (algorithm, n)
+        for family, n in sizes.items()
+        for algorithm in (("ring",) if family == "ring" else (f"{family}-bw", f"{family}-lat"))
+    ]
+    rows, results = ctx.map(lambda case: table1_row(*case), cases), {}
+    for row in rows:
+        algorithm = row["algorithm"]
+        for k in ("Lambda", "Delta", "Theta"):
+            results[f"{algorithm} {k}"] = round(row[k], 4)
+        results[f"{algorithm} n"] = row["n"]
     write_csv(ctx.out / "table1.csv", rows)
     plt = pyplot()
     fig, axes = plt.subplots(1, 3, figsize=(10, 3))
@@ -75,19 +79,24 @@ def table2(ctx: Context) -> dict:
     binary = {2: "64x64", 3: "16x16x16", 4: "8x8x8x8"}
     if not ctx.paper:  # 81x81 and 27^3 take a minute; 27x27 is within 4% of the limit
         ternary.update({2: "27x27", 3: "9x9x9"})
-    rows, results = [], {}
-    for dims in (2, 3, 4):
-        for algorithm in ("trivance-bw", "swing-bw", "recdoub-bw", "bruck-bw", "bucket"):
-            shape = (binary if algorithm in ("swing-bw", "recdoub-bw", "bucket") else ternary)[dims]
-            ports = {"ports": 2 * dims} if algorithm == "recdoub-bw" else {}
-            try:
-                _, r = zero_latency_time(f"torus:{shape}", algorithm, **ports)
-            except ValueError as e:
-                rows.append({"torus": shape, "D": dims, "algorithm": algorithm, "error": str(e)})
-                continue
-            value = 100.0 / r.peak_percent
-            rows.append({"torus": shape, "D": dims, "algorithm": algorithm, "Theta": value})
-            results[f"{algorithm} D={dims}"] = round(value, 4)
+
+    def run(case: tuple[int, str]) -> dict:
+        dims, algorithm = case
+        shape = (binary if algorithm in ("swing-bw", "recdoub-bw", "bucket") else ternary)[dims]
+        ports = {"ports": 2 * dims} if algorithm == "recdoub-bw" else {}
+        row = {"torus": shape, "D": dims, "algorithm": algorithm}
+        try:
+            _, r = zero_latency_time(f"torus:{shape}", algorithm, **ports)
+        except ValueError as e:
+            return {**row, "error": str(e)}
+        return {**row, "Theta": 100.0 / r.peak_percent}
+
+    algorithms = ("trivance-bw", "swing-bw", "recdoub-bw", "bruck-bw", "bucket")
+    cases = [(dims, algorithm) for dims in (2, 3, 4) for algorithm in algorithms]
+    rows, results = ctx.map(run, cases), {}
+    for row in rows:
+        if "Theta" in row:
+            results[f"{row['algorithm']} D={row['D']}"] = round(row["Theta"], 4)
     write_csv(ctx.out / "table2.csv", rows)
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5, 3.2))
@@ -108,9 +117,8 @@ def table2(ctx: Context) -> dict:
 
 def sweep(ctx: Context, topology: str, **options):
     algorithms = [a for names in FAMILIES.values() for a in names if accepted(topology, a)]
-    return compare(topology, "allreduce", algorithms=algorithms, sizes="32B:128MiB",
-                   jobs=ctx.jobs, params="trivance", force=True, use_mpi=False,
-                   **options)  # fmt: skip
+    return ctx.compare(topology, "allreduce", algorithms=algorithms, sizes="32B:128MiB",
+                       params="trivance", force=True, **options)  # fmt: skip
 
 
 def relative(c) -> dict[str, dict[int, float]]:
