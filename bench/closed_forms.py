@@ -202,25 +202,9 @@ def _block_count(ranges) -> int:
     return sum(end - begin for begin, end in ranges)
 
 
-def congestion_time(shape: Shape, document: dict, rounds: str = "sender") -> float:
-    """The schedule's time in m / b under fixed message durations (docs/efficiency.md,
-    "Derived forms"):
-
-    1. Rounds. Every step gets the earliest round its lane order, its `after` dependencies and
-       its messages allow: a step comes after the previous step of its lane and after the steps
-       it waits for, and a send is in the same round as its receive (matched in posting order per
-       sender, receiver and port). The messages of one round are the ones that run at once.
-    2. Duration. Every range of a send is a message of a bytes (in vectors: its blocks / B), as
-       the flow model counts them, split over its minimal paths; a path of share s carries a x s.
-       On a link, a flow of size x that meets flows of sizes y_i finishes after sum_i min(x, y_i)
-       (max-min fair sharing of one link by flows that start together); its duration is the
-       largest such sum over its links, and a send's duration the largest over its flows: equal
-       messages give load x congestion.
-    3. Critical path. A step starts when the previous step of its lane and its `after` steps have
-       ended; its sends start with it (eager sends, docs/simulator-engines.md), and a step ends
-       when all its sends and the sends it receives have ended. The time is the last step's
-       end.
-    """
+def _parse(document: dict):
+    """The steps of a schedule document as nodes (rank, lane, step), and its messages as
+    (sender node, receiver node, source host, destination host, sizes of its ranges)."""
     blocks = document["blocks"]
     # Rank r runs on node placement[r] (the Gray-code hypercube variants); rank r otherwise.
     host = document.get("placement") or list(range(document["ranks"]))
@@ -243,36 +227,87 @@ def congestion_time(shape: Shape, document: dict, rounds: str = "sender") -> flo
             posted_sends[(node.rank, peer, port)].append((key, sizes))
         for peer, port in node.recvs:
             posted_recvs[(peer, node.rank, port)].append(key)
-    messages = []  # (sender node, receiver node, src, dst, range sizes)
+    messages = []
     for channel, sends in posted_sends.items():
         recvs = posted_recvs.get(channel, [])
         if len(recvs) != len(sends):
             raise ValueError(f"unmatched messages on channel {channel}")
         for (skey, sizes), rkey in zip(sends, recvs, strict=True):
             messages.append((skey, rkey, host[channel[0]], host[channel[1]], sizes))
-    partners: dict[tuple, list] = defaultdict(list)
-    for skey, rkey, *_ in messages:
-        partners[skey].append(rkey)
-        partners[rkey].append(skey)
-    # 1. Rounds: the least fixpoint of the constraints.
-    level = dict.fromkeys(nodes, 0)
-    changed = True
-    while changed:
-        changed = False
-        for key in sorted(nodes):
-            rank, lane, step = key
-            node = nodes[key]
-            value = level[key]
-            if step > 0:
-                value = max(value, level[(rank, lane, step - 1)] + 1)
-            for a_lane, a_step in node.after:
-                value = max(value, level[(rank, a_lane, a_step)] + 1)
-            if rounds == "matched":
-                for other in partners.get(key, ()):
-                    value = max(value, level[other])
-            if value != level[key]:
-                level[key] = value
-                changed = True
+    return nodes, messages
+
+
+def _rounds(nodes: dict, messages: list, rule: str) -> dict:
+    """The round of every step: the least solution of "after the previous step of its lane and
+    after its `after` steps" and, for rule "matched", "in the round of the steps it exchanges
+    messages with"; rule "sender" leaves a receive where its own lane puts it (eager sends).
+    Matched steps are merged into groups (union-find), then rounds are longest paths in the
+    group graph, in topological order."""
+    parent = {key: key for key in nodes}
+
+    def find(x):
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    if rule == "matched":
+        for skey, rkey, *_ in messages:
+            a, b = find(skey), find(rkey)
+            if a != b:
+                parent[a] = b
+    group = {key: find(key) for key in nodes}
+    successors: dict[tuple, list] = defaultdict(list)
+    indegree: dict[tuple, int] = dict.fromkeys(set(group.values()), 0)
+    for key, node in nodes.items():
+        rank, lane, step = key
+        before = [(rank, lane, step - 1)] if step > 0 else []
+        before += [(rank, a_lane, a_step) for a_lane, a_step in node.after]
+        for b in before:
+            successors[group[b]].append(group[key])
+            indegree[group[key]] += 1
+    round_of = dict.fromkeys(indegree, 0)
+    ready = [g for g, d in indegree.items() if d == 0]
+    seen = 0
+    while ready:
+        g = ready.pop()
+        seen += 1
+        for h in successors.get(g, ()):
+            round_of[h] = max(round_of[h], round_of[g] + 1)
+            indegree[h] -= 1
+            if indegree[h] == 0:
+                ready.append(h)
+    if seen != len(indegree):
+        raise ValueError("the schedule's steps wait on each other in a cycle")
+    return {key: round_of[group[key]] for key in nodes}
+
+
+def congestion_time(
+    shape: Shape, document: dict, rounds: str = "matched", lockstep: bool = True
+) -> float:
+    """The schedule's time in m / b, priced round by round (docs/efficiency.md, "Derived
+    forms"):
+
+    1. Rounds. Every step gets the earliest round its lane order, its `after` dependencies and
+       its messages allow: a step comes after the previous step of its lane and after the steps
+       it waits for, and a send is in the round of its receive (matched in posting order per
+       sender, receiver and port). The messages of one round run at once.
+    2. Duration. Every range of a send is a message of a bytes (in vectors: its blocks / B), as
+       the flow model counts them, split over its minimal paths; a path of share s carries a x s.
+       On a link, a flow of size x that meets flows of sizes y_i finishes after sum_i min(x, y_i)
+       (max-min fair sharing of one link by flows that start together); its duration is the
+       largest such sum over its links, and a send's duration the largest over its flows: equal
+       messages give load x congestion.
+    3. Time. With `lockstep` (the closed form), the sum over rounds of the longest duration in
+       the round: the flow model's time when every round waits for the one before everywhere
+       (`synchronous_rounds`) and every send is one message (`one_message_per_send`); the
+       explanations in docs/efficiency.md compare the flow model with both. Without it, the
+       critical path: a step starts when the previous step of its lane and its `after` steps
+       have ended, its sends start with it (eager sends), it ends when its sends and the sends
+       it receives have ended.
+    """
+    nodes, messages = _parse(document)
+    level = _rounds(nodes, messages, rounds)
     # 2. Durations, round by round.
     by_round: dict[int, list[int]] = defaultdict(list)
     for i, (skey, _rkey, *_rest) in enumerate(messages):
@@ -303,6 +338,12 @@ def congestion_time(shape: Shape, document: dict, rounds: str = "sender") -> flo
         for i, size, links in flows:
             t = float(weight[round(size, 15)][links].max())
             duration[i] = max(duration[i], t)
+    if lockstep:
+        # Every round waits for the previous one: the sum of the rounds' longest messages.
+        longest: dict[int, float] = defaultdict(float)
+        for i, (skey, *_rest) in enumerate(messages):
+            longest[level[skey]] = max(longest[level[skey]], duration[i])
+        return sum(longest.values())
     # 3. Critical path over the events "step starts" (S) and "step ends" (F):
     # S(step) = max F(previous step of the lane, steps in `after`);
     # F(step) = max(S(step), S(sender) + duration of every send it makes or receives).
@@ -368,10 +409,16 @@ def schedule_document(algorithm: str, collective: str, shape: Shape) -> dict:
     return json.loads(schedule.to_json())
 
 
+# Schedules whose lanes take turns on the links by `after` dependencies (a plan), not in global
+# rounds: their derived form is the critical path (congestion_time with lockstep=False).
+TURN_TAKING = frozenset({"bucket-balanced"})
+
+
 def derived(algorithm: str, collective: str, shape: Shape) -> float:
     """% of peak of the congestion time of the schedule's own steps."""
     document = schedule_document(algorithm, collective, shape)
-    return percent(collective, shape, congestion_time(shape, document))
+    lockstep = algorithm not in TURN_TAKING
+    return percent(collective, shape, congestion_time(shape, document, lockstep=lockstep))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -393,6 +440,8 @@ def _document(shape: Shape, blocks: int, lanes: list) -> dict:
 
 
 def _paper_time(shape: Shape, blocks: int, lanes: list) -> float:
+    """The paper's steps priced as `congestion_time` prices a schedule's: the sum over steps of
+    the message size times the congestion of the busiest link direction."""
     return congestion_time(shape, _document(shape, blocks, lanes))
 
 
@@ -458,8 +507,9 @@ def bucket_form(collective: str, shape: Shape) -> float:
     sum over the D lanes of its direction of (d_k - 1)/d_k x m/(2D) x prod(1/d_i, i visited
     before k). Lanes switch dimensions at their own pace (lanes are independent), so the time
     is the busiest link direction's load: exact when that link never idles, which holds for the
-    reduce-scatter and the allreduce (docs/efficiency.md). The allgather on rectangular tori is
-    not this form (`bucket_allgather_form`)."""
+    reduce-scatter and the allreduce, and for the allgather with one message per send
+    (docs/efficiency.md: the flow model's one message per range makes the allgather on
+    rectangular tori slower, `bucket_allgather_ranges`)."""
     dims = [n for n in shape.dims if n >= 2]
     d = len(dims)
     x = 1.0 / (2 * d)
@@ -477,6 +527,21 @@ def bucket_form(collective: str, shape: Shape) -> float:
         loads.append(total)
     phases = 2 if collective == "allreduce" else 1
     return phases * max(loads)
+
+
+def bucket_allgather_ranges(shape: Shape) -> float:
+    """Bucket's allgather on an a x b torus (a > b) as the flow model runs it, in m / b:
+    MPI's chunk layout makes a lane's message of its second dimension one range per block, so
+    a message of c blocks is c flows. Per ring direction: lane A (short side first) sends b - 1
+    blocks on the short side, then a - 1 steps of b blocks (b flows) on the long side; lane B
+    sends a - 1 single blocks on the long side, then b - 1 steps of a blocks on the short side.
+    While B's single-block steps share the long links with A's b-flow steps, each B step gets
+    1/(b+1) of the link: both advance one step every b + 1 block times. In block times
+    (m / (4P) each): T = (b - 1) + (a - b)(b + 1) + a(b - 1), against the bound P - 1
+    (docs/efficiency.md, "bucket's allgather")."""
+    a, b = max(shape.dims), min(shape.dims)
+    p = shape.ranks
+    return ((b - 1) + (a - b) * (b + 1) + a * (b - 1)) / (4 * p)
 
 
 def recdoub_lanes(collective: str, shape: Shape, halving: bool = False, latency: bool = False):
@@ -625,11 +690,7 @@ def paper_time(algorithm: str, collective: str, shape: Shape) -> float | None:
     if algorithm == "ring":
         return ring_form(collective, shape)
     if algorithm == "bucket":
-        return (
-            bucket_form(collective, shape)
-            if ar or collective == "reduce-scatter" or (len(set(n for n in dims if n >= 2)) <= 1)
-            else None
-        )
+        return bucket_form(collective, shape)
     if algorithm == "hamiltonian-rings":
         # swing-nsdi24.txt 2.3.1: four rings on two edge-disjoint Hamiltonian cycles, one per
         # direction, each a ring collective on m/4 over link directions of its own: the bound.
@@ -694,3 +755,158 @@ def expected(algorithm: str, collective: str, spec: str) -> Form:
     if t is not None:
         return Form(percent(collective, shape, t), "paper")
     return Form(derived(algorithm, collective, shape), "derived")
+
+
+# ---------------------------------------------------------------------------------------------
+# Experiments behind docs/efficiency.md's explanations: the same schedule with one message per
+# send, or with every lane's steps made synchronous, run through `topocoll sim --schedule`.
+
+
+def _each_step(document: dict):
+    """Yields the op list of every step (either format version), for editing in place."""
+    if "lanes" in document:
+        for lanes in document["lanes"]:
+            for steps in lanes:
+                for entry in steps:
+                    yield entry["ops"] if isinstance(entry, dict) else entry
+    else:
+        for steps in document["steps"]:
+            for entry in steps:
+                yield entry["ops"] if isinstance(entry, dict) else entry
+
+
+def one_message_per_send(document: dict) -> dict:
+    """Every send (and its receive) carries one range of its block count, as if the rank packed
+    its blocks: the flow model then sees one message where it saw one per range. Local copies
+    are dropped (they cost nothing). The data no longer lands where it should; only the timing
+    is of interest."""
+    out = json.loads(json.dumps(document))
+    for ops in _each_step(out):
+        kept = []
+        for op in ops:
+            if op["op"] in ("send", "recv"):
+                n = _block_count(op["blocks"])
+                op["blocks"] = [[0, n]] if n else []
+                kept.append(op)
+        ops[:] = kept
+    out["keeps_positions"] = False
+    return out
+
+
+def synchronous_rounds(document: dict) -> dict:
+    """The schedule in the rounds of `congestion_time` (rule "matched"), with a barrier after
+    every round: an extra lane in which every rank sends a zero-byte message to every other
+    rank and receives one from each, after its steps of that round and before its steps of the
+    next. No step of round k + 1 starts before every step of round k has ended anywhere: the
+    rounds of the derived form made real (its `lockstep` sum)."""
+    nodes, messages = _parse(document)
+    level = _rounds(nodes, messages, "matched")
+    p = document["ranks"]
+    source = {}
+    for rank, lane, step, ops, after in _steps_of(document):
+        source[(rank, lane, step)] = (ops, after)
+    port = 1 + max((op.get("port", 0) for ops, _ in source.values() for op in ops), default=0)
+    lanes = 1 + max(lane for _, lane, _ in nodes)
+    last = max(level.values(), default=-1)
+    out = {k: v for k, v in document.items() if k not in ("steps", "lanes")}
+    out["version"] = 2
+    out["lanes"] = []
+    for rank in range(p):
+        rank_lanes = [[{"ops": []} for _ in range(last + 1)] for _ in range(lanes)]
+        for (r, lane, step), (ops, after) in source.items():
+            if r != rank:
+                continue
+            k = level[(r, lane, step)]
+            waits = [[a, level[(rank, a, s)]] for a, s in after]
+            if k > 0:
+                waits.append([lanes, k - 1])  # the barrier that ends round k - 1
+            rank_lanes[lane][k] = {"ops": list(ops), "after": waits}
+        for lane in range(lanes):
+            for k in range(1, last + 1):
+                if not rank_lanes[lane][k]["ops"]:
+                    rank_lanes[lane][k]["after"] = [[lanes, k - 1]]
+        barriers = []
+        for k in range(last + 1):
+            ops = []
+            for q in range(p):
+                if q != rank:
+                    ops.append({"op": "send", "peer": q, "port": port, "blocks": []})
+                    ops.append({"op": "recv", "peer": q, "port": port, "blocks": []})
+            barriers.append({"ops": ops, "after": [[lane, k] for lane in range(lanes)]})
+        rank_lanes.append(barriers)
+        out["lanes"].append(rank_lanes)
+    out["ports"] = max(document.get("ports", 1), port + 1) * p
+    return out
+
+
+def simulate_document(document: dict, collective: str, topology: str) -> float:
+    """The flow model's % of peak for a schedule document (zero latency, 1 GiB)."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    topocoll_cli = str(Path(sys.executable).with_name("topocoll"))
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(document, f)
+        path = f.name
+    try:
+        run = subprocess.run(
+            [
+                topocoll_cli, "sim", "--topology", topology, "--collective", collective,
+                "--schedule", path, "--size", "1GiB", "--latency", "0ns", "--hop-latency",
+                "0ns", "--alpha", "0ns", "--json", "--force",
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )  # fmt: skip
+    finally:
+        os.unlink(path)
+    return json.loads(run.stdout)["peak_percent"]
+
+
+def explain(algorithm: str, collective: str, topology: str, lockstep: bool = True) -> dict:
+    """The numbers behind a deviation: the flow model on the schedule as built, with one message
+    per send, with synchronous lanes, and with both; the closed forms next to them."""
+    shape = Shape.parse(topology)
+    document = schedule_document(algorithm, collective, shape)
+    out = {"algorithm": algorithm, "collective": collective, "topology": topology}
+    out["flow"] = simulate_document(document, collective, topology)
+    merged = one_message_per_send(document)
+    out["flow, one message per send"] = simulate_document(merged, collective, topology)
+    if lockstep:
+        out["flow, synchronous rounds"] = simulate_document(
+            synchronous_rounds(document), collective, topology
+        )
+        out["flow, both"] = simulate_document(synchronous_rounds(merged), collective, topology)
+    t = paper_time(algorithm, collective, shape)
+    out["formula"] = percent(collective, shape, t) if t is not None else None
+    lockstep = algorithm not in TURN_TAKING
+    out["derived"] = percent(collective, shape, congestion_time(shape, document, lockstep=lockstep))
+    return out
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    parser = argparse.ArgumentParser(
+        description="Closed forms and the experiments behind docs/efficiency.md's explanations"
+    )
+    parser.add_argument("algorithm")
+    parser.add_argument("collective", choices=COLLECTIVES)
+    parser.add_argument("topology", help="ring:P or torus:AxB[x...]")
+    parser.add_argument(
+        "--no-lockstep", action="store_true", help="skip the synchronous-lanes runs (large P)"
+    )
+    args = parser.parse_args(argv)
+    for key, value in explain(
+        args.algorithm, args.collective, args.topology, not args.no_lockstep
+    ).items():
+        print(f"{key:28s} {value:.2f}" if isinstance(value, float) else f"{key:28s} {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
