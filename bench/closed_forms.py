@@ -745,15 +745,19 @@ class Form:
     kind: str  # "paper", "derived", or "-" (not accepted)
 
 
-def expected(algorithm: str, collective: str, spec: str) -> Form:
+def expected(algorithm: str, collective: str, spec: str, max_derived_ranks: int = 0) -> Form:
     """The closed form of one cell of bench/efficiency.py: the paper form where the paper
-    defines the algorithm at this size, else the derived form of the schedule's own steps."""
+    defines the algorithm at this size, else the derived form of the schedule's own steps (not
+    evaluated, kind "skipped", above `max_derived_ranks` ranks when that is > 0: the sum runs
+    in Python over every message and takes many minutes on the largest tori)."""
     shape = Shape.parse(spec)
     if not accepted(algorithm, collective, shape):
         return Form(None, "-")
     t = paper_time(algorithm, collective, shape)
     if t is not None:
         return Form(percent(collective, shape, t), "paper")
+    if 0 < max_derived_ranks < shape.ranks:
+        return Form(None, "skipped")
     return Form(derived(algorithm, collective, shape), "derived")
 
 
@@ -867,6 +871,9 @@ def simulate_document(document: dict, collective: str, topology: str) -> float:
     return json.loads(run.stdout)["peak_percent"]
 
 
+BARRIER_MESSAGES = 1_500_000
+
+
 def explain(algorithm: str, collective: str, topology: str, lockstep: bool = True) -> dict:
     """The numbers behind a deviation: the flow model on the schedule as built, with one message
     per send, with synchronous lanes, and with both; the closed forms next to them."""
@@ -876,6 +883,12 @@ def explain(algorithm: str, collective: str, topology: str, lockstep: bool = Tru
     out["flow"] = simulate_document(document, collective, topology)
     merged = one_message_per_send(document)
     out["flow, one message per send"] = simulate_document(merged, collective, topology)
+    if lockstep:
+        # The barriers cost P (P - 1) zero-byte messages per round: skip schedules of many
+        # rounds (CM-200 trees: one broadcast per source) where that would be millions.
+        nodes, messages = _parse(document)
+        rounds = 1 + max(_rounds(nodes, messages, "matched").values(), default=0)
+        lockstep = rounds * shape.ranks * (shape.ranks - 1) <= BARRIER_MESSAGES
     if lockstep:
         out["flow, synchronous rounds"] = simulate_document(
             synchronous_rounds(document), collective, topology
