@@ -113,7 +113,7 @@ def main() -> int:
     )
     parser.add_argument("--threshold", type=float, default=3.0, help="percent (default 3)")
     parser.add_argument(
-        "--no-closed-forms", action="store_true", help="the measured % of peak only"
+        "--no-closed-forms", action="store_true", help="the measured %% of peak only"
     )
     parser.add_argument("--save", help="also write every cell as JSON to this file")
     parser.add_argument(
