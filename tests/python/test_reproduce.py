@@ -11,10 +11,11 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 
 import pytest
 from topocoll.reproduce import experiments, main, select
-from topocoll.reproduce.core import claims_of, judge, load_claims
+from topocoll.reproduce.core import Context, claims_of, judge, load_claims
 
 VERDICTS = {"agree", "differ", "not judged at small scale"}
 FAST = ["swing-table2", "swing-fig8", "swing-fig12", "swing-fig13", "swing-fig14", "swing-fig15",
@@ -236,3 +237,18 @@ def test_without_mpi4py_under_mpirun_exits_2_and_without_mpirun_runs(monkeypatch
     assert main(["cm200-table2", "--out", "/nonexistent"]) == 2
     err = capsys.readouterr().err
     assert "mpi4py is not installed; accepted: install mpi4py, or run without mpirun" in err
+
+
+def test_map_runs_a_share_on_jobs_threads_in_item_order(tmp_path):
+    # Two items meet at a barrier: that passes only when both run at once (a serial map would
+    # break the barrier after its timeout), and the results come back in item order.
+    ctx = Context(scale="small", jobs=2, out=tmp_path)
+    barrier = threading.Barrier(2, timeout=60)
+
+    def square(x: int) -> int:
+        if x < 2:
+            barrier.wait()
+        return x * x
+
+    assert ctx.map(square, range(6)) == [0, 1, 4, 9, 16, 25]
+    assert Context(scale="small", jobs=1, out=tmp_path).map(lambda x: -x, [3, 1, 2]) == [-3, -1, -2]

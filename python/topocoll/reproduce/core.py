@@ -7,6 +7,7 @@ import csv
 import json
 import math
 from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -28,11 +29,19 @@ class Context:
         return self.scale == "paper"
 
     def map(self, run: Callable, items: Iterable) -> list:
-        """[run(item) for item in items], the items spread over the MPI ranks (each rank runs
-        its share in turn) and the results on every rank in item order."""
-        return spread_over_ranks(
-            list(items), lambda share: [run(item) for item in share], self.world, everywhere=True
-        )
+        """[run(item) for item in items], the items spread over the MPI ranks and, within a
+        rank's share, over --jobs threads (the simulator releases the GIL while it runs, as
+        `innet --jobs` relies on); the results on every rank in item order."""
+        return spread_over_ranks(list(items), self._run_share(run), self.world, everywhere=True)
+
+    def _run_share(self, run: Callable) -> Callable[[list], list]:
+        def run_share(share: list) -> list:
+            if self.jobs <= 1 or len(share) <= 1:
+                return [run(item) for item in share]
+            with ThreadPoolExecutor(max_workers=min(self.jobs, len(share))) as pool:
+                return list(pool.map(run, share))
+
+        return run_share
 
     def compare(self, topology: str, collective: str, **options):
         """`topocoll.compare` with this run's --jobs, its cases spread over the MPI ranks; the
