@@ -127,6 +127,11 @@ def main() -> int:
     args = parser.parse_args()
     if args.deviations and args.no_closed_forms:
         parser.error("--deviations needs the closed forms")
+    if args.max_derived_ranks < 0:
+        parser.error(
+            f"--max-derived-ranks {args.max_derived_ranks} is negative; accepted: 0 (every "
+            "shape) or a positive rank count"
+        )
     shapes = (RINGS + TORI) if args.quick else (RINGS_FULL + TORI_FULL)
     names = [a["name"] for a in algorithms(args.collective)]
     if args.only:

@@ -6,6 +6,7 @@ values, so a wrong formula fails here as much as a wrong simulator or a wrong sc
 from __future__ import annotations
 
 import importlib.util
+import subprocess
 import sys
 from pathlib import Path
 
@@ -107,3 +108,13 @@ def test_a_wrong_formula_is_caught():
     # over both directions (congestion 4 instead of 2) gives 29.2% instead of 35%.
     wrong = 100.0 * (7 / 8) / (2 * (1 / 2 + 2 / 4 + 4 / 8))
     assert measured("recdoub-bw", "allreduce", "ring:8") != pytest.approx(wrong, rel=0.005)
+
+
+def test_efficiency_refuses_a_negative_rank_limit():
+    run = subprocess.run(
+        [sys.executable, str(ROOT / "bench/efficiency.py"), "--quick", "--only", "ring",
+         "--max-derived-ranks", "-1"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert run.returncode == 2
+    assert "--max-derived-ranks -1 is negative; accepted: 0 (every shape)" in run.stderr

@@ -32,16 +32,14 @@ class Context:
         """[run(item) for item in items], the items spread over the MPI ranks and, within a
         rank's share, over --jobs threads (the simulator releases the GIL while it runs, as
         `innet --jobs` relies on); the results on every rank in item order."""
-        return spread_over_ranks(list(items), self._run_share(run), self.world, everywhere=True)
 
-    def _run_share(self, run: Callable) -> Callable[[list], list]:
         def run_share(share: list) -> list:
             if self.jobs <= 1 or len(share) <= 1:
                 return [run(item) for item in share]
             with ThreadPoolExecutor(max_workers=min(self.jobs, len(share))) as pool:
                 return list(pool.map(run, share))
 
-        return run_share
+        return spread_over_ranks(list(items), run_share, self.world, everywhere=True)
 
     def compare(self, topology: str, collective: str, **options):
         """`topocoll.compare` with this run's --jobs, its cases spread over the MPI ranks; the
