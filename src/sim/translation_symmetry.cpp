@@ -71,6 +71,14 @@ int shift_along(const topo::GridTopology& grid, int host, int dim, int by) {
   return host + ((x + by) % n - x) * grid.stride(dim);
 }
 
+// Host h moved by a translation given per dimension (each offset in [0, size)).
+int translate(const topo::GridTopology& grid, int host, std::span<const int> offset) {
+  for (int d = 0; d < grid.dimensions(); ++d)
+    if (offset[static_cast<std::size_t>(d)] != 0)
+      host = shift_along(grid, host, d, offset[static_cast<std::size_t>(d)]);
+  return host;
+}
+
 // Smallest t dividing the dimension's size such that moving every host by t along it maps
 // every host's signature onto an equal one.
 int period_along(const topo::GridTopology& grid, const std::vector<Signature>& by_host, int dim) {
@@ -86,18 +94,91 @@ int period_along(const topo::GridTopology& grid, const std::vector<Signature>& b
   return n;
 }
 
-bool trivial(const topo::GridTopology& grid, const std::vector<int>& periods) {
+// The translations found so far: the axis subgroup (multiples of a period per dimension) and
+// the translations that move along several dimensions at once, as their offsets inside the
+// box of the periods (every translation of the group is one of these plus an axis one). Hamiltonian
+// cycles on a torus repeat along a diagonal only, which no axis period sees.
+struct Group {
+  std::vector<int> periods;
+  std::vector<std::vector<int>> cosets;  // offsets in [0, period) per dimension, not all zero
+};
+
+bool trivial(const topo::GridTopology& grid, const Group& group) {
+  if (!group.cosets.empty()) return false;
   for (int dim = 0; dim < grid.dimensions(); ++dim)
-    if (periods[static_cast<std::size_t>(dim)] != grid.size(dim)) return false;
+    if (group.periods[static_cast<std::size_t>(dim)] != grid.size(dim)) return false;
   return true;
 }
+
+// Comparisons of signatures the search of diagonal translations may spend: past it only the
+// axis periods are kept (still exact, a smaller reduction).
+constexpr std::int64_t kCosetSearchWork = 100'000'000;
+
+class CosetSearch {
+ public:
+  CosetSearch(const topo::GridTopology& grid, const std::vector<Signature>& by_host)
+      : grid_(grid), by_host_(by_host) {}
+
+  // Every offset of the box of `periods` that is `old` plus a multiple of the old periods
+  // (old's cosets split when a period grows) and still maps every signature onto an equal one.
+  [[nodiscard]] std::vector<std::vector<int>> refine(const Group& old,
+                                                     const std::vector<int>& periods) {
+    std::vector<std::vector<int>> out;
+    if (given_up_) return out;
+    std::vector<std::vector<int>> starts = old.cosets;
+    starts.emplace_back(periods.size(), 0);
+    for (const auto& start : starts) {
+      std::vector<int> offset = start;
+      while (true) {
+        if (std::any_of(offset.begin(), offset.end(), [](int x) { return x != 0; }) &&
+            invariant(offset))
+          out.push_back(offset);
+        if (given_up_) return {};
+        if (!next(offset, start, old.periods, periods)) break;
+      }
+    }
+    return out;
+  }
+
+ private:
+  // The next of start + k * step below `limit` per dimension (k >= 0), odometer order.
+  static bool next(std::vector<int>& offset, const std::vector<int>& start,
+                   const std::vector<int>& step, const std::vector<int>& limit) {
+    for (std::size_t d = 0; d < offset.size(); ++d) {
+      offset[d] += step[d];
+      if (offset[d] < limit[d]) return true;
+      offset[d] = start[d];
+    }
+    return false;
+  }
+
+  bool invariant(const std::vector<int>& offset) {
+    for (int h = 0; h < grid_.host_count(); ++h) {
+      if (++work_ > kCosetSearchWork) {
+        given_up_ = true;
+        return false;
+      }
+      if (!(by_host_[static_cast<std::size_t>(h)] ==
+            by_host_[static_cast<std::size_t>(translate(grid_, h, offset))]))
+        return false;
+    }
+    return true;
+  }
+
+  const topo::GridTopology& grid_;
+  const std::vector<Signature>& by_host_;
+  std::int64_t work_ = 0;
+  bool given_up_ = false;
+};
 
 // Every host's signature grows one step at a time, across all ranks. A translation that maps
 // the signatures of the first steps apart cannot map the whole runs onto each other, so the
 // search stops at the first step after which no translation is left (a schedule without
-// symmetry usually shows it in its first steps, and reading the rest would be wasted).
-std::vector<int> search_periods(const Schedule& schedule, const topo::GridTopology& grid,
-                                std::span<const int> host_of) {
+// symmetry usually shows it in its first steps, and reading the rest would be wasted). The
+// axis periods are checked after every step; the diagonal cosets when a period grows, after
+// steps 1, 2, 4, 8, ... (enough to stop early) and after the last step.
+Group search_group(const Schedule& schedule, const topo::GridTopology& grid,
+                   std::span<const int> host_of) {
   Signature empty;  // hosts without a rank
   empty.add(~0ULL);
   std::vector<Signature> by_host(static_cast<std::size_t>(grid.host_count()), empty);
@@ -109,18 +190,23 @@ std::vector<int> search_periods(const Schedule& schedule, const topo::GridTopolo
     sig.add(static_cast<std::uint64_t>(steps));
     most_steps = std::max(most_steps, steps);
   }
-  std::vector<int> periods(static_cast<std::size_t>(grid.dimensions()));
+  Group group{std::vector<int>(static_cast<std::size_t>(grid.dimensions()), 1), {}};
+  CosetSearch cosets(grid, by_host);
   Step step;
   for (int k = 0; k <= most_steps; ++k) {
+    std::vector<int> periods(static_cast<std::size_t>(grid.dimensions()));
     for (int dim = 0; dim < grid.dimensions(); ++dim)
       periods[static_cast<std::size_t>(dim)] = period_along(grid, by_host, dim);
-    if (k == most_steps || trivial(grid, periods)) break;
+    const bool checkpoint = k == most_steps || (k & (k - 1)) == 0;
+    if (periods != group.periods || (checkpoint && !group.cosets.empty()))
+      group = {periods, cosets.refine(group, periods)};
+    if (k == most_steps || trivial(grid, group)) break;
     for (int r = 0; r < schedule.ranks(); ++r)
       if (k < schedule.step_count(r))
         add_step(by_host[static_cast<std::size_t>(host_of[static_cast<std::size_t>(r)])], schedule,
                  grid, host_of, r, k, step);
   }
-  return periods;
+  return group;
 }
 
 // Searches are cached per schedule object, network and placement: a compare sweep asks again
@@ -129,11 +215,11 @@ struct CacheEntry {
   std::uint64_t schedule = 0;
   std::string network;
   std::vector<int> host_of;
-  std::vector<int> periods;
+  Group group;
 };
 
-std::vector<int> cached_periods(const Schedule& schedule, const topo::GridTopology& grid,
-                                const topo::Router& router, std::span<const int> host_of) {
+Group cached_group(const Schedule& schedule, const topo::GridTopology& grid,
+                   const topo::Router& router, std::span<const int> host_of) {
   static std::mutex mutex;
   static std::vector<CacheEntry> cache;
   const std::string network = grid.spec() + "|" + router.name();
@@ -144,14 +230,14 @@ std::vector<int> cached_periods(const Schedule& schedule, const topo::GridTopolo
   {
     const std::lock_guard lock(mutex);
     for (const CacheEntry& e : cache)
-      if (matches(e)) return e.periods;
+      if (matches(e)) return e.group;
   }
-  std::vector<int> periods = search_periods(schedule, grid, host_of);
+  Group group = search_group(schedule, grid, host_of);
   const std::lock_guard lock(mutex);
   constexpr std::size_t kEntries = 32;  // a compare sweep's algorithms, with room to spare
   if (cache.size() == kEntries) cache.erase(cache.begin());
-  cache.push_back({schedule.serial(), network, {host_of.begin(), host_of.end()}, periods});
-  return periods;
+  cache.push_back({schedule.serial(), network, {host_of.begin(), host_of.end()}, group});
+  return group;
 }
 
 // Links per node when the grid numbers its links node-major, port-minor (link l leaves node
@@ -176,31 +262,62 @@ std::optional<TranslationSymmetry> TranslationSymmetry::find(const Schedule& sch
     return std::nullopt;
   const int ports = node_major_ports(*grid);
   if (ports == 0) return std::nullopt;
-  TranslationSymmetry symmetry(*grid, ports, cached_periods(schedule, *grid, router, host_of));
-  if (symmetry.group_size() == 1) return std::nullopt;
-  return symmetry;
+  const Group group = cached_group(schedule, *grid, router, host_of);
+  if (trivial(*grid, group)) return std::nullopt;
+  return TranslationSymmetry(*grid, ports, group.periods, group.cosets);
 }
 
+// Each host's orbit meets the box of the periods in the points b + c (mod the periods), c
+// running over the cosets and 0; the orbit's representative is the smallest host among them.
 TranslationSymmetry::TranslationSymmetry(const topo::GridTopology& grid, int ports_per_node,
-                                         std::vector<int> periods)
-    : grid_(&grid), periods_(std::move(periods)), ports_per_node_(ports_per_node) {
-  for (int d = 0; d < grid.dimensions(); ++d)
-    group_size_ *= grid.size(d) / periods_[static_cast<std::size_t>(d)];
+                                         const std::vector<int>& periods,
+                                         const std::vector<std::vector<int>>& cosets)
+    : grid_(&grid), ports_per_node_(ports_per_node), dims_(grid.dimensions()) {
+  group_size_ = static_cast<std::int64_t>(cosets.size()) + 1;
+  for (int d = 0; d < dims_; ++d)
+    group_size_ *= grid.size(d) / periods[static_cast<std::size_t>(d)];
+  const auto hosts = static_cast<std::size_t>(grid.host_count());
+  representative_.resize(hosts);
+  translation_.resize(hosts * static_cast<std::size_t>(dims_));
+  std::vector<int> box(static_cast<std::size_t>(dims_)), best(box.size()), point(box.size());
+  for (std::size_t h = 0; h < hosts; ++h) {
+    for (int d = 0; d < dims_; ++d)
+      box[static_cast<std::size_t>(d)] =
+          grid.coordinate(static_cast<int>(h), d) % periods[static_cast<std::size_t>(d)];
+    int rep = -1;
+    auto consider = [&](const std::vector<int>* coset) {
+      int host = 0;
+      for (int d = 0; d < dims_; ++d) {
+        const auto i = static_cast<std::size_t>(d);
+        point[i] = (box[i] + (coset ? (*coset)[i] : 0)) % periods[i];
+        host += point[i] * grid.stride(d);
+      }
+      if (rep < 0 || host < rep) {
+        rep = host;
+        best = point;
+      }
+    };
+    consider(nullptr);
+    for (const auto& c : cosets) consider(&c);
+    representative_[h] = rep;
+    for (int d = 0; d < dims_; ++d) {
+      const int n = grid.size(d);
+      translation_[h * static_cast<std::size_t>(dims_) + static_cast<std::size_t>(d)] =
+          ((best[static_cast<std::size_t>(d)] - grid.coordinate(static_cast<int>(h), d)) % n + n) %
+          n;
+    }
+  }
 }
 
 bool TranslationSymmetry::in_domain(int host) const {
-  for (int d = 0; d < grid_->dimensions(); ++d)
-    if (grid_->coordinate(host, d) >= periods_[static_cast<std::size_t>(d)]) return false;
-  return true;
+  return representative_[static_cast<std::size_t>(host)] == host;
 }
 
 int TranslationSymmetry::shift_like(int host, int reference) const {
-  for (int d = 0; d < grid_->dimensions(); ++d) {
-    const int x = grid_->coordinate(reference, d);
-    const int back = x - x % periods_[static_cast<std::size_t>(d)];
-    if (back != 0) host = shift_along(*grid_, host, d, grid_->size(d) - back);
-  }
-  return host;
+  const std::span<const int> offset(
+      translation_.data() + static_cast<std::size_t>(reference) * static_cast<std::size_t>(dims_),
+      static_cast<std::size_t>(dims_));
+  return translate(*grid_, host, offset);
 }
 
 int TranslationSymmetry::link_representative(int link) const {

@@ -21,7 +21,7 @@ namespace topocoll::sim {
 
 class TranslationSymmetry {
  public:
-  // The largest group of per-dimension translations the run is invariant under, or nullopt
+  // The largest group of translations the run is invariant under, or nullopt
   // when it is only the identity or the run does not qualify (not a torus or hypercube, a
   // router that does not commute with translations, or blocks of unequal sizes). `host_of`
   // places rank r on host host_of[r]. The search reads every step of every rank once per
@@ -34,22 +34,27 @@ class TranslationSymmetry {
                                                                bool equal_blocks);
 
   [[nodiscard]] std::int64_t group_size() const { return group_size_; }
-  [[nodiscard]] const std::vector<int>& periods() const { return periods_; }
-  // Whether `host` is its orbit's representative (every coordinate below its period).
+  // Whether `host` is its orbit's representative (the smallest host of its orbit inside the
+  // box of the axis periods).
   [[nodiscard]] bool in_domain(int host) const;
-  // `host` moved by the translation that takes `reference` into the domain.
+  // `host` moved by the translation that takes `reference` to its representative.
   [[nodiscard]] int shift_like(int host, int reference) const;
-  [[nodiscard]] int representative(int host) const { return shift_like(host, host); }
+  [[nodiscard]] int representative(int host) const {
+    return representative_[static_cast<std::size_t>(host)];
+  }
   // The link of the domain's orbit copy that `link` translates to.
   [[nodiscard]] int link_representative(int link) const;
 
  private:
-  TranslationSymmetry(const topo::GridTopology& grid, int ports_per_node, std::vector<int> periods);
+  TranslationSymmetry(const topo::GridTopology& grid, int ports_per_node,
+                      const std::vector<int>& periods, const std::vector<std::vector<int>>& cosets);
 
   const topo::GridTopology* grid_;
-  std::vector<int> periods_;
   int ports_per_node_ = 0;
+  int dims_ = 0;
   std::int64_t group_size_ = 1;
+  std::vector<int> representative_;  // per host
+  std::vector<int> translation_;     // per host, per dimension: the offset to its representative
 };
 
 // A router whose paths are those of `inner` with every link replaced by its orbit's

@@ -134,6 +134,25 @@ TEST(SimSymmetry, GroupsFollowTheSchedules) {
       1);
 }
 
+// Hamiltonian rings repeat along a diagonal only: on an RxC torus, cycle A's runs start one
+// column left per row and cycle B's advance C-1 rows per column, so moving a host one row down
+// and one column left maps both cycles onto themselves, and C rows down (C divides R) maps
+// them onto themselves too. No axis period below the sides sees the first, so the group needs
+// translations along several dimensions at once; the reduced run must still equal the full one.
+TEST(SimSymmetry, HamiltonianRingsRepeatAlongADiagonal) {
+  for (const std::string routing : {"minimal", "dor"}) {
+    const auto square = make_network("torus:8x8", 64, routing);
+    EXPECT_EQ(expect_reduction_exact(*build("hamiltonian-rings", Collective::allreduce, 64, {8, 8}),
+                                     square, 1 << 20, "hamiltonian-rings 8x8 " + routing),
+              8);
+    const auto tall = make_network("torus:8x16", 128, routing);
+    EXPECT_EQ(
+        expect_reduction_exact(*build("hamiltonian-rings", Collective::allreduce, 128, {8, 16}),
+                               tall, 1 << 20, "hamiltonian-rings 8x16 " + routing),
+        16);
+  }
+}
+
 // Recursive doubling's XOR pairs are translations of the hypercube: one rank stands for all.
 TEST(SimSymmetry, HypercubeTranslationsAreXors) {
   const auto net = make_network("hypercube:6", 64, "minimal");

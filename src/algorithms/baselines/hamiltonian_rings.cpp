@@ -12,12 +12,12 @@
 //    -i), then one link right. Each such run of c nodes advances the row by c - 1, so B closes
 //    after r / gcd(r, c - 1) runs and covers every node only when gcd(r, c - 1) = 1.
 // These are the paper's conditions; the torus may be given either way round (dims RxC or CxR).
-// In B, run u covers column u mod c, rows u (c - 1) .. u (c - 1) + c - 1 (mod r), so position
-// and node convert in O(1) with the inverse of c - 1 modulo r.
+// In B, run u covers column u mod c, rows u (c - 1) .. u (c - 1) + c - 1 (mod r).
 //
 // On a side of 2 the two links between a pair of nodes are distinct torus links (the +1 and the
 // wrap-around link), which the cycles use separately; a router that sends both over one link
 // sees them share it.
+#include <array>
 #include <memory>
 #include <numeric>
 #include <string>
@@ -29,58 +29,56 @@
 namespace topocoll::algorithms {
 namespace {
 
-// The two Hamiltonian cycles of an r x c torus (rows r = k c, gcd(r, c - 1) = 1).
+// The two Hamiltonian cycles of an r x c torus (rows r = k c, gcd(r, c - 1) = 1), as tables
+// of rank by position and position by rank: the simulator's symmetry search reads every step of
+// every rank, and the closed forms below cost a few divisions each.
 class CyclePair {
  public:
   // Rows run along torus dimension `row_dim` (0 or 1) of `dims`.
   CyclePair(const std::vector<int>& dims, int row_dim)
       : rows_(dims[row_dim]), cols_(dims[1 - row_dim]), row_dim_(row_dim) {
-    inverse_ = modular_inverse(cols_ - 1, rows_);
+    for (int cycle : {0, 1}) {
+      auto& nodes = nodes_[static_cast<std::size_t>(cycle)];
+      auto& positions = positions_[static_cast<std::size_t>(cycle)];
+      nodes.resize(static_cast<std::size_t>(ranks()));
+      positions.resize(static_cast<std::size_t>(ranks()));
+      for (int t = 0; t < ranks(); ++t) {
+        nodes[static_cast<std::size_t>(t)] = node_at(cycle, t);
+        positions[static_cast<std::size_t>(nodes[static_cast<std::size_t>(t)])] = t;
+      }
+    }
   }
 
   [[nodiscard]] int ranks() const { return rows_ * cols_; }
 
-  // The rank at `position` of cycle 0 (A) or 1 (B).
+  // The rank at `position` (any integer, taken modulo the ranks) of cycle 0 (A) or 1 (B).
   [[nodiscard]] int node(int cycle, long long position) const {
-    const int t = mod(position, ranks());
+    return nodes_[static_cast<std::size_t>(cycle)]
+                 [static_cast<std::size_t>(mod(position, ranks()))];
+  }
+
+  // The position of `rank` on cycle 0 (A) or 1 (B).
+  [[nodiscard]] int position(int cycle, int rank) const {
+    return positions_[static_cast<std::size_t>(cycle)][static_cast<std::size_t>(rank)];
+  }
+
+ private:
+  [[nodiscard]] int node_at(int cycle, int t) const {
     const int u = t / cols_, o = t % cols_;
     if (cycle == 0) return rank_of(u, mod(o - u, cols_));
     return rank_of(mod(static_cast<long long>(u) * (cols_ - 1) + o, rows_), u % cols_);
   }
 
-  // The position of `rank` on cycle 0 (A) or 1 (B).
-  [[nodiscard]] int position(int cycle, int rank) const {
-    const int col = row_dim_ == 0 ? rank / rows_ : rank % cols_;
-    const int row = row_dim_ == 0 ? rank % rows_ : rank / cols_;
-    if (cycle == 0) return row * cols_ + mod(col + row, cols_);
-    const int o = mod(row + col, cols_);
-    const int u = mod(static_cast<long long>(row - o) * inverse_, rows_);
-    return u * cols_ + o;
-  }
-
- private:
   // Rank of node (row, col) in MPI's layout (dimension 0 fastest).
   [[nodiscard]] int rank_of(int row, int col) const {
     return row_dim_ == 0 ? row + rows_ * col : col + cols_ * row;
   }
 
-  // x^-1 mod n for gcd(x, n) = 1 (n >= 1), by the extended Euclidean algorithm.
-  static int modular_inverse(int x, int n) {
-    long long a = mod(x, n), b = n, s = 1, t = 0;
-    while (b != 0) {
-      const long long q = a / b;
-      a -= q * b;
-      s -= q * t;
-      std::swap(a, b);
-      std::swap(s, t);
-    }
-    return mod(s, n);
-  }
-
   int rows_;
   int cols_;
   int row_dim_;
-  int inverse_ = 0;
+  std::array<std::vector<int>, 2> nodes_;      // per cycle: rank at each position
+  std::array<std::vector<int>, 2> positions_;  // per cycle: position of each rank
 };
 
 }  // namespace
