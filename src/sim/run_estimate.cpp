@@ -169,11 +169,7 @@ void find_symmetry(const Schedule& schedule, const topo::Topology& topology,
                    const topo::Router& router, const StepCounter& counter, const SimConfig& config,
                    bool search, RunEstimate& e) {
   if (config.model != Model::flow || !config.use_symmetry || !config.trace_path.empty()) return;
-  const auto* grid = dynamic_cast<const topo::GridTopology*>(&topology);
-  const bool qualifies = grid != nullptr && grid->kind() != topo::GridTopology::Kind::mesh &&
-                         counter.equal_blocks() && router.commutes_with_translations() &&
-                         grid->host_count() == grid->node_count();
-  if (!qualifies) return;
+  if (!TranslationSymmetry::qualifies(topology, router, counter.equal_blocks())) return;
   e.symmetry_search = true;
   // The search reads every message of every rank-step of a symmetric run: past this many,
   // the engine's own search is the first cost of the run (counted by the caller), and no

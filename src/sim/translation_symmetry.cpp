@@ -14,6 +14,30 @@ std::uint64_t mix64(std::uint64_t z) {  // splitmix64's finalizer
   return z ^ (z >> 31);
 }
 
+// The grid of hosts a translatable network is built on (Topology::translatable): host ids in
+// mixed radix of the grid's sizes, dimension 0 fastest.
+class Lattice {
+ public:
+  explicit Lattice(const std::vector<int>& sizes) : sizes_(sizes) {
+    int stride = 1;
+    for (const int n : sizes_) {
+      strides_.push_back(stride);
+      stride *= n;
+    }
+    hosts_ = stride;
+  }
+  [[nodiscard]] int dimensions() const { return static_cast<int>(sizes_.size()); }
+  [[nodiscard]] int size(int dim) const { return sizes_[static_cast<std::size_t>(dim)]; }
+  [[nodiscard]] int stride(int dim) const { return strides_[static_cast<std::size_t>(dim)]; }
+  [[nodiscard]] int coordinate(int host, int dim) const { return (host / stride(dim)) % size(dim); }
+  [[nodiscard]] int host_count() const { return hosts_; }
+
+ private:
+  std::vector<int> sizes_;
+  std::vector<int> strides_;
+  int hosts_ = 1;
+};
+
 // Two independent 64-bit hashes of a rank's step sequence: equal signatures stand for equal
 // sequences (a false match among the 2^128 values is out of reach of any grid we can build).
 struct Signature {
@@ -27,7 +51,7 @@ struct Signature {
 };
 
 // The offset from host `from` to host `to` as one number: per dimension (to - from) mod size.
-std::uint64_t displacement(const topo::GridTopology& grid, int from, int to) {
+std::uint64_t displacement(const Lattice& grid, int from, int to) {
   std::uint64_t d = 0;
   for (int dim = grid.dimensions() - 1; dim >= 0; --dim) {
     const int n = grid.size(dim);
@@ -40,7 +64,7 @@ std::uint64_t displacement(const topo::GridTopology& grid, int from, int to) {
 // What the flow model sees of a rank's step k, relative to its host: its operations in
 // posting order with their kind, port, peer offset, the block count of every message and of
 // every reduction. With equal blocks, bytes are block counts times one block size.
-void add_step(Signature& sig, const Schedule& schedule, const topo::GridTopology& grid,
+void add_step(Signature& sig, const Schedule& schedule, const Lattice& grid,
               std::span<const int> host_of, int rank, int k, Step& step) {
   const int host = host_of[static_cast<std::size_t>(rank)];
   step.clear();
@@ -65,14 +89,14 @@ void add_step(Signature& sig, const Schedule& schedule, const topo::GridTopology
 }
 
 // Host h moved by `by` along dimension `dim`.
-int shift_along(const topo::GridTopology& grid, int host, int dim, int by) {
+int shift_along(const Lattice& grid, int host, int dim, int by) {
   const int n = grid.size(dim);
   const int x = grid.coordinate(host, dim);
   return host + ((x + by) % n - x) * grid.stride(dim);
 }
 
 // Host h moved by a translation given per dimension (each offset in [0, size)).
-int translate(const topo::GridTopology& grid, int host, std::span<const int> offset) {
+int translate(const Lattice& grid, int host, std::span<const int> offset) {
   for (int d = 0; d < grid.dimensions(); ++d)
     if (offset[static_cast<std::size_t>(d)] != 0)
       host = shift_along(grid, host, d, offset[static_cast<std::size_t>(d)]);
@@ -81,7 +105,7 @@ int translate(const topo::GridTopology& grid, int host, std::span<const int> off
 
 // Smallest t dividing the dimension's size such that moving every host by t along it maps
 // every host's signature onto an equal one.
-int period_along(const topo::GridTopology& grid, const std::vector<Signature>& by_host, int dim) {
+int period_along(const Lattice& grid, const std::vector<Signature>& by_host, int dim) {
   const int n = grid.size(dim);
   for (int t = 1; t < n; ++t) {
     if (n % t != 0) continue;
@@ -103,7 +127,7 @@ struct Group {
   std::vector<std::vector<int>> cosets;  // offsets in [0, period) per dimension, not all zero
 };
 
-bool trivial(const topo::GridTopology& grid, const Group& group) {
+bool trivial(const Lattice& grid, const Group& group) {
   if (!group.cosets.empty()) return false;
   for (int dim = 0; dim < grid.dimensions(); ++dim)
     if (group.periods[static_cast<std::size_t>(dim)] != grid.size(dim)) return false;
@@ -116,7 +140,7 @@ constexpr std::int64_t kCosetSearchWork = 100'000'000;
 
 class CosetSearch {
  public:
-  CosetSearch(const topo::GridTopology& grid, const std::vector<Signature>& by_host)
+  CosetSearch(const Lattice& grid, const std::vector<Signature>& by_host)
       : grid_(grid), by_host_(by_host) {}
 
   // Every offset of the box of `periods` that is `old` plus a multiple of the old periods
@@ -165,7 +189,7 @@ class CosetSearch {
     return true;
   }
 
-  const topo::GridTopology& grid_;
+  const Lattice& grid_;
   const std::vector<Signature>& by_host_;
   std::int64_t work_ = 0;
   bool given_up_ = false;
@@ -177,8 +201,7 @@ class CosetSearch {
 // symmetry usually shows it in its first steps, and reading the rest would be wasted). The
 // axis periods are checked after every step; the diagonal cosets when a period grows, after
 // steps 1, 2, 4, 8, ... (enough to stop early) and after the last step.
-Group search_group(const Schedule& schedule, const topo::GridTopology& grid,
-                   std::span<const int> host_of) {
+Group search_group(const Schedule& schedule, const Lattice& grid, std::span<const int> host_of) {
   Signature empty;  // hosts without a rank
   empty.add(~0ULL);
   std::vector<Signature> by_host(static_cast<std::size_t>(grid.host_count()), empty);
@@ -218,11 +241,11 @@ struct CacheEntry {
   Group group;
 };
 
-Group cached_group(const Schedule& schedule, const topo::GridTopology& grid,
+Group cached_group(const Schedule& schedule, const topo::Topology& topology, const Lattice& grid,
                    const topo::Router& router, std::span<const int> host_of) {
   static std::mutex mutex;
   static std::vector<CacheEntry> cache;
-  const std::string network = grid.spec() + "|" + router.name();
+  const std::string network = topology.spec() + "|" + router.name();
   auto matches = [&](const CacheEntry& e) {
     return e.schedule == schedule.serial() && e.network == network &&
            std::equal(e.host_of.begin(), e.host_of.end(), host_of.begin(), host_of.end());
@@ -240,39 +263,37 @@ Group cached_group(const Schedule& schedule, const topo::GridTopology& grid,
   return group;
 }
 
-// Links per node when the grid numbers its links node-major, port-minor (link l leaves node
-// l / ports; GridTopology::port_link), which link_representative relies on; 0 otherwise.
-int node_major_ports(const topo::GridTopology& grid) {
-  const auto ports = static_cast<int>(grid.links().size()) / std::max(1, grid.host_count());
-  for (std::size_t l = 0; l < grid.links().size(); ++l)
-    if (ports == 0 || grid.links()[l].from != static_cast<int>(l) / ports) return 0;
-  return ports;
-}
-
 }  // namespace
+
+bool TranslationSymmetry::qualifies(const topo::Topology& topology, const topo::Router& router,
+                                    bool equal_blocks) {
+  if (!equal_blocks || !topology.translatable() || !router.commutes_with_translations())
+    return false;
+  long long hosts = 1;
+  for (const int n : topology.grid_dims()) hosts *= n;
+  return !topology.grid_dims().empty() && hosts == topology.host_count() &&
+         topology.host_count() == topology.node_count();
+}
 
 std::optional<TranslationSymmetry> TranslationSymmetry::find(const Schedule& schedule,
                                                              const topo::Topology& topology,
                                                              const topo::Router& router,
                                                              std::span<const int> host_of,
                                                              bool equal_blocks) {
-  const auto* grid = dynamic_cast<const topo::GridTopology*>(&topology);
-  if (grid == nullptr || grid->kind() == topo::GridTopology::Kind::mesh || !equal_blocks ||
-      !router.commutes_with_translations() || grid->host_count() != grid->node_count())
-    return std::nullopt;
-  const int ports = node_major_ports(*grid);
-  if (ports == 0) return std::nullopt;
-  const Group group = cached_group(schedule, *grid, router, host_of);
-  if (trivial(*grid, group)) return std::nullopt;
-  return TranslationSymmetry(*grid, ports, group.periods, group.cosets);
+  if (!qualifies(topology, router, equal_blocks)) return std::nullopt;
+  const Lattice grid(topology.grid_dims());
+  const Group group = cached_group(schedule, topology, grid, router, host_of);
+  if (trivial(grid, group)) return std::nullopt;
+  return TranslationSymmetry(topology, group.periods, group.cosets);
 }
 
 // Each host's orbit meets the box of the periods in the points b + c (mod the periods), c
 // running over the cosets and 0; the orbit's representative is the smallest host among them.
-TranslationSymmetry::TranslationSymmetry(const topo::GridTopology& grid, int ports_per_node,
+TranslationSymmetry::TranslationSymmetry(const topo::Topology& topology,
                                          const std::vector<int>& periods,
                                          const std::vector<std::vector<int>>& cosets)
-    : grid_(&grid), ports_per_node_(ports_per_node), dims_(grid.dimensions()) {
+    : topology_(&topology), dims_(static_cast<int>(topology.grid_dims().size())) {
+  const Lattice grid(topology.grid_dims());
   group_size_ = static_cast<std::int64_t>(cosets.size()) + 1;
   for (int d = 0; d < dims_; ++d)
     group_size_ *= grid.size(d) / periods[static_cast<std::size_t>(d)];
@@ -313,16 +334,18 @@ bool TranslationSymmetry::in_domain(int host) const {
   return representative_[static_cast<std::size_t>(host)] == host;
 }
 
+std::span<const int> TranslationSymmetry::translation_of(int host) const {
+  return {translation_.data() + static_cast<std::size_t>(host) * static_cast<std::size_t>(dims_),
+          static_cast<std::size_t>(dims_)};
+}
+
 int TranslationSymmetry::shift_like(int host, int reference) const {
-  const std::span<const int> offset(
-      translation_.data() + static_cast<std::size_t>(reference) * static_cast<std::size_t>(dims_),
-      static_cast<std::size_t>(dims_));
-  return translate(*grid_, host, offset);
+  return topology_->translated_node(host, translation_of(reference));
 }
 
 int TranslationSymmetry::link_representative(int link) const {
-  const int node = link / ports_per_node_;
-  return representative(node) * ports_per_node_ + link % ports_per_node_;
+  const int node = topology_->links()[static_cast<std::size_t>(link)].from;
+  return topology_->translated_link(link, translation_of(node));
 }
 
 void OrbitRouter::route_set(int src, int dst, topo::RouteSet& out) const {

@@ -1,12 +1,12 @@
 #pragma once
-// Translation symmetry of a flow-model run on a torus or hypercube (docs/simulator-engines.md,
-// "Symmetry"). When moving every host by a translation g of the grid maps the run onto itself
-// (the rank on host h+g runs the steps of the rank on h with every peer moved by g and the same
-// bytes, and routes move with their hosts), every state of the run is g-invariant: the ranks of
-// an orbit finish together and the flows of an orbit share bandwidth at the same rate. The flow
-// model then simulates one host per orbit (the domain: coordinates below the periods) on the
-// links of one orbit each, where a flow that crosses k links of an orbit carries k times its
-// load. Nothing is assumed about the algorithm: the search compares every rank's steps.
+// Translation symmetry of a flow-model run on a torus, hypercube or HyperX
+// (docs/simulator-engines.md, "Symmetry"). When moving every host by a translation g of the grid
+// maps the run onto itself (the rank on host h+g runs the steps of the rank on h with every peer
+// moved by g and the same bytes, and routes move with their hosts), every state of the run is
+// g-invariant: the ranks of an orbit finish together and the flows of an orbit share bandwidth at
+// the same rate. The flow model then simulates one host per orbit (the domain: a representative per
+// orbit) on the links of one orbit each, where a flow that crosses k links of an orbit carries k
+// times its load. Nothing is assumed about the algorithm: the search compares every rank's steps.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -14,15 +14,15 @@
 #include <vector>
 
 #include "core/schedule.hpp"
-#include "topology/grid.hpp"
 #include "topology/routing.hpp"
+#include "topology/topology.hpp"
 
 namespace topocoll::sim {
 
 class TranslationSymmetry {
  public:
   // The largest group of translations the run is invariant under, or nullopt
-  // when it is only the identity or the run does not qualify (not a torus or hypercube, a
+  // when it is only the identity or the run does not qualify (not a torus, hypercube or HyperX, a
   // router that does not commute with translations, or blocks of unequal sizes). `host_of`
   // places rank r on host host_of[r]. The search reads every step of every rank once per
   // schedule object and mapping; the result is cached, since with equal blocks the bytes of a
@@ -32,6 +32,12 @@ class TranslationSymmetry {
                                                                const topo::Router& router,
                                                                std::span<const int> host_of,
                                                                bool equal_blocks);
+
+  // Whether a run on this network and router can have a symmetry at all: a translatable
+  // network (Topology::translatable) whose hosts are all its nodes, a router that commutes
+  // with translations, and blocks of equal sizes.
+  [[nodiscard]] static bool qualifies(const topo::Topology& topology, const topo::Router& router,
+                                      bool equal_blocks);
 
   [[nodiscard]] std::int64_t group_size() const { return group_size_; }
   // Whether `host` is its orbit's representative (the smallest host of its orbit inside the
@@ -46,11 +52,11 @@ class TranslationSymmetry {
   [[nodiscard]] int link_representative(int link) const;
 
  private:
-  TranslationSymmetry(const topo::GridTopology& grid, int ports_per_node,
-                      const std::vector<int>& periods, const std::vector<std::vector<int>>& cosets);
+  TranslationSymmetry(const topo::Topology& topology, const std::vector<int>& periods,
+                      const std::vector<std::vector<int>>& cosets);
+  [[nodiscard]] std::span<const int> translation_of(int host) const;
 
-  const topo::GridTopology* grid_;
-  int ports_per_node_ = 0;
+  const topo::Topology* topology_;
   int dims_ = 0;
   std::int64_t group_size_ = 1;
   std::vector<int> representative_;  // per host

@@ -42,6 +42,13 @@ class GridTopology : public Topology {
     return node + (next - x) * strides_[dim];
   }
 
+  // Tori and hypercubes: a translation keeps every port (node-major, port-minor numbering).
+  [[nodiscard]] bool translatable() const override { return kind_ != Kind::mesh; }
+  [[nodiscard]] int translated_link(int link, std::span<const int> offset) const override {
+    return translated_node(link / ports_per_node_, offset) * ports_per_node_ +
+           link % ports_per_node_;
+  }
+
   // Hosts and links a grid of these dims would have, for the size check before building.
   [[nodiscard]] static long long link_count(const std::vector<int>& dims, Kind kind);
 

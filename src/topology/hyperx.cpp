@@ -43,6 +43,17 @@ HyperXTopology::HyperXTopology(std::string spec, const NetworkParams& params, st
   }
 }
 
+int HyperXTopology::translated_link(int link, std::span<const int> offset) const {
+  const int node = link / ports_per_node_, port = link % ports_per_node_;
+  int dim = dimensions() - 1;
+  while (port_offset_[static_cast<std::size_t>(dim)] > port) --dim;
+  const int index = port - port_offset_[static_cast<std::size_t>(dim)];
+  const int own = coordinate(node, dim), n = grid_dims()[static_cast<std::size_t>(dim)];
+  const int to = index < own ? index : index + 1;
+  return row_link(translated_node(node, offset), dim,
+                  (to + offset[static_cast<std::size_t>(dim)]) % n);
+}
+
 double HyperXTopology::host_injection_bandwidth(int) const {
   double ports = 0;
   for (int size : grid_dims()) ports += std::min(2, size - 1);

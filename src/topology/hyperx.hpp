@@ -27,6 +27,10 @@ class HyperXTopology : public Topology {
     return node + (to - coordinate(node, dim)) * strides_[dim];
   }
 
+  // A translation moves a link's source and its target coordinate in the link's dimension.
+  [[nodiscard]] bool translatable() const override { return true; }
+  [[nodiscard]] int translated_link(int link, std::span<const int> offset) const override;
+
   [[nodiscard]] static long long link_count(const std::vector<int>& dims);
   // Two ports per dimension (one per direction, as on a torus of the same shape), not one per
   // cable: HyperX as a HammingMesh of 1x1 boards (swing-nsdi24.txt 5.4.2), whose hosts have

@@ -14,6 +14,9 @@ class HyperXRouter : public Router {
       : hyperx_(topology), minimal_(minimal) {}
   void route_set(int src, int dst, RouteSet& out) const override;
   [[nodiscard]] std::string name() const override { return minimal_ ? "minimal" : "dor"; }
+  // Paths depend only on which dimensions differ and on the target coordinates, which a
+  // translation moves with the hosts.
+  [[nodiscard]] bool commutes_with_translations() const override { return true; }
 
  private:
   const HyperXTopology& hyperx_;

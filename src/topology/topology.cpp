@@ -53,4 +53,18 @@ double Topology::host_injection_bandwidth(int host) const {
   return std::min(out, in);
 }
 
+int Topology::translated_link(int, std::span<const int>) const {
+  throw std::logic_error("translated_link on a network without translations: " + spec_);
+}
+
+int Topology::translated_node(int node, std::span<const int> offset) const {
+  int moved = 0, stride = 1;
+  for (std::size_t d = 0; d < grid_dims_.size(); ++d) {
+    const int n = grid_dims_[d];
+    moved += ((node / stride) % n + offset[d]) % n * stride;
+    stride *= n;
+  }
+  return moved;
+}
+
 }  // namespace topocoll::topo

@@ -4,6 +4,7 @@
 // hyperx) have no switches: hosts are the routers. Built from a spec string such as
 // "torus:8x8" by make_topology (topology_spec.cpp), the CLI contract of issue 7.
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,17 @@ class Topology {
   // its outgoing and incoming link bandwidths, through the ports the topology gives it (the
   // "peak" of a collective's bandwidth bound, docs/simulator.md).
   [[nodiscard]] virtual double host_injection_bandwidth(int host) const;
+  // Whether moving every host by any offset of grid_dims() (mod each size) is an automorphism
+  // of the network: every node a host, numbered in mixed radix of grid_dims() (dimension 0
+  // fastest), every link mapped onto a link of the same parameters. Tori, rings, hypercubes
+  // and HyperX are; meshes (edges) and networks with switches are not. The flow model's
+  // symmetry reduction relies on it (src/sim/translation_symmetry.hpp).
+  [[nodiscard]] virtual bool translatable() const { return false; }
+  // The link `link` becomes when every host moves by `offset` (one entry per grid dimension,
+  // each in [0, size)); only called where translatable().
+  [[nodiscard]] virtual int translated_link(int link, std::span<const int> offset) const;
+  // Host `node` moved by `offset` in the mixed radix of grid_dims() (mod each size).
+  [[nodiscard]] int translated_node(int node, std::span<const int> offset) const;
 
  protected:
   Topology(std::string spec, NetworkParams params) : spec_(std::move(spec)), params_(params) {}

@@ -52,51 +52,57 @@ TEST(Routing, GridPathsAreMinimal) {
   }
 }
 
-// Host `h` moved by the coordinates of host `g` (mod each size: XOR on a hypercube).
-int translate(const GridTopology& grid, int h, int g) {
-  int moved = 0;
-  for (int d = 0; d < grid.dimensions(); ++d)
-    moved += (grid.coordinate(h, d) + grid.coordinate(g, d)) % grid.size(d) * grid.stride(d);
-  return moved;
+// The offset of host `g` from host 0, per grid dimension.
+std::vector<int> offset_of(const Topology& topology, int g) {
+  std::vector<int> offset;
+  for (const int n : topology.grid_dims()) {
+    offset.push_back(g % n);
+    g /= n;
+  }
+  return offset;
 }
 
-// What the flow model's symmetry reduction relies on: on tori and hypercubes, the paths between
-// translated hosts are the translated paths (links numbered node-major, port-minor), shares
-// unchanged; a mesh does not claim it.
-TEST(Routing, GridRoutesCommuteWithTranslations) {
-  for (const char* spec : {"ring:7", "ring:8", "torus:4x6", "torus:3x4x2", "hypercube:3"}) {
+// What the flow model's symmetry reduction relies on: on tori, hypercubes and HyperX, the paths
+// between translated hosts are the translated paths (Topology::translated_link), shares
+// unchanged, and a translated link joins the translated nodes; a mesh does not claim it.
+TEST(Routing, RoutesCommuteWithTranslations) {
+  for (const char* spec : {"ring:7", "ring:8", "torus:4x6", "torus:3x4x2", "hypercube:3",
+                           "hyperx:4x3", "hyperx:3x2x3"}) {
     for (const char* routing : {"minimal", "dor"}) {
       SCOPED_TRACE(std::string(spec) + " " + routing);
       const auto topology = make_topology(spec, NetworkParams{});
-      const auto& grid = dynamic_cast<const GridTopology&>(*topology);
       const auto router = make_router(*topology, routing);
+      EXPECT_TRUE(topology->translatable());
       EXPECT_TRUE(router->commutes_with_translations());
-      const int hosts = grid.host_count();
-      const int ports = static_cast<int>(grid.links().size()) / hosts;
+      const int hosts = topology->host_count();
       RouteSet base, moved;
       for (int g = 1; g < hosts; ++g) {
+        const std::vector<int> offset = offset_of(*topology, g);
+        auto move = [&](int node) { return topology->translated_node(node, offset); };
+        for (std::size_t l = 0; l < topology->links().size(); ++l) {
+          const Link& link = topology->links()[l];
+          const Link& image = topology->links()[static_cast<std::size_t>(
+              topology->translated_link(static_cast<int>(l), offset))];
+          ASSERT_EQ(image.from, move(link.from)) << "link " << l << " moved by " << g;
+          ASSERT_EQ(image.to, move(link.to)) << "link " << l << " moved by " << g;
+        }
         for (int src = 0; src < hosts; ++src) {
           for (int dst = 0; dst < hosts; ++dst) {
             if (src == dst) continue;
             router->route_set(src, dst, base);
-            router->route_set(translate(grid, src, g), translate(grid, dst, g), moved);
+            router->route_set(move(src), move(dst), moved);
             ASSERT_EQ(base.shares, moved.shares);
             ASSERT_EQ(base.offsets, moved.offsets);
-            for (std::size_t i = 0; i < base.links.size(); ++i) {
-              const int l = base.links[i];
-              const int expected = translate(grid, l / ports, g) * ports + l % ports;
-              ASSERT_EQ(moved.links[i], expected) << src << "->" << dst << " moved by " << g;
-              const Link& link = grid.links()[static_cast<std::size_t>(expected)];
-              ASSERT_EQ(link.from,
-                        translate(grid, grid.links()[static_cast<std::size_t>(l)].from, g));
-              ASSERT_EQ(link.to, translate(grid, grid.links()[static_cast<std::size_t>(l)].to, g));
-            }
+            for (std::size_t i = 0; i < base.links.size(); ++i)
+              ASSERT_EQ(moved.links[i], topology->translated_link(base.links[i], offset))
+                  << src << "->" << dst << " moved by " << g;
           }
         }
       }
     }
   }
   const auto mesh = make_topology("mesh:3x4", NetworkParams{});
+  EXPECT_FALSE(mesh->translatable());
   EXPECT_FALSE(make_router(*mesh, "minimal")->commutes_with_translations());
 }
 

@@ -153,6 +153,26 @@ TEST(SimSymmetry, HamiltonianRingsRepeatAlongADiagonal) {
   }
 }
 
+// HyperX moves its links with its hosts too (a link's target coordinate shifts with it): every
+// allreduce algorithm on hyperx:8x8 reduces to what the full run gives, and bucket to one host.
+TEST(SimSymmetry, HyperXRunsReduceLikeTori) {
+  int reduced = 0;
+  for (const std::string routing : {"minimal", "dor"}) {
+    const auto net = make_network("hyperx:8x8", 64, routing);
+    for (const AlgorithmInfo* algo : registry().for_collective(Collective::allreduce)) {
+      const auto schedule = build_for(*algo, {8, 8});
+      if (!schedule) continue;
+      if (expect_reduction_exact(*schedule, net, 1 << 20,
+                                 algo->name + " on hyperx:8x8 " + routing) > 1)
+        ++reduced;
+    }
+    EXPECT_EQ(expect_reduction_exact(*build("bucket", Collective::allreduce, 64, {8, 8}), net,
+                                     1 << 20, "bucket on hyperx:8x8 " + routing),
+              64);
+  }
+  EXPECT_GE(reduced, 20);
+}
+
 // Recursive doubling's XOR pairs are translations of the hypercube: one rank stands for all.
 TEST(SimSymmetry, HypercubeTranslationsAreXors) {
   const auto net = make_network("hypercube:6", 64, "minimal");
