@@ -18,11 +18,12 @@ std::uint64_t mix64(std::uint64_t z) {  // splitmix64's finalizer
 // mixed radix of the grid's sizes, dimension 0 fastest.
 class Lattice {
  public:
-  explicit Lattice(const std::vector<int>& sizes) : sizes_(sizes) {
+  explicit Lattice(const topo::Topology& topology) : sizes_(topology.grid_dims()) {
     int stride = 1;
-    for (const int n : sizes_) {
+    for (std::size_t d = 0; d < sizes_.size(); ++d) {
       strides_.push_back(stride);
-      stride *= n;
+      steps_.push_back(topology.translation_step(static_cast<int>(d)));
+      stride *= sizes_[d];
     }
     hosts_ = stride;
   }
@@ -31,10 +32,14 @@ class Lattice {
   [[nodiscard]] int stride(int dim) const { return strides_[static_cast<std::size_t>(dim)]; }
   [[nodiscard]] int coordinate(int host, int dim) const { return (host / stride(dim)) % size(dim); }
   [[nodiscard]] int host_count() const { return hosts_; }
+  // Translations along `dim` are multiples of this (a HammingMesh moves by whole boards).
+  [[nodiscard]] int step(int dim) const { return steps_[static_cast<std::size_t>(dim)]; }
+  [[nodiscard]] const std::vector<int>& steps() const { return steps_; }
 
  private:
   std::vector<int> sizes_;
   std::vector<int> strides_;
+  std::vector<int> steps_;
   int hosts_ = 1;
 };
 
@@ -103,11 +108,11 @@ int translate(const Lattice& grid, int host, std::span<const int> offset) {
   return host;
 }
 
-// Smallest t dividing the dimension's size such that moving every host by t along it maps
-// every host's signature onto an equal one.
+// Smallest t dividing the dimension's size (a multiple of its step) such that moving every
+// host by t along it maps every host's signature onto an equal one.
 int period_along(const Lattice& grid, const std::vector<Signature>& by_host, int dim) {
   const int n = grid.size(dim);
-  for (int t = 1; t < n; ++t) {
+  for (int t = grid.step(dim); t < n; t += grid.step(dim)) {
     if (n % t != 0) continue;
     bool invariant = true;
     for (int h = 0; h < grid.host_count() && invariant; ++h)
@@ -213,7 +218,7 @@ Group search_group(const Schedule& schedule, const Lattice& grid, std::span<cons
     sig.add(static_cast<std::uint64_t>(steps));
     most_steps = std::max(most_steps, steps);
   }
-  Group group{std::vector<int>(static_cast<std::size_t>(grid.dimensions()), 1), {}};
+  Group group{grid.steps(), {}};
   CosetSearch cosets(grid, by_host);
   Step step;
   for (int k = 0; k <= most_steps; ++k) {
@@ -271,8 +276,7 @@ bool TranslationSymmetry::qualifies(const topo::Topology& topology, const topo::
     return false;
   long long hosts = 1;
   for (const int n : topology.grid_dims()) hosts *= n;
-  return !topology.grid_dims().empty() && hosts == topology.host_count() &&
-         topology.host_count() == topology.node_count();
+  return !topology.grid_dims().empty() && hosts == topology.host_count();
 }
 
 std::optional<TranslationSymmetry> TranslationSymmetry::find(const Schedule& schedule,
@@ -281,7 +285,7 @@ std::optional<TranslationSymmetry> TranslationSymmetry::find(const Schedule& sch
                                                              std::span<const int> host_of,
                                                              bool equal_blocks) {
   if (!qualifies(topology, router, equal_blocks)) return std::nullopt;
-  const Lattice grid(topology.grid_dims());
+  const Lattice grid(topology);
   const Group group = cached_group(schedule, topology, grid, router, host_of);
   if (trivial(grid, group)) return std::nullopt;
   return TranslationSymmetry(topology, group.periods, group.cosets);
@@ -293,7 +297,7 @@ TranslationSymmetry::TranslationSymmetry(const topo::Topology& topology,
                                          const std::vector<int>& periods,
                                          const std::vector<std::vector<int>>& cosets)
     : topology_(&topology), dims_(static_cast<int>(topology.grid_dims().size())) {
-  const Lattice grid(topology.grid_dims());
+  const Lattice grid(topology);
   group_size_ = static_cast<std::int64_t>(cosets.size()) + 1;
   for (int d = 0; d < dims_; ++d)
     group_size_ *= grid.size(d) / periods[static_cast<std::size_t>(d)];
@@ -344,8 +348,7 @@ int TranslationSymmetry::shift_like(int host, int reference) const {
 }
 
 int TranslationSymmetry::link_representative(int link) const {
-  const int node = topology_->links()[static_cast<std::size_t>(link)].from;
-  return topology_->translated_link(link, translation_of(node));
+  return topology_->translated_link(link, translation_of(topology_->link_host(link)));
 }
 
 void OrbitRouter::route_set(int src, int dst, topo::RouteSet& out) const {

@@ -1,5 +1,5 @@
 #pragma once
-// Translation symmetry of a flow-model run on a torus, hypercube or HyperX
+// Translation symmetry of a flow-model run on a torus, hypercube, HyperX or HammingMesh
 // (docs/simulator-engines.md, "Symmetry"). When moving every host by a translation g of the grid
 // maps the run onto itself (the rank on host h+g runs the steps of the rank on h with every peer
 // moved by g and the same bytes, and routes move with their hosts), every state of the run is
@@ -22,7 +22,7 @@ namespace topocoll::sim {
 class TranslationSymmetry {
  public:
   // The largest group of translations the run is invariant under, or nullopt
-  // when it is only the identity or the run does not qualify (not a torus, hypercube or HyperX, a
+  // when it is only the identity or the run does not qualify (not a translatable network, a
   // router that does not commute with translations, or blocks of unequal sizes). `host_of`
   // places rank r on host host_of[r]. The search reads every step of every rank once per
   // schedule object and mapping; the result is cached, since with equal blocks the bytes of a
@@ -34,8 +34,8 @@ class TranslationSymmetry {
                                                                bool equal_blocks);
 
   // Whether a run on this network and router can have a symmetry at all: a translatable
-  // network (Topology::translatable) whose hosts are all its nodes, a router that commutes
-  // with translations, and blocks of equal sizes.
+  // network (Topology::translatable) with a host on every point of its grid, a router that
+  // commutes with its translations, and blocks of equal sizes.
   [[nodiscard]] static bool qualifies(const topo::Topology& topology, const topo::Router& router,
                                       bool equal_blocks);
 

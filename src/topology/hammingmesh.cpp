@@ -36,23 +36,35 @@ HammingMeshTopology::HammingMeshTopology(std::string spec, const NetworkParams& 
       const int step = dim == 0 ? 1 : w;
       if (local + 1 < board_[dim]) {
         const int id = add_cable(n, n + step, bandwidth, latency, host(n), host(n + step));
-        ports_[static_cast<std::size_t>(n) * 8 + 2 * dim] = id;
-        ports_[static_cast<std::size_t>(n + step) * 8 + 2 * dim + 1] = id + 1;
+        record_port(n, 2 * dim, id);
+        record_port(n + step, 2 * dim + 1, id + 1);
       }
       // The row's switch (dim 0) or the column's (dim 1).
       const int tree = dim == 0 ? w * h + coordinate(n, 1) : w * h + h + coordinate(n, 0);
       const std::string tree_name =
           (dim == 0 ? "row" : "col") + std::to_string(coordinate(n, 1 - dim));
-      if (local == 0) {
-        ports_[static_cast<std::size_t>(n) * 8 + 4 + 2 * dim] =
-            add_cable(n, tree, bandwidth, latency, host(n), tree_name);
-      }
-      if (local == board_[dim] - 1) {
-        ports_[static_cast<std::size_t>(n) * 8 + 4 + 2 * dim + 1] =
-            add_cable(n, tree, bandwidth, latency, host(n), tree_name);
-      }
+      if (local == 0)
+        record_port(n, 4 + 2 * dim, add_cable(n, tree, bandwidth, latency, host(n), tree_name));
+      if (local == board_[dim] - 1)
+        record_port(n, 4 + 2 * dim + 1, add_cable(n, tree, bandwidth, latency, host(n), tree_name));
     }
   }
+}
+
+void HammingMeshTopology::record_port(int host, int port, int link) {
+  ports_[static_cast<std::size_t>(host) * 8 + static_cast<std::size_t>(port)] = link;
+  const bool tree = port >= 4;
+  const auto needed = static_cast<std::size_t>(link) + (tree ? 2 : 1);
+  if (link_port_.size() < needed) link_port_.resize(needed);
+  link_port_[static_cast<std::size_t>(link)] = {host, port, false};
+  if (tree) link_port_[static_cast<std::size_t>(link) + 1] = {host, port, true};
+}
+
+int HammingMeshTopology::translated_link(int link, std::span<const int> offset) const {
+  const LinkPort& p = link_port_[static_cast<std::size_t>(link)];
+  const int moved = ports_[static_cast<std::size_t>(translated_node(p.host, offset)) * 8 +
+                           static_cast<std::size_t>(p.port)];
+  return moved + (p.towards_host ? 1 : 0);
 }
 
 // hammingmesh:AxB:XxY

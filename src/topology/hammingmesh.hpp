@@ -36,12 +36,32 @@ class HammingMeshTopology : public Topology {
     return ports_[static_cast<std::size_t>(node) * 8 + 4 + 2 * dim + side];
   }
 
+  // Moving every host by whole boards keeps each host's place on its board, so every link maps
+  // to the link of the same port (and direction) of the moved host; row and column switches
+  // move with their rows and columns.
+  [[nodiscard]] bool translatable() const override { return true; }
+  [[nodiscard]] int translation_step(int dim) const override { return board_[dim]; }
+  [[nodiscard]] int translated_link(int link, std::span<const int> offset) const override;
+  [[nodiscard]] int link_host(int link) const override {
+    return link_port_[static_cast<std::size_t>(link)].host;
+  }
+
   [[nodiscard]] static long long link_count(const std::vector<int>& board,
                                             const std::vector<int>& boards);
 
  private:
   std::vector<int> board_;
-  std::vector<int> ports_;  // per host: 4 mesh ports, then 4 fat-tree ports; -1 where none
+  // The host port a link belongs to: the link leaves `host` by `port` (towards_host false)
+  // or, for a fat-tree cable, comes back to it from the switch (towards_host true).
+  struct LinkPort {
+    int host = 0;
+    int port = 0;
+    bool towards_host = false;
+  };
+  void record_port(int host, int port, int link);
+
+  std::vector<int> ports_;           // per host: 4 mesh ports, then 4 fat-tree ports; -1 where none
+  std::vector<LinkPort> link_port_;  // per link
 };
 
 }  // namespace topocoll::topo

@@ -19,6 +19,9 @@ class HammingMeshRouter : public Router {
       : mesh_(topology), minimal_(minimal) {}
   void route_set(int src, int dst, RouteSet& out) const override;
   [[nodiscard]] std::string name() const override { return minimal_ ? "minimal" : "dor"; }
+  // Segments depend only on the places on the boards and on whether the boards differ, which
+  // moving by whole boards (the topology's translations) keeps.
+  [[nodiscard]] bool commutes_with_translations() const override { return true; }
 
   struct Segment {
     int exit = -1;   // -1: stay on the board; else the side (0 or 1) leaving the source board

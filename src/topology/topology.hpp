@@ -49,15 +49,22 @@ class Topology {
   // its outgoing and incoming link bandwidths, through the ports the topology gives it (the
   // "peak" of a collective's bandwidth bound, docs/simulator.md).
   [[nodiscard]] virtual double host_injection_bandwidth(int host) const;
-  // Whether moving every host by any offset of grid_dims() (mod each size) is an automorphism
-  // of the network: every node a host, numbered in mixed radix of grid_dims() (dimension 0
-  // fastest), every link mapped onto a link of the same parameters. Tori, rings, hypercubes
-  // and HyperX are; meshes (edges) and networks with switches are not. The flow model's
-  // symmetry reduction relies on it (src/sim/translation_symmetry.hpp).
+  // Whether moving every host by an offset of grid_dims() (mod each size; along dimension d a
+  // multiple of translation_step(d)) is an automorphism of the network: hosts numbered in mixed
+  // radix of grid_dims() (dimension 0 fastest), every link mapped onto a link of the same
+  // parameters. Tori, rings, hypercubes and HyperX are (step 1), HammingMesh is by whole
+  // boards; meshes (edges), fat trees and Dragonflies are not. The flow model's symmetry
+  // reduction relies on it (src/sim/translation_symmetry.hpp).
   [[nodiscard]] virtual bool translatable() const { return false; }
+  [[nodiscard]] virtual int translation_step(int /*dim*/) const { return 1; }
   // The link `link` becomes when every host moves by `offset` (one entry per grid dimension,
-  // each in [0, size)); only called where translatable().
+  // each in [0, size), a multiple of the step); only called where translatable().
   [[nodiscard]] virtual int translated_link(int link, std::span<const int> offset) const;
+  // The host a link is attached to, which it moves with: its source, or for a link from a
+  // switch, the host it leads to.
+  [[nodiscard]] virtual int link_host(int link) const {
+    return links_[static_cast<std::size_t>(link)].from;
+  }
   // Host `node` moved by `offset` in the mixed radix of grid_dims() (mod each size).
   [[nodiscard]] int translated_node(int node, std::span<const int> offset) const;
 

@@ -173,6 +173,29 @@ TEST(SimSymmetry, HyperXRunsReduceLikeTori) {
   EXPECT_GE(reduced, 20);
 }
 
+// HammingMesh moves by whole boards (its switches with their rows and columns): every allreduce
+// algorithm on an 8x8 grid of 2x2 boards (Hx2Mesh) and of 4x4 boards (Hx4Mesh) reduces to what
+// the full run gives; bucket repeats on every board, so one board stands for all.
+TEST(SimSymmetry, HammingMeshRunsReduceByWholeBoards) {
+  int reduced = 0;
+  for (const std::string spec : {"hammingmesh:2x2:4x4", "hammingmesh:4x4:2x2"}) {
+    for (const std::string routing : {"minimal", "dor"}) {
+      const auto net = make_network(spec, 64, routing);
+      for (const AlgorithmInfo* algo : registry().for_collective(Collective::allreduce)) {
+        const auto schedule = build_for(*algo, {8, 8});
+        if (!schedule) continue;
+        if (expect_reduction_exact(*schedule, net, 1 << 20,
+                                   algo->name + " on " + spec + " " + routing) > 1)
+          ++reduced;
+      }
+      EXPECT_EQ(expect_reduction_exact(*build("bucket", Collective::allreduce, 64, {8, 8}), net,
+                                       1 << 20, "bucket on " + spec + " " + routing),
+                spec == "hammingmesh:2x2:4x4" ? 16 : 4);
+    }
+  }
+  EXPECT_GE(reduced, 20);
+}
+
 // Recursive doubling's XOR pairs are translations of the hypercube: one rank stands for all.
 TEST(SimSymmetry, HypercubeTranslationsAreXors) {
   const auto net = make_network("hypercube:6", 64, "minimal");
