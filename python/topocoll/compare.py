@@ -73,6 +73,9 @@ class Comparison:
     summary: list[SizeSummary]
     skipped_sizes: list[int] = field(default_factory=list)  # below P for chunked collectives
     global_load: float = 0.0  # --global-load of every run (0: the job alone)
+    # compare(prune=True): the baseline runs skipped because they cannot be the best, each
+    # with its lower bound and the baseline whose time it exceeds (no rows for them)
+    pruned: list[dict] = field(default_factory=list)
 
     def rows(self) -> list[dict]:
         """One dict per (size, algorithm) and per (size, family best-of); a `global_load`
@@ -102,6 +105,7 @@ class Comparison:
             "summary": self.summary_rows(),
             "skipped_sizes": self.skipped_sizes,
             "global_load": self.global_load,
+            "pruned": self.pruned,
         }
 
 
@@ -156,7 +160,8 @@ def _best(results: Iterable[SimResult]) -> SimResult | None:
 def summarize(
     algorithms: list[str], sizes: list[int], results: dict[tuple[int, str], SimResult]
 ) -> tuple[list[CompareRow], list[SizeSummary]]:
-    """The table of a comparison from its runs, keyed by (size index, algorithm)."""
+    """The table of a comparison from its runs, keyed by (size index, algorithm); a pruned run
+    (compare(prune=True)) is absent and has no row."""
     infos = algorithm_infos()
     families: dict[str, list[str]] = {}
     for a in algorithms:  # schedule files (file:NAME) form the family "file"
@@ -164,7 +169,7 @@ def summarize(
     entries: list[CompareRow] = []
     summary: list[SizeSummary] = []
     for i in range(len(sizes)):
-        runs = [results[(i, a)] for a in algorithms]
+        runs = [results[(i, a)] for a in algorithms if (i, a) in results]
         best = _best(runs)
         # Schedule files (family "file") are neither the papers' algorithms nor baselines.
         paper = _best(r for r in runs if r.family != "file" and not is_baseline(r.algorithm))
@@ -185,9 +190,9 @@ def summarize(
                 )
             )
         for family, members in families.items():
-            if len(members) < 2:
+            winner = _best(results[(i, a)] for a in members if (i, a) in results)
+            if len(members) < 2 or winner is None:
                 continue
-            winner = _best(results[(i, a)] for a in members)
             entries.append(
                 CompareRow(
                     size_bytes=winner.size_bytes,
@@ -493,6 +498,50 @@ def _sizes(sizes: str | Sequence[int | str]) -> list[int]:
     return sorted({parse_size(s, "size") for s in sizes})
 
 
+def _lower_bounds(network: Network, algorithms: list[str], size: int) -> dict[str, float]:
+    """Each baseline's time lower bound (the same at every size: alphas and latencies)."""
+    return {
+        a: network.estimate(a, size, search=False)["time_lower_bound_s"]
+        for a in algorithms
+        if is_baseline(a)
+    }
+
+
+def _first_baselines(
+    network: Network, algorithms: list[str], sizes: list[int]
+) -> list[tuple[int, str, int]]:
+    """Per size, the run of the baseline with the smallest lower bound (the likeliest fast one)."""
+    bounds = _lower_bounds(network, algorithms, sizes[-1])
+    if not bounds:
+        return []
+    first = min(bounds, key=lambda a: (bounds[a], algorithms.index(a)))
+    return [(i, first, s) for i, s in enumerate(sizes)]
+
+
+def _prune(
+    network: Network,
+    tasks: list[tuple[int, str, int]],
+    done: dict[tuple[int, str], SimResult],
+    sizes: list[int],
+) -> tuple[list[tuple[int, str, int]], list[dict]]:
+    """The tasks left to run and the pruned ones: a baseline whose lower bound exceeds the time
+    of the baseline already run at its size."""
+    bounds = _lower_bounds(network, sorted({a for _, a, _ in tasks}), sizes[-1])
+    ran = {i: r for (i, _), r in done.items()}
+    left, pruned = [], []
+    for i, a, s in tasks:
+        if (i, a) in done:
+            continue
+        bar = ran.get(i)
+        if a in bounds and bar is not None and bounds[a] > bar.time_s:
+            pruned.append({"size_bytes": bar.size_bytes, "algorithm": a,
+                           "lower_bound_s": bounds[a], "beaten_by": bar.algorithm,
+                           "beaten_time_s": bar.time_s})  # fmt: skip
+        else:
+            left.append((i, a, s))
+    return left, pruned
+
+
 def compare(
     topology: str,
     collective: str,
@@ -504,6 +553,7 @@ def compare(
     use_mpi: bool = True,
     force: bool = False,
     schedules: Sequence[str] = (),
+    prune: bool = False,
     **options,
 ) -> Comparison | None:
     """Simulates every algorithm (or the listed ones) at every size. Runs spread over `jobs`
@@ -512,12 +562,17 @@ def compare(
     `progress(done, total)` is called after each run of this process. A comparison estimated
     beyond this machine's memory or about ten minutes raises ValueError unless `force`.
     `schedules`: paths of schedule files (JSON or MSCCL XML) run beside the algorithms, as
-    `file:NAME` (`algorithms="none"` runs the files alone)."""
+    `file:NAME` (`algorithms="none"` runs the files alone). `prune` (flow model): per size, the
+    baseline with the smallest time lower bound runs first, and a baseline whose lower bound
+    (docs/simulator.md, "Lower bound") exceeds that run's time is not run, since it can be
+    neither the best nor the best baseline: the summary is that of the full comparison, the
+    skipped runs have no rows and are listed in `Comparison.pruned`."""
     jobs = parameters.count("jobs", jobs, f"1..{MAX_JOBS}")
     if not 1 <= jobs <= MAX_JOBS:
         raise InputError(f"--jobs {jobs} out of range; accepted: 1..{MAX_JOBS}")
     force = parameters.flag("force", force)
     use_mpi = parameters.flag("use_mpi", use_mpi)
+    prune = parameters.flag("prune", prune)
     if progress is not None and not callable(progress):
         raise TypeError(
             f"progress must be a function (done, total) or None, not {type(progress).__name__}"
@@ -556,12 +611,20 @@ def compare(
             progress(0, len(share))
         return _run_tasks(setup, network, share, jobs, tick)
 
+    pruned: list[dict] = []
+    results: dict[tuple[int, str], SimResult] = {}
+    if prune and setup.model == "flow":
+        first = _first_baselines(network, chosen, size_list)
+        done = spread_over_ranks(first, run, world, everywhere=True)
+        results = {(i, a): r for i, a, r in done}
+        tasks, pruned = _prune(network, tasks, results, size_list)
     merged = spread_over_ranks(tasks, run, world)
     if merged is None:  # an MPI rank other than 0
         return None
-    results = {(i, a): r for i, a, r in merged}
+    results.update({(i, a): r for i, a, r in merged})
     entries, summary = summarize(chosen, size_list, results)
-    first = results[(0, chosen[0])]
+    first = next(iter(results.values()))
+    size_of = {i: r.size_bytes for (i, _), r in results.items()}
     return Comparison(
         topology=topology,
         collective=collective,
@@ -571,9 +634,10 @@ def compare(
         peak_goodput_gbps=first.peak_goodput_gbps,
         algorithms=chosen,
         skipped=skipped,
-        sizes=[results[(i, chosen[0])].size_bytes for i in range(len(size_list))],
+        sizes=[size_of[i] for i in range(len(size_list))],
         entries=entries,
         summary=summary,
         skipped_sizes=small,
         global_load=setup.global_load,
+        pruned=pruned,
     )

@@ -195,6 +195,7 @@ nb::dict run_estimate(const Schedule& schedule, const topo::Topology& topology,
   d["event_work"] = e.event_work;
   d["drift_work"] = e.drift_work;
   d["symmetry_group"] = e.symmetry_group;
+  d["time_lower_bound_s"] = e.time_lower_bound_s;
   d["drifts"] = e.drifts;
   d["symmetry_search"] = e.symmetry_search;
   d["symmetry_known"] = e.symmetry_known;

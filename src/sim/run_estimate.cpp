@@ -7,8 +7,8 @@
 
 #include "core/registry.hpp"
 #include "sim/message_bytes.hpp"
+#include "sim/time_lower_bound.hpp"
 #include "sim/translation_symmetry.hpp"
-#include "topology/grid.hpp"
 
 namespace topocoll::sim {
 
@@ -190,6 +190,8 @@ RunEstimate estimate_run(const Schedule& schedule, const topo::Topology& topolog
   const int ranks = schedule.ranks();
   StepCounter counter(schedule, router, placed_hosts(schedule, topology, mapping), config);
   RunEstimate e;
+  if (config.model == Model::flow)
+    e.time_lower_bound_s = flow_time_lower_bound(schedule, topology, router, counter.host_of());
   e.ranks = static_cast<std::uint64_t>(ranks);
   std::vector<std::uint64_t> steps(static_cast<std::size_t>(ranks));
   for (int r = 0; r < ranks; ++r) {

@@ -77,6 +77,8 @@ struct RunEstimate {
   bool symmetry_known = false;   // and the estimate did (not past kEstimateSymmetrySteps)
   std::uint64_t sampled_steps = 0;
   bool exact = false;  // every rank-step was read
+  // Flow model: a time the run cannot beat (time_lower_bound.hpp); 0 for the other models.
+  double time_lower_bound_s = 0;
 };
 
 // Throws UnsupportedRequest where the engine would (a mapping or vector that does not fit).

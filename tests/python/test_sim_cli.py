@@ -343,3 +343,23 @@ def test_symmetry_reduction_is_reported_and_changes_no_result():
     result = topocoll.simulate("torus:8x8", "allreduce", "bucket", "1MiB")
     assert result.symmetry_group == 64
     assert topocoll.simulate("torus:8x8", "allreduce", "bucket", "1000B").symmetry_group == 1
+
+
+def test_compare_prune_skips_baselines_that_cannot_win_and_keeps_the_summary():
+    """compare(prune=True): the rings' lower bound (510 one-link steps on 16x16) exceeds
+    recursive doubling's time at small sizes, so they are not run there; every size's best,
+    best baseline and gain are those of the full comparison, and the pruned runs have no rows."""
+    algorithms = ["swing-lat", "swing-bw", "recdoub-lat", "bucket", "ring", "hamiltonian-rings"]
+    options = {"algorithms": algorithms, "sizes": "32B:4MiB", "params": "swing"}
+    full = topocoll.compare("torus:16x16", "allreduce", **options)
+    pruned = topocoll.compare("torus:16x16", "allreduce", prune=True, **options)
+    assert pruned.summary == full.summary
+    skipped = {(p["algorithm"], p["size_bytes"]) for p in pruned.pruned}
+    assert ("hamiltonian-rings", 32) in skipped and ("ring", 32) in skipped
+    for p in pruned.pruned:
+        assert p["lower_bound_s"] > p["beaten_time_s"]
+        ran = {e.algorithm: e.time_s for e in full.entries if e.size_bytes == p["size_bytes"]}
+        assert ran[p["algorithm"]] >= p["lower_bound_s"]  # the bound held where it pruned
+    rows = {(e.algorithm, e.size_bytes) for e in pruned.entries if e.kind == "algorithm"}
+    assert not rows & skipped
+    assert len(rows) + len(skipped) == len(algorithms) * len(full.sizes)
