@@ -424,7 +424,7 @@ EXPERIMENTS = [
                "gain on 64x16, 128x8, 256x4 (small: 16x4, 32x2)"),
     Experiment("swing-fig11", "swing", "Fig. 11", fig11, {"small": 3, "paper": 600},
                "gain on 8x8, 8x8x8, 8x8x8x8 (small: 8x8, 4x4x4, 4x4x4x4)"),
-    Experiment("swing-fig12", "swing", "Fig. 12", fig12, {"small": 2, "paper": 5400},
+    Experiment("swing-fig12", "swing", "Fig. 12", fig12, {"small": 2, "paper": 3430},
                "goodput on a 4,096-node Hx2Mesh, hammingmesh:2x2:32x32 (small: 2x2:4x4)"),
     Experiment("swing-fig13", "swing", "Fig. 13", fig13, {"small": 2, "paper": 5400},
                "goodput on a 4,096-node Hx4Mesh, hammingmesh:4x4:16x16 (small: 4x4:2x2)"),
