@@ -426,7 +426,7 @@ EXPERIMENTS = [
                "gain on 8x8, 8x8x8, 8x8x8x8 (small: 8x8, 4x4x4, 4x4x4x4)"),
     Experiment("swing-fig12", "swing", "Fig. 12", fig12, {"small": 2, "paper": 3430},
                "goodput on a 4,096-node Hx2Mesh, hammingmesh:2x2:32x32 (small: 2x2:4x4)"),
-    Experiment("swing-fig13", "swing", "Fig. 13", fig13, {"small": 2, "paper": 5400},
+    Experiment("swing-fig13", "swing", "Fig. 13", fig13, {"small": 2, "paper": 1760},
                "goodput on a 4,096-node Hx4Mesh, hammingmesh:4x4:16x16 (small: 4x4:2x2)"),
     Experiment("swing-fig14", "swing", "Fig. 14", fig14, {"small": 2, "paper": 2070},
                "goodput on a 4,096-node HyperX, hyperx:64x64 (small: 8x8)"),
