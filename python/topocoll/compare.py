@@ -508,10 +508,9 @@ def _lower_bounds(network: Network, algorithms: list[str], size: int) -> dict[st
 
 
 def _first_baselines(
-    network: Network, algorithms: list[str], sizes: list[int]
+    bounds: dict[str, float], algorithms: list[str], sizes: list[int]
 ) -> list[tuple[int, str, int]]:
     """Per size, the run of the baseline with the smallest lower bound (the likeliest fast one)."""
-    bounds = _lower_bounds(network, algorithms, sizes[-1])
     if not bounds:
         return []
     first = min(bounds, key=lambda a: (bounds[a], algorithms.index(a)))
@@ -519,14 +518,12 @@ def _first_baselines(
 
 
 def _prune(
-    network: Network,
+    bounds: dict[str, float],
     tasks: list[tuple[int, str, int]],
     done: dict[tuple[int, str], SimResult],
-    sizes: list[int],
 ) -> tuple[list[tuple[int, str, int]], list[dict]]:
     """The tasks left to run and the pruned ones: a baseline whose lower bound exceeds the time
     of the baseline already run at its size."""
-    bounds = _lower_bounds(network, sorted({a for _, a, _ in tasks}), sizes[-1])
     ran = {i: r for (i, _), r in done.items()}
     left, pruned = [], []
     for i, a, s in tasks:
@@ -614,10 +611,11 @@ def compare(
     pruned: list[dict] = []
     results: dict[tuple[int, str], SimResult] = {}
     if prune and setup.model == "flow":
-        first = _first_baselines(network, chosen, size_list)
+        bounds = _lower_bounds(network, chosen, size_list[-1])
+        first = _first_baselines(bounds, chosen, size_list)
         done = spread_over_ranks(first, run, world, everywhere=True)
         results = {(i, a): r for i, a, r in done}
-        tasks, pruned = _prune(network, tasks, results, size_list)
+        tasks, pruned = _prune(bounds, tasks, results)
     merged = spread_over_ranks(tasks, run, world)
     if merged is None:  # an MPI rank other than 0
         return None
