@@ -231,6 +231,7 @@ def test_a_key_given_twice_is_refused(run_cli, tmp_path):
         ({"jobs": 2.5}, TypeError, "jobs must be an integer"),
         ({"progress": 5}, TypeError, "progress must be a function"),
         ({"use_mpi": "x"}, TypeError, "use_mpi must be True or False"),
+        ({"prune": "yes"}, TypeError, "prune must be True or False"),
     ],
 )
 def test_compare_arguments_raise_value_or_type_errors(options, exception, words):
