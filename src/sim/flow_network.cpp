@@ -57,22 +57,32 @@ int FlowNetwork::new_flow() {
   return static_cast<int>(flows_.size()) - 1;
 }
 
-// The group started at `now` on this very path that still waits out its latency, or -1. Only
-// the groups started last are looked at: the ranges of one send are started one after the
-// other (per path), and a group missed here is only a smaller group, never a different result.
-int FlowNetwork::forming_group(double now, const PathView& path, bool moves) const {
-  for (const int g : recent_) {
-    if (g < 0) continue;
-    const Flow& flow = flows_[static_cast<std::size_t>(g)];
-    if (flow.path != path.links || flow.moves != moves || !flow.live || flow.in_links ||
-        flow.start != now || flow.hops != path.hops)
-      continue;
-    bool same = true;
-    for (int h = 0; h < path.hops && same; ++h)
-      same = hop_link_[static_cast<std::size_t>(flow.first + h)] == path.links[h];
-    if (same) return g;
+std::uint64_t FlowNetwork::group_key(const PathView& path, bool moves) {
+  // Link ids are ints, so the address's lowest bit is free for `moves`.
+  return static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(path.links)) |
+         static_cast<std::uint64_t>(moves);
+}
+
+// The group started at `now` on this very path that still waits out its latency, or -1. The
+// engine starts a send's ranges one after the other, each on all its paths, so a Dragonfly's
+// or fat tree's dozens of minimal paths interleave: the groups of the instant are looked up by
+// path. A group missed here would only be a smaller group, never a different result.
+int FlowNetwork::forming_group(double now, const PathView& path, bool moves) {
+  if (now != forming_now_) {
+    for (const std::uint64_t key : forming_keys_) forming_.erase(key);
+    forming_keys_.clear();
+    forming_now_ = now;
   }
-  return -1;
+  const int* found = forming_.find(group_key(path, moves));
+  if (found == nullptr) return -1;
+  const int g = *found;
+  const Flow& flow = flows_[static_cast<std::size_t>(g)];
+  if (flow.path != path.links || flow.moves != moves || !flow.live || flow.in_links ||
+      flow.start != now || flow.hops != path.hops)
+    return -1;
+  for (int h = 0; h < path.hops; ++h)  // the route cache may have reused the address
+    if (hop_link_[static_cast<std::size_t>(flow.first + h)] != path.links[h]) return -1;
+  return g;
 }
 
 void FlowNetwork::start(double now, const PathView& path, double bytes, int /*step*/,
@@ -111,8 +121,9 @@ void FlowNetwork::start(double now, const PathView& path, double bytes, int /*st
   flow.in_links = false;
   flow.live = true;
   ++groups_started_;
-  recent_[recent_next_] = f;
-  recent_next_ = (recent_next_ + 1) % recent_.size();
+  const std::uint64_t key = group_key(path, moves);
+  forming_[key] = f;
+  forming_keys_.push_back(key);
   events_.set(f, now + path.latency_s);
 }
 

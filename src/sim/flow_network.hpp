@@ -16,11 +16,11 @@
 // its capacity that the simulated job cannot use (`link_load[l]` in [0, 1)); the job's flows
 // share what is left max-min fairly. global_link_load gives that share on the global cables of
 // a Dragonfly or Dragonfly+, the links that jobs placed in different groups have in common.
-#include <array>
 #include <cstdint>
 #include <vector>
 
 #include "sim/deadline_heap.hpp"
+#include "sim/flat_map.hpp"
 #include "sim/network.hpp"
 #include "topology/topology.hpp"
 
@@ -79,7 +79,8 @@ class FlowNetwork final : public Network {
   };
 
   int new_flow();
-  [[nodiscard]] int forming_group(double now, const PathView& path, bool moves) const;
+  [[nodiscard]] static std::uint64_t group_key(const PathView& path, bool moves);
+  [[nodiscard]] int forming_group(double now, const PathView& path, bool moves);
   void push_completion(int f, double now);
   void activate(int f, double now);
   void complete_parts(int f, double now, double end, std::vector<std::uint32_t>& completed);
@@ -107,8 +108,11 @@ class FlowNetwork final : public Network {
   // and is not on its links yet, else the completion of its next part.
   DeadlineHeap events_;
   std::vector<int> batch_;
-  std::array<int, 8> recent_{-1, -1, -1, -1, -1, -1, -1, -1};  // groups started last
-  std::size_t recent_next_ = 0;
+  // The groups started at instant forming_now_, by path (its links' address) and whether they
+  // move bytes; forming_keys_ lists the keys, to forget them when the instant changes.
+  FlatMap<int> forming_;
+  std::vector<std::uint64_t> forming_keys_;
+  double forming_now_ = kNever;
   std::uint64_t groups_started_ = 0;
 
   // Scratch of the incremental max-min recomputation.

@@ -3,6 +3,7 @@
 // time is a closed form of the hand-built case.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -103,6 +104,25 @@ TEST(SimFlowNetwork, AGroupOfTransfersEndsPartByPart) {
     EXPECT_EQ(ends[i].first, expected[i].first);
     EXPECT_NEAR(ends[i].second, expected[i].second, 1e-15);
   }
+}
+
+// The engine starts a send's ranges one after the other, each on all its paths: with a dozen
+// paths (a Dragonfly's minimal ones) the ranges on one path still join one group per path.
+TEST(SimFlowNetwork, RangesInterleavedOverManyPathsGroupPerPath) {
+  Converging c(10 * kBw);
+  FlowNetwork flows(c.net);
+  constexpr int kPaths = 12, kRanges = 3;
+  std::vector<std::array<int, 1>> links(kPaths, std::array<int, 1>{c.l1});
+  std::uint32_t tag = 0;
+  for (int r = 0; r < kRanges; ++r)
+    for (int p = 0; p < kPaths; ++p)
+      flows.start(0, PathView{links[p].data(), 1, 1.0 / kPaths, 0, kBw}, 1e6, 0, tag++);
+  EXPECT_EQ(flows.groups_started(), static_cast<std::uint64_t>(kPaths));
+  flows.start(1e-3, PathView{links[0].data(), 1, 1.0, 0, kBw}, 1e6, 0, tag++);
+  EXPECT_EQ(flows.groups_started(), static_cast<std::uint64_t>(kPaths) + 1);  // a later instant
+  std::vector<std::uint32_t> done;
+  flows.advance(0, done);
+  EXPECT_DOUBLE_EQ(flows.rate_of(0), kBw / (kPaths * kRanges));
 }
 
 // Flows slower than every change of an instant keep their rates; the faster ones are refilled.
