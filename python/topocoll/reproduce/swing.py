@@ -430,6 +430,6 @@ EXPERIMENTS = [
                "goodput on a 4,096-node Hx4Mesh, hammingmesh:4x4:16x16 (small: 4x4:2x2)"),
     Experiment("swing-fig14", "swing", "Fig. 14", fig14, {"small": 2, "paper": 2070},
                "goodput on a 4,096-node HyperX, hyperx:64x64 (small: 8x8)"),
-    Experiment("swing-fig15", "swing", "Fig. 15", fig15, {"small": 10, "paper": 21600},
+    Experiment("swing-fig15", "swing", "Fig. 15", fig15, {"small": 10, "paper": 1040},
                "distribution of the gain over sizes per scenario of Figs. 6-14 (small: 9)"),
 ]  # fmt: skip
