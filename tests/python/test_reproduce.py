@@ -18,19 +18,18 @@ from topocoll.reproduce import experiments, main, select
 from topocoll.reproduce.core import Context, claims_of, judge, load_claims
 
 VERDICTS = {"agree", "differ", "not judged at small scale"}
-FAST = ["swing-table2", "swing-fig8", "swing-fig12", "swing-fig13", "swing-fig14", "swing-fig15",
-        "cm200-table2", "cm200-tables4-9", "trivance-table1", "trivance-fig6", "canary-fig7a",
-        "bine-fig5", "bine-background"]  # fmt: skip
+EVERY = [e.name for e in experiments()]
 
 
 @pytest.fixture(scope="module")
 def out(tmp_path_factory):
+    # Every experiment at small scale (about two minutes on 2 cores): the Done-when of issue 23
     folder = tmp_path_factory.mktemp("reproduce")
-    assert main([*FAST, "--scale", "small", "--jobs", "1", "--out", str(folder)]) == 0
+    assert main(["all", "--scale", "small", "--jobs", "2", "--out", str(folder)]) == 0
     return folder
 
 
-@pytest.mark.parametrize("name", FAST)
+@pytest.mark.parametrize("name", EVERY)
 def test_every_claim_has_a_verdict(out, name):
     v = json.loads((out / name / "verdict.json").read_text())
     experiment = select([name])[0]
@@ -38,7 +37,8 @@ def test_every_claim_has_a_verdict(out, name):
     assert v["claims"], f"{name} has no claims"
     for claim in v["claims"]:
         assert claim["verdict"] in VERDICTS
-        assert claim["ours"] is not None, f"{name}: no result under '{claim['key']}'"
+        if claim["verdict"] != "not judged at small scale":  # else: shapes the small run lacks
+            assert claim["ours"] is not None, f"{name}: no result under '{claim['key']}'"
     assert (out / name / "results.json").exists()
     assert list((out / name).glob("*.csv")) and list((out / name).glob("*.png"))
 
@@ -74,6 +74,15 @@ def test_background_load_makes_bine_win_more(out):
         alone = r[f"{collective} median gain % at load 0.0"]
         loaded = r[f"{collective} median gain % at load 0.95"]
         assert loaded > alone + 5, (collective, alone, loaded)
+
+
+def test_bine_for_tori_beats_binomial_trees_on_a_torus(out):
+    # bine-bw-torus and bine-torus use one port per direction (6 on a 3D torus) and short
+    # peers; the binomial trees one port and rank-distance peers (a run that ignored ports or
+    # the torus shape would not win every case)
+    r = json.loads((out / "bine-fugaku" / "results.json").read_text())
+    assert r["allreduce win %"] == 100 and r["bcast win %"] == 100
+    assert r["max speedup x"] > 3
 
 
 def test_every_claim_names_an_experiment_that_exists():

@@ -1,14 +1,19 @@
-"""bine-trees-sc25.txt Fig. 5 (reduction of global-link traffic of Bine against binomial trees
-over job allocations on LUMI) and the traffic column of Table 3. LUMI's allocations are not
-public, so ours are random: ranks placed on random nodes of `dragonfly:lumi`'s 24 groups of 124
-nodes (section 5.1), ten allocations per node count. Bytes crossing a group boundary are
-counted from the schedules (minimal paths, as the paper assumes)."""
+"""Bine trees (bine-trees-sc25.txt) against binomial trees on the paper's four machines.
+
+Fig. 5 and Table 3's traffic column: the reduction of global-link traffic over job allocations
+on LUMI. LUMI's allocations are not public, so ours are random: ranks placed on random nodes
+of `dragonfly:lumi`'s 24 groups of 124 nodes (section 5.1), ten allocations per node count.
+Bytes crossing a group boundary are counted from the schedules (minimal paths, as the paper
+assumes). Tables 3-5 and section 5.4.2: win/loss in the flow model on LUMI-, Leonardo- and
+MareNostrum 5-like networks and on 3D tori (Fugaku). Under load: the same on LUMI while other
+jobs take a share of every global link."""
 
 from __future__ import annotations
 
 import math
 import random
 import statistics
+from dataclasses import dataclass
 
 from topocoll.groups import random_allocation
 from topocoll.simulate import simulate
@@ -70,38 +75,87 @@ def fig5(ctx: Context) -> dict:
     return results
 
 
-def table3(ctx: Context) -> dict:
-    """Win/loss of Bine against binomial trees per collective (Table 3's first columns) in the
-    flow model on `dragonfly:lumi` with random placement and no other jobs: a win or loss is a
-    difference of more than 1% (the paper's threshold, section 5.1)."""
-    counts = (64, 256, 1024) if ctx.paper else (64,)
+@dataclass(frozen=True)
+class System:
+    """A machine of the paper's section 5 as our flow model sees it, for the win/loss tables."""
+
+    machine: str  # the paper's name
+    table: str  # the table (or section) it reproduces, and the stem of the CSV and PNG
+    topology: str  # a spec; for a torus, "torus" and the shapes below are the node counts
+    nodes: int  # hosts the allocations are drawn from (0: a whole torus, coordinate order)
+    counts: dict[str, tuple]  # per scale: node counts (torus: shapes)
+    pairs: dict[str, tuple[str, str]]  # collective: (Bine, the binomial algorithm it replaces)
+
+
+TORUS_PAIRS = {  # section 5.4: Bine for tori, one port per direction (2D), against Open MPI's
+    "allreduce": ("bine-bw-torus", "recdoub-bw"),
+    "allgather": ("bine-bw-torus", "recdoub-bw"),
+    "reduce-scatter": ("bine-bw-torus", "recdoub-bw"),
+    "bcast": ("bine-torus", "binomial-large"),
+}
+SYSTEMS = {
+    # section 5.1: 24 groups of 124 nodes
+    "bine-table3": System("LUMI", "table3", "dragonfly:lumi", GROUPS * GROUP_NODES,
+                          {"paper": (64, 256, 1024), "small": (64,)}, PAIRS),
+    # section 5.2: 23 groups of 180 nodes, two-level fat trees (18 leaves of 10)
+    "bine-table4": System("Leonardo", "table4", "dragonfly+:leonardo", 23 * 180,
+                          {"paper": (64, 256, 1024), "small": (64,)}, PAIRS),
+    # section 5.3: full-bandwidth subtrees of 160 nodes, 2:1 above them; 4 to 64 nodes
+    "bine-table5": System("MareNostrum 5", "table5", "fattree:2:8:160:80", 8 * 160,
+                          {"paper": (16, 32, 64), "small": (16,)}, PAIRS),
+    # section 5.4: a job gets a 3D sub-torus; 2x2x2, 4x4x4 and 8x8x8 among the paper's shapes
+    "bine-fugaku": System("Fugaku", "fugaku", "torus", 0,
+                          {"paper": ("2x2x2", "4x4x4", "8x8x8"), "small": ("4x4x4",)},
+                          TORUS_PAIRS),
+}  # fmt: skip
+
+
+def win_loss(ctx: Context, system: System) -> dict:
+    """Win/loss of Bine against binomial trees per collective (the first columns of Tables 3-5)
+    in the flow model with no other jobs: a win or loss is a difference of more than 1% (the
+    paper's threshold, section 5.1). Each node count runs on one random allocation numbered in
+    node order, as a batch scheduler numbers it (the paper requested no placement, section 5);
+    a torus job gets a whole sub-torus, ranks in coordinate order."""
+    counts = system.counts["paper" if ctx.paper else "small"]
     sizes = [1 << k for k in (range(10, 27, 2) if ctx.paper else (10, 20, 24))]
-    collectives = list(PAIRS) if ctx.paper else ["allreduce", "bcast"]
+    collectives = list(system.pairs) if ctx.paper else ["allreduce", "bcast"]
+
+    def placement(n) -> dict:
+        if not system.nodes:
+            return {"topology": f"torus:{n}"}
+        return {"topology": system.topology, "ranks": n,
+                "mapping": allocation_mapping(ctx, n, 1, system.nodes)}  # fmt: skip
+
+    where = {n: placement(n) for n in counts}
     # largest runs first, so that --jobs threads (or MPI ranks) end together
-    cases = [(collective, a, n, size) for n in sorted(counts, reverse=True)
+    cases = [(collective, a, n, size) for n in reversed(counts)
              for size in sorted(sizes, reverse=True) for collective in collectives
-             for a in PAIRS[collective]]  # fmt: skip
-    times = ctx.map(lambda case: simulate("dragonfly:lumi", case[0], case[1], case[3],
-                                          ranks=case[2], mapping="random:1", force=True).time_s,
-                    cases)  # fmt: skip
-    time_of = dict(zip(cases, times, strict=True))
-    rows, results = [], {}
+             for a in system.pairs[collective]]  # fmt: skip
+
+    def run(case) -> float:
+        collective, algorithm, n, size = case
+        options = dict(where[n])
+        return simulate(options.pop("topology"), collective, algorithm, size, force=True,
+                        **options).time_s  # fmt: skip
+
+    time_of = dict(zip(cases, ctx.map(run, cases), strict=True))
+    rows, results, gains_all = [], {}, []
     for collective in collectives:
-        bine, binomial = PAIRS[collective]
-        wins = losses = total = 0
+        bine, binomial = system.pairs[collective]
+        gains = []
         for n in counts:
             for size in sizes:
                 t = {a: time_of[(collective, a, n, size)] for a in (bine, binomial)}
-                gain = t[binomial] / t[bine] - 1
-                wins += gain > 0.01
-                losses += gain < -0.01
-                total += 1
+                gains.append(t[binomial] / t[bine] - 1)
                 rows.append({"collective": collective, "nodes": n, "size_bytes": size,
                              "bine_s": t[bine], "binomial_s": t[binomial],
-                             "gain": round(gain, 5)})  # fmt: skip
-        results[f"{collective} win %"] = round(100 * wins / total, 1)
-        results[f"{collective} loss %"] = round(100 * losses / total, 1)
-    write_csv(ctx.out / "table3.csv", rows)
+                             "gain": round(gains[-1], 5)})  # fmt: skip
+        results[f"{collective} win %"] = round(100 * sum(g > 0.01 for g in gains) / len(gains), 1)
+        results[f"{collective} loss %"] = round(
+            100 * sum(g < -0.01 for g in gains) / len(gains), 1)  # fmt: skip
+        gains_all += gains
+    results["max speedup x"] = round(1 + max(gains_all), 3)
+    write_csv(ctx.out / f"{system.table}.csv", rows)
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 3.2))
     xs = range(len(collectives))
@@ -110,22 +164,25 @@ def table3(ctx: Context) -> dict:
            label="loss")  # fmt: skip
     ax.set_xticks(list(xs), collectives)
     ax.set_ylabel("% of (nodes, size) cases")
-    ax.set_title("Bine Table 3: win/loss against binomial trees (flow model, no load)", fontsize=9)
+    ax.set_title(f"Bine on {system.machine}-like {system.topology}: win/loss against binomial "
+                 "trees (flow model, no load)", fontsize=8)  # fmt: skip
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(ctx.out / "table3.png", dpi=80)
+    fig.savefig(ctx.out / f"{system.table}.png", dpi=80)
     plt.close(fig)
     return results
 
 
-def allocation_mapping(ctx: Context, ranks: int, seed: int) -> str:
-    """A mapping file placing the ranks on `ranks` random nodes of dragonfly:lumi in node order,
-    as a batch scheduler numbers an allocation (the allocations of Fig. 5 and bine-fig5);
-    `--mapping random:SEED` instead shuffles ranks over hosts, which leaves Bine no locality
-    between rank distance and group to exploit."""
-    nodes = sorted(random.Random(seed).sample(range(GROUPS * GROUP_NODES), ranks))
-    path = ctx.out / f"allocation-{ranks}-{seed}.csv"
-    path.write_text("".join(f"{rank},{node}\n" for rank, node in enumerate(nodes)))
+def allocation_mapping(
+    ctx: Context, ranks: int, seed: int, nodes: int = GROUPS * GROUP_NODES
+) -> str:
+    """A mapping file placing the ranks on `ranks` random nodes of `nodes` (by default those of
+    dragonfly:lumi) in node order, as a batch scheduler numbers an allocation (the allocations
+    of Fig. 5 and bine-fig5); `--mapping random:SEED` instead shuffles ranks over hosts, which
+    leaves Bine no locality between rank distance and group to exploit."""
+    chosen = sorted(random.Random(seed).sample(range(nodes), ranks))
+    path = ctx.out / f"allocation-{nodes}-{ranks}-{seed}.csv"
+    path.write_text("".join(f"{rank},{node}\n" for rank, node in enumerate(chosen)))
     return str(path)
 
 
@@ -188,12 +245,24 @@ def background(ctx: Context) -> dict:
     return results
 
 
+def win_loss_experiment(name: str, estimate_s: dict[str, float], what: str) -> Experiment:
+    system = SYSTEMS[name]
+    figure = "Sec. 5.4.2" if system.table == "fugaku" else f"Table {system.table[-1]} (win/loss)"
+    return Experiment(name, "bine", figure, lambda ctx: win_loss(ctx, system), estimate_s, what)
+
+
 EXPERIMENTS = [
     Experiment("bine-fig5", "bine", "Fig. 5, Table 3 (traffic column)", fig5,
                {"small": 1, "paper": 39},
                "global-link traffic reduction over random LUMI-like allocations"),
-    Experiment("bine-table3", "bine", "Table 3 (win/loss)", table3, {"small": 1, "paper": 900},
-               "win/loss against binomial trees on dragonfly:lumi, flow model, no other jobs"),
+    win_loss_experiment("bine-table3", {"small": 1, "paper": 900},
+                        "win/loss against binomial trees on dragonfly:lumi (LUMI), no other jobs"),
+    win_loss_experiment("bine-table4", {"small": 1, "paper": 900},
+                        "win/loss on dragonfly+:leonardo (Leonardo), no other jobs"),
+    win_loss_experiment("bine-table5", {"small": 1, "paper": 60},
+                        "win/loss on a 2:1 fat tree of 160-node subtrees (MareNostrum 5)"),
+    win_loss_experiment("bine-fugaku", {"small": 1, "paper": 60},
+                        "torus-optimized Bine against binomial trees on 3D tori (Fugaku)"),
     Experiment("bine-background", "bine", "Table 3 (under load)", background,
                {"small": 6, "paper": 10800},
                "win/loss against binomial trees as other jobs load the global links"),
