@@ -156,6 +156,11 @@ def win_loss(ctx: Context, system: System) -> dict:
         gains_all += gains
     results["max speedup x"] = round(1 + max(gains_all), 3)
     write_csv(ctx.out / f"{system.table}.csv", rows)
+    plot_win_loss(results, collectives, system, ctx.out / f"{system.table}.png")
+    return results
+
+
+def plot_win_loss(results: dict, collectives: list[str], system: System, path) -> None:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(5.5, 3.2))
     xs = range(len(collectives))
@@ -164,13 +169,12 @@ def win_loss(ctx: Context, system: System) -> dict:
            label="loss")  # fmt: skip
     ax.set_xticks(list(xs), collectives)
     ax.set_ylabel("% of (nodes, size) cases")
-    ax.set_title(f"Bine on {system.machine}-like {system.topology}: win/loss against binomial "
-                 "trees (flow model, no load)", fontsize=8)  # fmt: skip
+    ax.set_title(f"Bine against binomial trees on a {system.machine}-like {system.topology}\n"
+                 "win/loss, flow model, no other jobs", fontsize=8)  # fmt: skip
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(ctx.out / f"{system.table}.png", dpi=80)
+    fig.savefig(path, dpi=80)
     plt.close(fig)
-    return results
 
 
 def allocation_mapping(
