@@ -59,10 +59,13 @@ def run_one(experiment: Experiment, scale: str, jobs: int, out: Path, world=None
 
 
 def print_list() -> None:
-    print(f"{'experiment':18} {'paper':9} {'figure':16} {'small':>7} {'paper':>8}  claims  what")
-    for e in experiments():
+    known = experiments()
+    width = max(len(e.figure) for e in known)  # the columns stay aligned
+    head = f"{'experiment':18} {'paper':9} {'figure':{width}} {'small':>7} {'paper':>8}"
+    print(f"{head}  claims  what")
+    for e in known:
         est = e.estimate_s
-        print(f"{e.name:18} {e.paper:9} {e.figure:16} {est.get('small', 0):>6.0f}s "
+        print(f"{e.name:18} {e.paper:9} {e.figure:{width}} {est.get('small', 0):>6.0f}s "
               f"{est.get('paper', 0):>7.0f}s  {len(claims_of(e)):>6}  {e.what}")  # fmt: skip
 
 

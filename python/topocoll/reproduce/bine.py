@@ -257,7 +257,7 @@ def win_loss_experiment(name: str, estimate_s: dict[str, float], what: str) -> E
 
 EXPERIMENTS = [
     Experiment("bine-fig5", "bine", "Fig. 5, Table 3 (traffic column)", fig5,
-               {"small": 1, "paper": 39},
+               {"small": 1, "paper": 8},
                "global-link traffic reduction over random LUMI-like allocations"),
     win_loss_experiment("bine-table3", {"small": 1, "paper": 1160},
                         "win/loss against binomial trees on dragonfly:lumi (LUMI), no other jobs"),

@@ -140,8 +140,8 @@ def trend(ctx: Context) -> dict:
 
 
 EXPERIMENTS = [
-    Experiment("cm200-table2", "cm200", "Table 2", table2, {"small": 3, "paper": 30},
+    Experiment("cm200-table2", "cm200", "Table 2", table2, {"small": 3, "paper": 6},
                "element transfers in sequence of one and d Hamiltonian cycles, reduce-and-spread"),
-    Experiment("cm200-tables4-9", "cm200", "Tables 4-9", trend, {"small": 3, "paper": 30},
+    Experiment("cm200-tables4-9", "cm200", "Tables 4-9", trend, {"small": 3, "paper": 21},
                "where d cycles overtake one cycle, alpha-beta model with section 6 constants"),
 ]  # fmt: skip

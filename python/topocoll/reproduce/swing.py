@@ -412,17 +412,17 @@ def fig15(ctx: Context) -> dict:
 
 
 EXPERIMENTS = [
-    Experiment("swing-table2", "swing", "Table 2", table2, {"small": 20, "paper": 30},
+    Experiment("swing-table2", "swing", "Table 2", table2, {"small": 20, "paper": 8},
                "congestion deficiency of Swing (B), bucket, recursive doubling (B) at 4,096 nodes"),
     Experiment("swing-fig6", "swing", "Fig. 6", fig6, {"small": 12, "paper": 1430},
                "goodput and gain on a 64x64 torus (small: 16x16)"),
     Experiment("swing-fig7", "swing", "Fig. 7", fig7, {"small": 12, "paper": 1980},
                "gain on square tori 8x8..128x128 (small: 8x8, 16x16)"),
-    Experiment("swing-fig8", "swing", "Fig. 8", fig8, {"small": 4, "paper": 11},
+    Experiment("swing-fig8", "swing", "Fig. 8", fig8, {"small": 4, "paper": 1},
                "gain on 8x8 at 100 Gb/s..3.2 Tb/s (small: 3 rates)"),
-    Experiment("swing-fig10", "swing", "Fig. 10", fig10, {"small": 2, "paper": 600},
+    Experiment("swing-fig10", "swing", "Fig. 10", fig10, {"small": 2, "paper": 14},
                "gain on 64x16, 128x8, 256x4 (small: 16x4, 32x2)"),
-    Experiment("swing-fig11", "swing", "Fig. 11", fig11, {"small": 3, "paper": 600},
+    Experiment("swing-fig11", "swing", "Fig. 11", fig11, {"small": 3, "paper": 18},
                "gain on 8x8, 8x8x8, 8x8x8x8 (small: 8x8, 4x4x4, 4x4x4x4)"),
     Experiment("swing-fig12", "swing", "Fig. 12", fig12, {"small": 2, "paper": 3430},
                "goodput on a 4,096-node Hx2Mesh, hammingmesh:2x2:32x32 (small: 2x2:4x4)"),

@@ -214,13 +214,17 @@ FIGS = {
         "paper": {"16x16x16": ("torus:16x16x16", {})}}),
 }  # fmt: skip
 
+# Wall seconds measured at paper scale (session 13, docs/reproduction.md "Run time")
+PAPER_S = {"trivance-fig6": 2, "trivance-fig7": 22, "trivance-fig8": 150, "trivance-fig9": 21,
+           "trivance-fig10": 364}  # fmt: skip
+
 EXPERIMENTS = [
-    Experiment("trivance-table1", "trivance", "Table 1", table1, {"small": 1, "paper": 6},
+    Experiment("trivance-table1", "trivance", "Table 1", table1, {"small": 1, "paper": 1},
                "steps, bytes and transmission delay on a ring (81/64; paper scale 243/256)"),
-    Experiment("trivance-table2", "trivance", "Table 2", table2, {"small": 52, "paper": 220},
+    Experiment("trivance-table2", "trivance", "Table 2", table2, {"small": 52, "paper": 94},
                "transmission delay of the bandwidth-optimal algorithms on 2D-4D tori"),
 ] + [
     Experiment(name, "trivance", fig, figure(name.split("-")[1], f"Trivance {fig}: {t}", shapes),
-               {"small": 15, "paper": 900}, t)
+               {"small": 15, "paper": PAPER_S[name]}, t)
     for name, (fig, t, shapes) in FIGS.items()
 ]  # fmt: skip
