@@ -268,6 +268,6 @@ EXPERIMENTS = [
     win_loss_experiment("bine-fugaku", {"small": 1, "paper": 100},
                         "torus-optimized Bine against binomial trees on 3D tori (Fugaku)"),
     Experiment("bine-background", "bine", "Table 3 (under load)", background,
-               {"small": 6, "paper": 10800},
+               {"small": 6, "paper": 1630},
                "win/loss against binomial trees as other jobs load the global links"),
 ]  # fmt: skip
