@@ -38,6 +38,12 @@ def contiguous(ranks: int, group_size: int) -> list[int]:
     return [r // group_size for r in range(ranks)]
 
 
+def random_nodes(ranks: int, nodes: int, seed: int) -> list[int]:
+    """`ranks` distinct nodes of `nodes`, drawn with `seed`, in node order: rank r on the r-th
+    (a batch scheduler's allocation numbered in node order)."""
+    return sorted(random.Random(seed).sample(range(nodes), ranks))
+
+
 def random_allocation(ranks: int, groups: int, group_size: int, seed: int) -> list[int]:
     nodes = groups * group_size
     if ranks > nodes:
@@ -45,8 +51,7 @@ def random_allocation(ranks: int, groups: int, group_size: int, seed: int) -> li
             f"--groups random: the system has {nodes} nodes ({groups} x {group_size}), "
             f"fewer than the {ranks} ranks"
         )
-    chosen = sorted(random.Random(seed).sample(range(nodes), ranks))
-    return [node // group_size for node in chosen]
+    return [node // group_size for node in random_nodes(ranks, nodes, seed)]
 
 
 def from_csv(path: Path, ranks: int) -> list[int]:

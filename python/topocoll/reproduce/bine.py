@@ -11,11 +11,10 @@ jobs take a share of every global link."""
 from __future__ import annotations
 
 import math
-import random
 import statistics
 from dataclasses import dataclass
 
-from topocoll.groups import random_allocation
+from topocoll.groups import random_allocation, random_nodes
 from topocoll.simulate import simulate
 from topocoll.traffic import measure
 
@@ -80,7 +79,8 @@ class System:
     """A machine of the paper's section 5 as our flow model sees it, for the win/loss tables."""
 
     machine: str  # the paper's name
-    table: str  # the table (or section) it reproduces, and the stem of the CSV and PNG
+    figure: str  # the table or section it reproduces
+    table: str  # the stem of the CSV and PNG
     topology: str  # a spec; for a torus, "torus" and the shapes below are the node counts
     nodes: int  # hosts the allocations are drawn from (0: a whole torus, coordinate order)
     counts: dict[str, tuple]  # per scale: node counts (torus: shapes)
@@ -95,16 +95,16 @@ TORUS_PAIRS = {  # section 5.4: Bine for tori, one port per direction (2D), agai
 }
 SYSTEMS = {
     # section 5.1: 24 groups of 124 nodes
-    "bine-table3": System("LUMI", "table3", "dragonfly:lumi", GROUPS * GROUP_NODES,
-                          {"paper": (64, 256, 1024), "small": (64,)}, PAIRS),
+    "bine-table3": System("LUMI", "Table 3 (win/loss)", "table3", "dragonfly:lumi",
+                          GROUPS * GROUP_NODES, {"paper": (64, 256, 1024), "small": (64,)}, PAIRS),
     # section 5.2: 23 groups of 180 nodes, two-level fat trees (18 leaves of 10)
-    "bine-table4": System("Leonardo", "table4", "dragonfly+:leonardo", 23 * 180,
-                          {"paper": (64, 256, 1024), "small": (64,)}, PAIRS),
+    "bine-table4": System("Leonardo", "Table 4 (win/loss)", "table4", "dragonfly+:leonardo",
+                          23 * 180, {"paper": (64, 256, 1024), "small": (64,)}, PAIRS),
     # section 5.3: full-bandwidth subtrees of 160 nodes, 2:1 above them; 4 to 64 nodes
-    "bine-table5": System("MareNostrum 5", "table5", "fattree:2:8:160:80", 8 * 160,
-                          {"paper": (16, 32, 64), "small": (16,)}, PAIRS),
+    "bine-table5": System("MareNostrum 5", "Table 5 (win/loss)", "table5", "fattree:2:8:160:80",
+                          8 * 160, {"paper": (16, 32, 64), "small": (16,)}, PAIRS),
     # section 5.4: a job gets a 3D sub-torus; 2x2x2, 4x4x4 and 8x8x8 among the paper's shapes
-    "bine-fugaku": System("Fugaku", "fugaku", "torus", 0,
+    "bine-fugaku": System("Fugaku", "Sec. 5.4.2", "fugaku", "torus", 0,
                           {"paper": ("2x2x2", "4x4x4", "8x8x8"), "small": ("4x4x4",)},
                           TORUS_PAIRS),
 }  # fmt: skip
@@ -120,11 +120,10 @@ def win_loss(ctx: Context, system: System) -> dict:
     sizes = [1 << k for k in (range(10, 27, 2) if ctx.paper else (10, 20, 24))]
     collectives = list(system.pairs) if ctx.paper else ["allreduce", "bcast"]
 
-    def placement(n) -> dict:
+    def placement(n) -> tuple[str, dict]:
         if not system.nodes:
-            return {"topology": f"torus:{n}"}
-        return {"topology": system.topology, "ranks": n,
-                "mapping": allocation_mapping(ctx, n, 1, system.nodes)}  # fmt: skip
+            return f"torus:{n}", {}
+        return system.topology, {"ranks": n, "mapping": allocation_mapping(ctx, n, 1, system.nodes)}
 
     where = {n: placement(n) for n in counts}
     # largest runs first, so that --jobs threads (or MPI ranks) end together
@@ -134,9 +133,8 @@ def win_loss(ctx: Context, system: System) -> dict:
 
     def run(case) -> float:
         collective, algorithm, n, size = case
-        options = dict(where[n])
-        return simulate(options.pop("topology"), collective, algorithm, size, force=True,
-                        **options).time_s  # fmt: skip
+        topology, options = where[n]
+        return simulate(topology, collective, algorithm, size, force=True, **options).time_s
 
     time_of = dict(zip(cases, ctx.map(run, cases), strict=True))
     rows, results, gains_all = [], {}, []
@@ -184,7 +182,7 @@ def allocation_mapping(
     dragonfly:lumi) in node order, as a batch scheduler numbers an allocation (the allocations
     of Fig. 5 and bine-fig5); `--mapping random:SEED` instead shuffles ranks over hosts, which
     leaves Bine no locality between rank distance and group to exploit."""
-    chosen = sorted(random.Random(seed).sample(range(nodes), ranks))
+    chosen = random_nodes(ranks, nodes, seed)
     path = ctx.out / f"allocation-{nodes}-{ranks}-{seed}.csv"
     path.write_text("".join(f"{rank},{node}\n" for rank, node in enumerate(chosen)))
     return str(path)
@@ -251,8 +249,8 @@ def background(ctx: Context) -> dict:
 
 def win_loss_experiment(name: str, estimate_s: dict[str, float], what: str) -> Experiment:
     system = SYSTEMS[name]
-    figure = "Sec. 5.4.2" if system.table == "fugaku" else f"Table {system.table[-1]} (win/loss)"
-    return Experiment(name, "bine", figure, lambda ctx: win_loss(ctx, system), estimate_s, what)
+    return Experiment(name, "bine", system.figure, lambda ctx: win_loss(ctx, system), estimate_s,
+                      what)  # fmt: skip
 
 
 EXPERIMENTS = [
