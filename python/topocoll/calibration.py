@@ -259,7 +259,7 @@ def calibrate(
     mpi = _mpi()
     pairs = measure_pairs(comm, loggp_options)
     local = measure_host(comm, host_options)
-    library = mpi.Get_library_version().strip().splitlines()[0].strip()
+    library = mpi.Get_library_version().replace("\x00", "").strip().splitlines()[0].strip()
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
     hostname = socket.gethostname()
     run = command if command is not None else " ".join(sys.argv)

@@ -171,24 +171,21 @@ class Pair {
   std::vector<MPI_Request> requests_;
 };
 
-// The largest size before the biggest jump of the ping-pong curve above its per-byte trend
-// (a rendezvous adds a round trip), or null when no jump stands out: at least half the
-// smallest message's time and a quarter of the time before it.
+// The largest size before the first jump of the ping-pong curve above its per-byte trend
+// (a rendezvous adds a round trip), or null when none stands out: at least half the smallest
+// message's time and a quarter of the time before it. On the fastest repetitions, which a
+// loaded machine disturbs least (interference only adds time).
 json eager_knee(const std::vector<std::uint64_t>& sizes, const std::vector<double>& t,
                 double per_byte) {
-  json knee = nullptr;
-  double biggest = 0;
   for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
     const double jump = t[i + 1] - t[i] - per_byte * static_cast<double>(sizes[i + 1] - sizes[i]);
-    if (jump > 0.5 * t.front() && jump > 0.25 * t[i] && jump > biggest) {
-      biggest = jump;
-      knee = sizes[i];
-    }
+    if (jump > 0.5 * t.front() && jump > 0.25 * t[i]) return sizes[i];
   }
-  return knee;
+  return nullptr;
 }
 
-// Seconds per byte of the ping-pong at its largest sizes (the last four, at least 64 KiB).
+// Seconds per byte of the ping-pong at its largest sizes (the last four, at least 64 KiB), on
+// the fastest repetitions.
 double pingpong_per_byte(const std::vector<std::uint64_t>& sizes, const std::vector<double>& t) {
   std::vector<double> x, y;
   for (std::size_t i = sizes.size(); i-- > 0 && x.size() < 4;)
@@ -206,10 +203,13 @@ json rate(double seconds_per_byte) {
 // The client's measurements, as the result object.
 json measure_pair(Pair& pair, const Settings& s) {
   json points = json::object();
-  std::vector<double> pp;
+  std::vector<double> pp, fastest;
   for (std::uint64_t b : s.pingpong_sizes) {
-    pp.push_back(median(pair.pingpong(b)));
-    points["pingpong"].push_back({{"bytes", b}, {"half_round_trip_s", pp.back()}});
+    const std::vector<double> t = pair.pingpong(b);
+    pp.push_back(median(t));
+    fastest.push_back(*std::min_element(t.begin(), t.end()));
+    points["pingpong"].push_back(
+        {{"bytes", b}, {"half_round_trip_s", pp.back()}, {"fastest_s", fastest.back()}});
   }
   std::vector<double> gs, xs;  // g(s) = g + (s-1)G per train size
   for (std::uint64_t b : s.train_sizes) {
@@ -229,7 +229,7 @@ json measure_pair(Pair& pair, const Settings& s) {
   const double gap = std::max(0.0, g_of_s.intercept);
   const double o_send = median(pair.send_overhead(s.overhead_bytes));
   const double o_recv = median(pair.recv_overhead(s.overhead_bytes));
-  const double pp_per_byte = pingpong_per_byte(s.pingpong_sizes, pp);
+  const double pp_per_byte = pingpong_per_byte(s.pingpong_sizes, fastest);
   const double small = pp.front();
   json result = {
       {"half_round_trip_s", small},
@@ -243,7 +243,8 @@ json measure_pair(Pair& pair, const Settings& s) {
       {"per_byte_s", per_byte},
       {"train_bandwidth_Bps", rate(per_byte)},
       {"pingpong_bandwidth_Bps", rate(pp_per_byte)},
-      {"eager_threshold_bytes", eager_knee(s.pingpong_sizes, pp, pp_per_byte)},
+      {"eager_threshold_bytes",
+       eager_knee(s.pingpong_sizes, fastest, per_byte > 0 ? per_byte : pp_per_byte)},
       {"repetitions", s.repetitions},
       {"points", points}};
   return result;
