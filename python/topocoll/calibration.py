@@ -75,11 +75,23 @@ class _Runtime:
             raise CalibrationError(f"cannot load the MPI runtime: {error}") from error
         out = ctypes.POINTER(ctypes.c_void_p)
         lib.topocoll_measure_loggp.argtypes = [
-            self.comm_type, ctypes.c_int, ctypes.c_int, ctypes.c_char_p, out]
+            self.comm_type,
+            ctypes.c_int,
+            ctypes.c_int,
+            ctypes.c_char_p,
+            out,
+        ]
         lib.topocoll_measure_host.argtypes = [ctypes.c_char_p, out]
         lib.topocoll_time_collective.argtypes = [
-            self.comm_type, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_longlong, ctypes.c_int,
-            ctypes.c_int, ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_longlong)]
+            self.comm_type,
+            ctypes.c_char_p,
+            ctypes.c_char_p,
+            ctypes.c_longlong,
+            ctypes.c_int,
+            ctypes.c_int,
+            ctypes.POINTER(ctypes.c_double),
+            ctypes.POINTER(ctypes.c_longlong),
+        ]
         lib.topocoll_measure_error.restype = ctypes.c_char_p
         lib.topocoll_last_algorithm.restype = ctypes.c_char_p
         lib.topocoll_free.argtypes = [ctypes.c_void_p]
@@ -139,8 +151,15 @@ def measure_collective(
     times = (ctypes.c_double * max(repetitions, 1))()
     wrong = ctypes.c_longlong(0)
     rc = rt.lib.topocoll_time_collective(
-        rt.handle(comm), collective.encode(), algorithm.encode() if algorithm else None,
-        nbytes, warmup, repetitions, times, ctypes.byref(wrong))
+        rt.handle(comm),
+        collective.encode(),
+        algorithm.encode() if algorithm else None,
+        nbytes,
+        warmup,
+        repetitions,
+        times,
+        ctypes.byref(wrong),
+    )
     what = f"{collective} with {algorithm or 'TOPOCOLL_' + collective.upper() + '_ALGORITHM'}"
     if rc != 0:
         raise rt.failed(what)
@@ -224,11 +243,13 @@ def _link_costs(loggp: dict[str, Any], source: str) -> tuple[dict[str, Any], dic
     host = {
         "send_overhead": _sourced(_duration(loggp["send_overhead_s"]), source + "; MPI_Isend post"),
         "recv_overhead": _sourced(
-            _duration(loggp["recv_overhead_s"]), source + "; MPI_Recv of an arrived message"),
+            _duration(loggp["recv_overhead_s"]), source + "; MPI_Recv of an arrived message"
+        ),
         "gap": _sourced(_duration(loggp["gap_s"]), source + "; message trains, slope over n"),
         "eager_threshold": _sourced(
             _size(int(knee)) if knee is not None else "none",
-            source + ("; ping-pong jump" if knee is not None else "; no ping-pong jump found")),
+            source + ("; ping-pong jump" if knee is not None else "; no ping-pong jump found"),
+        ),
     }
     return network, host
 

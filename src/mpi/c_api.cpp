@@ -1,10 +1,10 @@
 // The C API of libtopocoll_mpi (topocoll_mpi.h): thin wrappers over the runtime.
+#include <cstdlib>
+
 #include "runtime/collectives.hpp"
 #include "runtime/comm_state.hpp"
 #include "runtime/measure.hpp"
 #include "topocoll_mpi.h"
-
-#include <cstdlib>
 
 namespace rt = topocoll::mpi;
 
@@ -81,8 +81,7 @@ int topocoll_measure_host(const char* options_json, char** result_json) {
 int topocoll_time_collective(MPI_Comm comm, const char* collective, const char* algorithm,
                              MPI_Count bytes, int warmup, int repetitions, double times[],
                              MPI_Count* wrong) {
-  return rt::time_collective(comm, collective, algorithm, bytes, warmup, repetitions, times,
-                             wrong);
+  return rt::time_collective(comm, collective, algorithm, bytes, warmup, repetitions, times, wrong);
 }
 
 const char* topocoll_measure_error(void) { return rt::measure_error(); }

@@ -40,23 +40,38 @@ def sourced_leaves(tree: dict, path: str = "") -> list[tuple[str, dict]]:
 machine = calibration.calibrate(
     comm,
     command="calibration_program.py",
-    loggp_options={"repetitions": 5, "pingpong_sizes": [0, 1024, 65536, 131072],
-                   "train_sizes": [8, 1024], "train_counts": [1, 4, 8]},
+    loggp_options={
+        "repetitions": 5,
+        "pingpong_sizes": [0, 1024, 65536, 131072],
+        "train_sizes": [8, 1024],
+        "train_counts": [1, 4, 8],
+    },
     host_options={"bytes": 262144, "repetitions": 3},
 )
 expect(machine["format"] == "topocoll-machine/1", "format")
 leaves = sourced_leaves({"network": machine["network"], "host": machine["host"]})
 names = {name for name, _ in leaves}
-for wanted in ("network.link_latency", "network.bandwidth", "host.send_overhead",
-               "host.recv_overhead", "host.gap", "host.copy_rate", "host.reduce_rate",
-               "host.eager_threshold"):
+for wanted in (
+    "network.link_latency",
+    "network.bandwidth",
+    "host.send_overhead",
+    "host.recv_overhead",
+    "host.gap",
+    "host.copy_rate",
+    "host.reduce_rate",
+    "host.eager_threshold",
+):
     expect(wanted in names, f"{wanted} present")
 hostname = __import__("socket").gethostname()
 for name, leaf in leaves:
-    expect(hostname in leaf["source"] and "calibration_program.py" in leaf["source"],
-           f"{name}: source names the host and command")
-    expect(MPI.Get_library_version().replace("\x00", "").splitlines()[0].strip() in leaf["source"],
-           f"{name}: source names the MPI library")
+    expect(
+        hostname in leaf["source"] and "calibration_program.py" in leaf["source"],
+        f"{name}: source names the host and command",
+    )
+    expect(
+        MPI.Get_library_version().replace("\x00", "").splitlines()[0].strip() in leaf["source"],
+        f"{name}: source names the MPI library",
+    )
 expect(machine["host"]["copy_rate"]["value"].endswith("Bps"), "copy rate is a rate")
 expect(set(machine["host"]["reduce_rate"]["value"]) == {"float", "double", "int"}, "classes")
 expect(machine["network"]["link_latency"]["value"].endswith("s"), "latency is a duration")

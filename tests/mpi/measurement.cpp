@@ -6,10 +6,9 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "topocoll_mpi.h"
 
@@ -34,8 +33,8 @@ nlohmann::json taken(char* text) {
 void expects_error(int rc, int expected, const std::string& what) {
   int cls = rc;
   if (rc != MPI_SUCCESS) MPI_Error_class(rc, &cls);
-  expect(cls == expected, what + ": error class " + std::to_string(cls) + ", wanted " +
-                              std::to_string(expected));
+  expect(cls == expected,
+         what + ": error class " + std::to_string(cls) + ", wanted " + std::to_string(expected));
   expect(std::string(topocoll_measure_error()).size() > 0, what + ": no message");
 }
 
@@ -79,8 +78,8 @@ void loggp_errors(int size) {
                 "same peers");
   expects_error(topocoll_measure_loggp(MPI_COMM_WORLD, 0, 1, "{not json", &text), MPI_ERR_ARG,
                 "malformed options");
-  expects_error(topocoll_measure_loggp(MPI_COMM_WORLD, 0, 1, R"({"reps": 3})", &text),
-                MPI_ERR_ARG, "unknown option");
+  expects_error(topocoll_measure_loggp(MPI_COMM_WORLD, 0, 1, R"({"reps": 3})", &text), MPI_ERR_ARG,
+                "unknown option");
   expects_error(topocoll_measure_loggp(MPI_COMM_WORLD, 0, 1, R"({"train_sizes": [8, 4]})", &text),
                 MPI_ERR_ARG, "descending sizes");
   expects_error(topocoll_measure_loggp(MPI_COMM_WORLD, 0, 1, nullptr, nullptr), MPI_ERR_ARG,
@@ -106,8 +105,10 @@ void host() {
 }
 
 void collectives() {
-  const char* all[] = {"allreduce", "reduce_scatter_block", "reduce_scatter", "allgather",
-                       "bcast",     "reduce",               "gather",         "scatter",
+  const char* all[] = {"allreduce",      "reduce_scatter_block",
+                       "reduce_scatter", "allgather",
+                       "bcast",          "reduce",
+                       "gather",         "scatter",
                        "alltoall"};
   for (const char* c : all)
     for (const char* algorithm : {"auto", "mpi"}) {
@@ -123,35 +124,34 @@ void collectives() {
   // A named algorithm runs, as TOPOCOLL_ALLREDUCE_ALGORITHM would select it.
   std::vector<double> times(4, -1);
   MPI_Count wrong = -1;
-  int rc = topocoll_time_collective(MPI_COMM_WORLD, "allreduce", "ring", 65536, 0, 4,
-                                    times.data(), &wrong);
-  expect(rc == MPI_SUCCESS && wrong == 0, std::string("ring allreduce: ") +
-                                              topocoll_measure_error());
+  int rc = topocoll_time_collective(MPI_COMM_WORLD, "allreduce", "ring", 65536, 0, 4, times.data(),
+                                    &wrong);
+  expect(rc == MPI_SUCCESS && wrong == 0,
+         std::string("ring allreduce: ") + topocoll_measure_error());
   expect(std::string(topocoll_last_algorithm()) == "ring", "ring served the calls");
   for (double t : times) expect(t > 0, "ring: time > 0");
   // Zero bytes is a valid call.
-  rc = topocoll_time_collective(MPI_COMM_WORLD, "allgather", "auto", 0, 0, 2, times.data(),
-                                &wrong);
+  rc = topocoll_time_collective(MPI_COMM_WORLD, "allgather", "auto", 0, 0, 2, times.data(), &wrong);
   expect(rc == MPI_SUCCESS && wrong == 0, "allgather of 0 bytes");
 
-  expects_error(topocoll_time_collective(MPI_COMM_WORLD, "allreduse", "auto", 64, 0, 1,
+  expects_error(
+      topocoll_time_collective(MPI_COMM_WORLD, "allreduse", "auto", 64, 0, 1, times.data(), &wrong),
+      MPI_ERR_ARG, "unknown collective");
+  expects_error(topocoll_time_collective(MPI_COMM_WORLD, "allreduce", "no-such-algorithm", 64, 0, 1,
                                          times.data(), &wrong),
-                MPI_ERR_ARG, "unknown collective");
-  expects_error(topocoll_time_collective(MPI_COMM_WORLD, "allreduce", "no-such-algorithm", 64, 0,
-                                         1, times.data(), &wrong),
                 MPI_ERR_ARG, "unknown algorithm");
-  expects_error(topocoll_time_collective(MPI_COMM_WORLD, "allreduce", "auto", 64, 0, 0,
-                                         times.data(), &wrong),
-                MPI_ERR_ARG, "no repetitions");
-  expects_error(topocoll_time_collective(MPI_COMM_WORLD, "allreduce", "auto", -1, 0, 1,
-                                         times.data(), &wrong),
-                MPI_ERR_COUNT, "negative bytes");
-  expects_error(topocoll_time_collective(MPI_COMM_WORLD, "allreduce", "auto", 64, 0, 1, nullptr,
-                                         &wrong),
-                MPI_ERR_ARG, "NULL times");
-  expects_error(topocoll_time_collective(MPI_COMM_NULL, "allreduce", "auto", 64, 0, 1,
-                                         times.data(), &wrong),
-                MPI_ERR_COMM, "MPI_COMM_NULL");
+  expects_error(
+      topocoll_time_collective(MPI_COMM_WORLD, "allreduce", "auto", 64, 0, 0, times.data(), &wrong),
+      MPI_ERR_ARG, "no repetitions");
+  expects_error(
+      topocoll_time_collective(MPI_COMM_WORLD, "allreduce", "auto", -1, 0, 1, times.data(), &wrong),
+      MPI_ERR_COUNT, "negative bytes");
+  expects_error(
+      topocoll_time_collective(MPI_COMM_WORLD, "allreduce", "auto", 64, 0, 1, nullptr, &wrong),
+      MPI_ERR_ARG, "NULL times");
+  expects_error(
+      topocoll_time_collective(MPI_COMM_NULL, "allreduce", "auto", 64, 0, 1, times.data(), &wrong),
+      MPI_ERR_COMM, "MPI_COMM_NULL");
 }
 
 }  // namespace

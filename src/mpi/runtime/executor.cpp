@@ -180,8 +180,7 @@ class StepRequests {
     if (t.contiguous)
       return post_message(staging - t.true_lb, static_cast<int>(elements), t.type, peer, port,
                           send);
-    return post_message(staging, static_cast<int>(elements * t.size), MPI_PACKED, peer, port,
-                        send);
+    return post_message(staging, static_cast<int>(elements * t.size), MPI_PACKED, peer, port, send);
   }
 
   const ExecutionContext& context_;

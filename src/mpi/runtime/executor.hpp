@@ -36,7 +36,7 @@ struct ExecutionContext {
   // Reducing collectives (op set): messages are cut in segments of this size, 0: not cut.
   std::uint64_t segment_bytes = 0;
   std::array<char*, region_count> bases{};  // element 0 of each region
-  TypeCache* types = nullptr;  // multi-range datatypes and staging, kept between calls
+  TypeCache* types = nullptr;               // multi-range datatypes and staging, kept between calls
   // Messages of several ranges; every rank must use the same (the signatures must match).
   PackMode pack = PackMode::datatype;
   // Request arrays per lane, kept between calls so that a call's path allocates none

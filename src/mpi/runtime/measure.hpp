@@ -16,9 +16,8 @@ int measure_host(const char* options_json, char** result_json);
 // Per-repetition times of one collective run as the C API runs it (collective over comm);
 // `times` gets `repetitions` values (the slowest rank per repetition) on every rank, and
 // `wrong` the elements of wrong output summed over ranks and repetitions.
-int time_collective(MPI_Comm comm, const char* collective, const char* algorithm,
-                    MPI_Count bytes, int warmup, int repetitions, double* times,
-                    MPI_Count* wrong);
+int time_collective(MPI_Comm comm, const char* collective, const char* algorithm, MPI_Count bytes,
+                    int warmup, int repetitions, double* times, MPI_Count* wrong);
 // Why this thread's last measurement call failed; "" after a success.
 const char* measure_error();
 

@@ -37,8 +37,7 @@ std::string collective_names() {
 // Chunked collectives move P blocks of count / P elements.
 bool chunked(MpiCollective c) {
   return c == MpiCollective::reduce_scatter_block || c == MpiCollective::allgather ||
-         c == MpiCollective::gather || c == MpiCollective::scatter ||
-         c == MpiCollective::alltoall;
+         c == MpiCollective::gather || c == MpiCollective::scatter || c == MpiCollective::alltoall;
 }
 
 // Rank r's contribution at element j of the whole vector: small, so sums stay exact.
@@ -67,7 +66,8 @@ class Case {
         return reduce_scatter_block(s, r, b, MPI_INT, MPI_SUM, comm, algorithm);
       case MpiCollective::reduce_scatter:
         return reduce_scatter(s, r, counts_.data(), MPI_INT, MPI_SUM, comm, algorithm);
-      case MpiCollective::allgather: return allgather(s, b, MPI_INT, r, b, MPI_INT, comm, algorithm);
+      case MpiCollective::allgather:
+        return allgather(s, b, MPI_INT, r, b, MPI_INT, comm, algorithm);
       case MpiCollective::bcast: return bcast(r, n, MPI_INT, 0, comm, algorithm);
       case MpiCollective::reduce: return reduce(s, r, n, MPI_INT, MPI_SUM, 0, comm, algorithm);
       case MpiCollective::gather: return gather(s, b, MPI_INT, r, b, MPI_INT, 0, comm, algorithm);
@@ -119,7 +119,8 @@ class Case {
           if (r < me_) first += static_cast<std::uint64_t>(counts_.back());
         }
         send(n, [&](std::uint64_t j) { return value(me_, j); });
-        expect(static_cast<std::uint64_t>(counts_[me]), [&](std::uint64_t j) { return sum(first + j); });
+        expect(static_cast<std::uint64_t>(counts_[me]),
+               [&](std::uint64_t j) { return sum(first + j); });
         break;
       }
       case MpiCollective::allgather:
@@ -172,13 +173,13 @@ bool is_registry_name(const char* algorithm) {
 
 }  // namespace
 
-int time_collective(MPI_Comm comm, const char* collective, const char* algorithm,
-                    MPI_Count bytes, int warmup, int repetitions, double* times,
-                    MPI_Count* wrong) {
+int time_collective(MPI_Comm comm, const char* collective, const char* algorithm, MPI_Count bytes,
+                    int warmup, int repetitions, double* times, MPI_Count* wrong) {
   return guarded([&] {
     const MpiCollectiveInfo* c = find_collective(collective);
     if (!c)
-      throw BadArgument(MPI_ERR_ARG, "unknown collective '" + std::string(collective ? collective : "(null)") +
+      throw BadArgument(MPI_ERR_ARG, "unknown collective '" +
+                                         std::string(collective ? collective : "(null)") +
                                          "'; accepted: " + collective_names());
     if (bytes < 0 || bytes > (MPI_Count{1} << 40))
       throw BadArgument(MPI_ERR_COUNT, "bytes must be from 0 to 2^40");
@@ -186,10 +187,11 @@ int time_collective(MPI_Comm comm, const char* collective, const char* algorithm
       throw BadArgument(MPI_ERR_ARG, "warmup must be >= 0 and repetitions >= 1");
     if (!times || !wrong) throw BadArgument(MPI_ERR_ARG, "times and wrong must not be NULL");
     PrivateComm pc(comm, 1);
-    require_agreement(pc.get(),
-                      {static_cast<std::int64_t>(c->id), bytes, warmup, repetitions,
-                       static_cast<std::int64_t>(std::hash<std::string>{}(algorithm ? algorithm : ""))},
-                      "collective, bytes, warmup, repetitions or algorithm");
+    require_agreement(
+        pc.get(),
+        {static_cast<std::int64_t>(c->id), bytes, warmup, repetitions,
+         static_cast<std::int64_t>(std::hash<std::string>{}(algorithm ? algorithm : ""))},
+        "collective, bytes, warmup, repetitions or algorithm");
     check_algorithm(*c, algorithm);
     Case call(c->id, pc.rank(), pc.size(), static_cast<std::uint64_t>(bytes));
     std::vector<double> t;

@@ -21,8 +21,7 @@ struct Settings {
 };
 
 Settings settings_of(const char* options_json) {
-  const json o =
-      options_object(options_json, {"bytes", "range_bytes", "repetitions", "warmup"});
+  const json o = options_object(options_json, {"bytes", "range_bytes", "repetitions", "warmup"});
   Settings s;
   s.bytes = static_cast<std::uint64_t>(positive(o, "bytes", 4 << 20, std::int64_t{1} << 32));
   s.range_bytes = static_cast<std::uint64_t>(
@@ -88,7 +87,8 @@ int measure_host(const char* options_json, char** result_json) {
     const ElementType bytes = ElementType::bytes();
     std::vector<char> from(s.bytes, 1), to(s.bytes, 0), staging(s.bytes / 2 + s.range_bytes);
     json result = json::object();
-    result["copy"] = timed(s, s.bytes, [&] { copy_elements(to.data(), from.data(), s.bytes, bytes); });
+    result["copy"] =
+        timed(s, s.bytes, [&] { copy_elements(to.data(), from.data(), s.bytes, bytes); });
     // Every other range of `range_bytes` into the staging buffer, then back.
     const std::uint64_t ranges = s.bytes / (2 * s.range_bytes);
     const std::uint64_t moved = ranges * s.range_bytes;

@@ -29,9 +29,8 @@ struct Settings {
 };
 
 Settings settings_of(const char* options_json) {
-  const json o =
-      options_object(options_json, {"repetitions", "warmup", "pingpong_sizes", "train_sizes",
-                                    "train_counts", "overhead_bytes"});
+  const json o = options_object(options_json, {"repetitions", "warmup", "pingpong_sizes",
+                                               "train_sizes", "train_counts", "overhead_bytes"});
   Settings s;
   s.repetitions = static_cast<int>(positive(o, "repetitions", s.repetitions, 100000));
   s.warmup = o.contains("warmup") && o["warmup"] == 0
@@ -47,8 +46,8 @@ Settings settings_of(const char* options_json) {
   if (s.train_sizes.size() < 2)
     throw BadArgument(MPI_ERR_ARG, "option 'train_sizes' needs two sizes or more");
   s.overhead_bytes = o.contains("overhead_bytes")
-                         ? static_cast<std::uint64_t>(
-                               positive(o, "overhead_bytes", 8, static_cast<std::int64_t>(kLargest)))
+                         ? static_cast<std::uint64_t>(positive(o, "overhead_bytes", 8,
+                                                               static_cast<std::int64_t>(kLargest)))
                          : 8;
   return s;
 }
@@ -109,8 +108,7 @@ class Pair {
       if (client_) {
         MPI_Request r = MPI_REQUEST_NULL;
         const double t0 = PMPI_Wtime();
-        check(PMPI_Isend(buffer_.data(), static_cast<int>(bytes), MPI_BYTE, peer_, kTag, comm_,
-                         &r),
+        check(PMPI_Isend(buffer_.data(), static_cast<int>(bytes), MPI_BYTE, peer_, kTag, comm_, &r),
               "MPI_Isend");
         posted = PMPI_Wtime() - t0;
         check(PMPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait");
@@ -231,22 +229,21 @@ json measure_pair(Pair& pair, const Settings& s) {
   const double o_recv = median(pair.recv_overhead(s.overhead_bytes));
   const double pp_per_byte = pingpong_per_byte(s.pingpong_sizes, fastest);
   const double small = pp.front();
-  json result = {
-      {"half_round_trip_s", small},
-      {"half_round_trip_bytes", s.pingpong_sizes.front()},
-      // LogGP's half round trip of a small message is o_send + L + o_recv.
-      {"latency_s", std::max(0.0, small - o_send - o_recv)},
-      {"send_overhead_s", o_send},
-      {"recv_overhead_s", o_recv},
-      {"overhead_bytes", s.overhead_bytes},
-      {"gap_s", gap},
-      {"per_byte_s", per_byte},
-      {"train_bandwidth_Bps", rate(per_byte)},
-      {"pingpong_bandwidth_Bps", rate(pp_per_byte)},
-      {"eager_threshold_bytes",
-       eager_knee(s.pingpong_sizes, fastest, per_byte > 0 ? per_byte : pp_per_byte)},
-      {"repetitions", s.repetitions},
-      {"points", points}};
+  json result = {{"half_round_trip_s", small},
+                 {"half_round_trip_bytes", s.pingpong_sizes.front()},
+                 // LogGP's half round trip of a small message is o_send + L + o_recv.
+                 {"latency_s", std::max(0.0, small - o_send - o_recv)},
+                 {"send_overhead_s", o_send},
+                 {"recv_overhead_s", o_recv},
+                 {"overhead_bytes", s.overhead_bytes},
+                 {"gap_s", gap},
+                 {"per_byte_s", per_byte},
+                 {"train_bandwidth_Bps", rate(per_byte)},
+                 {"pingpong_bandwidth_Bps", rate(pp_per_byte)},
+                 {"eager_threshold_bytes",
+                  eager_knee(s.pingpong_sizes, fastest, per_byte > 0 ? per_byte : pp_per_byte)},
+                 {"repetitions", s.repetitions},
+                 {"points", points}};
   return result;
 }
 
@@ -284,12 +281,14 @@ int measure_loggp(MPI_Comm comm, int peer_a, int peer_b, const char* options_jso
     *result_json = nullptr;
     PrivateComm pc(comm, 2);
     const std::string options = options_json ? options_json : "";
-    require_agreement(pc.get(),
-                      {peer_a, peer_b, static_cast<std::int64_t>(std::hash<std::string>{}(options))},
-                      "peers or options");
+    require_agreement(
+        pc.get(), {peer_a, peer_b, static_cast<std::int64_t>(std::hash<std::string>{}(options))},
+        "peers or options");
     if (peer_a < 0 || peer_b < 0 || peer_a >= pc.size() || peer_b >= pc.size() || peer_a == peer_b)
-      throw BadArgument(MPI_ERR_RANK, "peer_a and peer_b must be two different ranks of comm "
-                                      "(0.." + std::to_string(pc.size() - 1) + ")");
+      throw BadArgument(MPI_ERR_RANK,
+                        "peer_a and peer_b must be two different ranks of comm "
+                        "(0.." +
+                            std::to_string(pc.size() - 1) + ")");
     const Settings s = settings_of(options_json);
     const bool shared = same_node(pc.get(), peer_a, peer_b);
     std::string text;

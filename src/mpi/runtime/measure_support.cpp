@@ -25,12 +25,12 @@ nlohmann::json options_object(const char* text, const std::vector<std::string>& 
   if (!text || !*text) return nlohmann::json::object();
   nlohmann::json options = nlohmann::json::parse(text, nullptr, false);
   if (options.is_discarded() || !options.is_object())
-    throw BadArgument(MPI_ERR_ARG, "options_json is not a JSON object; accepted keys: " +
-                                       joined(accepted));
+    throw BadArgument(MPI_ERR_ARG,
+                      "options_json is not a JSON object; accepted keys: " + joined(accepted));
   for (const auto& item : options.items())
     if (std::find(accepted.begin(), accepted.end(), item.key()) == accepted.end())
-      throw BadArgument(MPI_ERR_ARG, "unknown option '" + item.key() +
-                                         "'; accepted: " + joined(accepted));
+      throw BadArgument(MPI_ERR_ARG,
+                        "unknown option '" + item.key() + "'; accepted: " + joined(accepted));
   return options;
 }
 
@@ -40,8 +40,7 @@ std::int64_t positive(const nlohmann::json& options, const char* key, std::int64
   const auto& v = options[key];
   if (!v.is_number_integer() || v.get<std::int64_t>() < 1 || v.get<std::int64_t>() > largest)
     throw BadArgument(MPI_ERR_ARG, std::string("option '") + key +
-                                       "' must be an integer from 1 to " +
-                                       std::to_string(largest));
+                                       "' must be an integer from 1 to " + std::to_string(largest));
   return v.get<std::int64_t>();
 }
 
@@ -55,8 +54,8 @@ std::vector<std::uint64_t> sizes(const nlohmann::json& options, const char* key,
                            std::to_string(largest);
   if (!v.is_array() || v.empty()) throw BadArgument(MPI_ERR_ARG, rule);
   for (const auto& x : v) {
-    if (!x.is_number_integer() || x.get<std::int64_t>() < 0 ||
-        x.get<std::uint64_t>() > largest || (!out.empty() && x.get<std::uint64_t>() <= out.back()))
+    if (!x.is_number_integer() || x.get<std::int64_t>() < 0 || x.get<std::uint64_t>() > largest ||
+        (!out.empty() && x.get<std::uint64_t>() <= out.back()))
       throw BadArgument(MPI_ERR_ARG, rule);
     out.push_back(x.get<std::uint64_t>());
   }

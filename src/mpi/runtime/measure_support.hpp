@@ -4,11 +4,10 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace topocoll::mpi::measuring {
 

@@ -30,9 +30,7 @@ bool verbose() {
 
 }  // namespace
 
-const char* pack_mode_name(PackMode mode) {
-  return mode == PackMode::copy ? "copy" : "datatype";
-}
+const char* pack_mode_name(PackMode mode) { return mode == PackMode::copy ? "copy" : "datatype"; }
 
 PackMode pack_mode() {
   PackMode mode = kDefault;
