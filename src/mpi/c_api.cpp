@@ -1,6 +1,9 @@
 // The C API of libtopocoll_mpi (topocoll_mpi.h): thin wrappers over the runtime.
+#include <cstdlib>
+
 #include "runtime/collectives.hpp"
 #include "runtime/comm_state.hpp"
+#include "runtime/measure.hpp"
 #include "topocoll_mpi.h"
 
 namespace rt = topocoll::mpi;
@@ -65,5 +68,24 @@ const char* topocoll_last_algorithm(void) { return rt::last_algorithm(); }
 const char* topocoll_last_reason(void) { return rt::last_reason(); }
 
 void topocoll_clear_cache(void) { rt::clear_all_caches(); }
+
+int topocoll_measure_loggp(MPI_Comm comm, int peer_a, int peer_b, const char* options_json,
+                           char** result_json) {
+  return rt::measure_loggp(comm, peer_a, peer_b, options_json, result_json);
+}
+
+int topocoll_measure_host(const char* options_json, char** result_json) {
+  return rt::measure_host(options_json, result_json);
+}
+
+int topocoll_time_collective(MPI_Comm comm, const char* collective, const char* algorithm,
+                             MPI_Count bytes, int warmup, int repetitions, double times[],
+                             MPI_Count* wrong) {
+  return rt::time_collective(comm, collective, algorithm, bytes, warmup, repetitions, times, wrong);
+}
+
+const char* topocoll_measure_error(void) { return rt::measure_error(); }
+
+void topocoll_free(void* memory) { std::free(memory); }
 
 }  // extern "C"

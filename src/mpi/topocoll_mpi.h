@@ -58,6 +58,43 @@ const char* topocoll_last_reason(void);
  * their user communicator. */
 void topocoll_clear_cache(void);
 
+/* Measurement (docs/calibration.md): the timing loops of calibration and validation. Each
+ * returns an MPI error code; a bad argument returns one (MPI_ERR_COMM, MPI_ERR_RANK,
+ * MPI_ERR_ARG, MPI_ERR_COUNT) with the reason in topocoll_measure_error(), and never aborts.
+ * Collective calls must be made by every rank of comm with the same arguments (checked).
+ * JSON results are allocated by the library: release them with topocoll_free. */
+
+/* LogGP parameters of the pair (peer_a, peer_b) of comm, after Netgauge's method (Hoefler,
+ * Lichei, Rehm, IPDPS 2007): ping-pong, message trains, send and receive overheads, the eager
+ * threshold. Collective over comm (the other ranks wait); *result_json is the same JSON
+ * object on every rank. options_json: NULL, "" or an object with any of "repetitions",
+ * "warmup", "pingpong_sizes", "train_sizes", "train_counts" (ascending integer lists),
+ * "overhead_bytes". */
+int topocoll_measure_loggp(MPI_Comm comm, int peer_a, int peer_b, const char* options_json,
+                           char** result_json);
+
+/* Throughput of the runtime's own copy, packing and reduction code (MPI_Reduce_local, MPI_SUM)
+ * on the calling rank, per datatype class. Local: no communication. options_json: NULL, ""
+ * or an object with any of "bytes", "range_bytes", "repetitions", "warmup". */
+int topocoll_measure_host(const char* options_json, char** result_json);
+
+/* Times `collective` ("allreduce", "reduce_scatter_block", "reduce_scatter", "allgather",
+ * "bcast", "reduce", "gather", "scatter", "alltoall") run through this API with `algorithm`
+ * (as above; a registry name that the runtime does not serve at this size is MPI_ERR_ARG)
+ * on `bytes` per rank of MPI_INT data (rounded down to whole elements, and to P blocks for
+ * the chunked collectives; MPI_SUM, root 0): `warmup` calls, then `repetitions` timed ones.
+ * times[i] is repetition i's time in seconds on the slowest rank; *wrong the output elements
+ * that differ from the expected ones, summed over ranks and calls. Collective over comm. */
+int topocoll_time_collective(MPI_Comm comm, const char* collective, const char* algorithm,
+                             MPI_Count bytes, int warmup, int repetitions, double times[],
+                             MPI_Count* wrong);
+
+/* Why this thread's last measurement call failed; "" after a success. Never NULL. */
+const char* topocoll_measure_error(void);
+
+/* Releases a result of the measurement functions (NULL is ignored). */
+void topocoll_free(void* memory);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,6 +2,7 @@
 
 #include "core/partition.hpp"
 #include "executor.hpp"
+#include "pack_mode.hpp"
 
 namespace topocoll::mpi {
 namespace {
@@ -74,6 +75,7 @@ int run(CommState& state, const Choice& choice, const Plan& plan, const ElementT
   context.max_message_bytes = choice.max_message_bytes;
   context.segment_bytes = choice.segment_bytes;
   context.types = &plan.types;
+  context.pack = pack_mode();
   context.requests = &state.requests;
   context.comm = state.comm();
   context.type = type;

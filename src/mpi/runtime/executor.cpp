@@ -86,9 +86,23 @@ class StepRequests {
     if (requests_.empty()) return MPI_SUCCESS;
     const int rc =
         PMPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-    requests_.clear();
+    clear();
     context_.types->release_transient();
     return rc;
+  }
+
+  // Once the step's messages completed: packed receives go to their slots, before the step
+  // applies anything (as if the MPI library had written them there).
+  void unpack() {
+    const ElementType& t = context_.type;
+    for (const Unpack& u : unpacks_) {
+      const char* at = u.staging;
+      for (const Segment& s : u.part) {
+        unpack_elements(address(s), at, s.count, t);
+        at += s.count * t.size;
+      }
+    }
+    unpacks_.clear();
   }
 
   // The step's requests, for a wait over several lanes; completed ones become
@@ -98,7 +112,12 @@ class StepRequests {
     return std::all_of(requests_.begin(), requests_.end(),
                        [](MPI_Request r) { return r == MPI_REQUEST_NULL; });
   }
-  void clear() { requests_.clear(); }
+  // The step is over: its packed receives are unpacked, its requests and staging released.
+  void clear() {
+    unpack();
+    requests_.clear();
+    staged_ = 0;
+  }
 
  private:
   char* address(const Segment& s) const {
@@ -109,6 +128,8 @@ class StepRequests {
     void* buffer = nullptr;
     int count = 0;
     MPI_Datatype type = context_.type.type;
+    if (part.size() > 1 && context_.pack == PackMode::copy)
+      return post_packed(part, peer, port, send);
     if (part.size() == 1) {
       buffer = address(part[0]);
       count = static_cast<int>(part[0].count);
@@ -126,11 +147,40 @@ class StepRequests {
       buffer = MPI_BOTTOM;
       count = 1;
     }
+    return post_message(buffer, count, type, peer, port, send);
+  }
+
+  int post_message(void* buffer, int count, MPI_Datatype type, int peer, int port, bool send) {
     MPI_Request request = MPI_REQUEST_NULL;
     const int rc = send ? PMPI_Isend(buffer, count, type, peer, port, context_.comm, &request)
                         : PMPI_Irecv(buffer, count, type, peer, port, context_.comm, &request);
     requests_.push_back(request);
     return rc;
+  }
+
+  // PackMode::copy: the ranges travel as one contiguous message from a staging buffer, packed
+  // now (a send reads its slots as they are when the step starts) or unpacked once the step's
+  // messages completed (unpack()). A contiguous element type goes as n elements of itself, so
+  // the signature matches a receiver that takes them into one range; other types as
+  // MPI_PACKED, which matches any receive of the same signature.
+  int post_packed(SegmentSpan part, int peer, int port, bool send) {
+    const ElementType& t = context_.type;
+    std::uint64_t elements = 0;
+    for (const Segment& s : part) elements += s.count;
+    char* staging = context_.types->staging(staged_++ * lanes_ + lane_, elements * t.size);
+    if (send) {
+      char* at = staging;
+      for (const Segment& s : part) {
+        pack_elements(at, address(s), s.count, t);
+        at += s.count * t.size;
+      }
+    } else {
+      unpacks_.push_back({staging, Segments(part.begin(), part.end())});
+    }
+    if (t.contiguous)
+      return post_message(staging - t.true_lb, static_cast<int>(elements), t.type, peer, port,
+                          send);
+    return post_message(staging, static_cast<int>(elements * t.size), MPI_PACKED, peer, port, send);
   }
 
   const ExecutionContext& context_;
@@ -139,6 +189,12 @@ class StepRequests {
   std::vector<Piece>* record_ = nullptr;
   std::size_t message_ = 0;
   std::vector<MPI_Request>& requests_;
+  struct Unpack {
+    const char* staging;
+    Segments part;
+  };
+  std::vector<Unpack> unpacks_;  // packed receives of the step in flight
+  std::size_t staged_ = 0;       // packed messages of the step in flight
 };
 
 // The request arrays of a call's lanes: the context's (kept between calls), else its own.

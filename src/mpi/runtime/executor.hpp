@@ -1,9 +1,10 @@
 #pragma once
 // Runs a compiled plan over MPI point-to-point (DESIGN.md "MPI runtime"): per step of a lane,
 // every receive and send is posted nonblocking (one message per operation; an operation whose
-// slots are not contiguous in memory is sent as one message with an hindexed datatype over
-// the element type, and messages above 1 GiB or INT_MAX elements are split in pieces both
-// sides cut identically); once they all completed, the receives and copies are applied in list
+// slots are not contiguous in memory is one message all the same: packed by the runtime into a
+// contiguous staging buffer and unpacked on receipt, or described by an hindexed datatype over
+// the element type (PackMode); messages above 1 GiB or INT_MAX elements are split in pieces
+// both sides cut identically); once they all completed, the receives and copies are applied in list
 // order with MPI_Reduce_local in the declared operand order. A one-lane plan waits with
 // Waitall per step; with several lanes every lane keeps its step in flight and moves on as
 // soon as that step (and the steps of other lanes it waits for) completed (Waitsome over all
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "element_type.hpp"
+#include "pack_mode.hpp"
 #include "plan.hpp"
 
 namespace topocoll::mpi {
@@ -34,7 +36,9 @@ struct ExecutionContext {
   // Reducing collectives (op set): messages are cut in segments of this size, 0: not cut.
   std::uint64_t segment_bytes = 0;
   std::array<char*, region_count> bases{};  // element 0 of each region
-  TypeCache* types = nullptr;               // where multi-range datatypes are kept between calls
+  TypeCache* types = nullptr;               // multi-range datatypes and staging, kept between calls
+  // Messages of several ranges; every rank must use the same (the signatures must match).
+  PackMode pack = PackMode::datatype;
   // Request arrays per lane, kept between calls so that a call's path allocates none
   // (docs/mpi-benchmark.md, "Small messages"); grown as needed. nullptr: the call's own.
   std::vector<std::vector<MPI_Request>>* requests = nullptr;

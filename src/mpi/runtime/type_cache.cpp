@@ -10,6 +10,7 @@ void TypeCache::clear() {
   for (Entry& e : entries_)
     if (e.type != MPI_DATATYPE_NULL && !finalized) PMPI_Type_free(&e.type);
   entries_.clear();
+  staging_.clear();
   release_transient();
 }
 
@@ -19,6 +20,13 @@ void TypeCache::release_transient() {
   for (MPI_Datatype& t : transient_)
     if (!finalized) PMPI_Type_free(&t);
   transient_.clear();
+}
+
+char* TypeCache::staging(std::size_t index, std::size_t bytes) {
+  if (staging_.size() <= index) staging_.resize(index + 1);
+  std::vector<char>& buffer = staging_[index];
+  if (buffer.size() < bytes) buffer.resize(bytes);
+  return buffer.data();
 }
 
 MPI_Datatype TypeCache::get(std::size_t index, const std::vector<int>& lengths,

@@ -1,0 +1,304 @@
+"""Calibration from the MPI runtime's own measurements (docs/calibration.md).
+
+Runs under `mpirun`/`mpiexec` with 2 or more ranks. The timing loops are the runtime's
+(libtopocoll_mpi: `topocoll_measure_loggp`, `topocoll_measure_host`,
+`topocoll_time_collective`); this module calls them through ctypes on an mpi4py communicator
+and turns their results into a machine-file dict (format `topocoll-machine/1`).
+
+The library is `$TOPOCOLL_MPI_LIBRARY` when set, else `build/cpp/libtopocoll_mpi.so` of the
+source checkout this module lies in (`make build` puts it there). mpi4py is the optional
+extra `mpi`. This module imports nothing else of topocoll, so it also runs from a source
+checkout without the compiled extension.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import datetime
+import json
+import os
+import re
+import socket
+import sys
+from pathlib import Path
+from typing import Any
+
+LIBRARY_VARIABLE = "TOPOCOLL_MPI_LIBRARY"
+MACHINE_FORMAT = "topocoll-machine/1"
+# Reduction classes of the machine file, and the runtime's names for them.
+REDUCE_CLASSES = ("float", "double", "int")
+
+
+class CalibrationError(RuntimeError):
+    """One line saying what is missing or failed (the CLI exits 2 with it)."""
+
+
+def library_path() -> Path:
+    """Where libtopocoll_mpi.so is: `$TOPOCOLL_MPI_LIBRARY`, else the checkout's build/cpp."""
+    configured = os.environ.get(LIBRARY_VARIABLE)
+    if configured:
+        path = Path(configured)
+        if not path.is_file():
+            raise CalibrationError(f"{LIBRARY_VARIABLE}={configured} is not a file")
+        return path
+    checkout = Path(__file__).resolve().parents[2]
+    candidate = checkout / "build" / "cpp" / "libtopocoll_mpi.so"
+    if candidate.is_file():
+        return candidate
+    raise CalibrationError(
+        f"libtopocoll_mpi.so not found in {candidate.parent}; build it (make build) or set "
+        f"{LIBRARY_VARIABLE} to its path"
+    )
+
+
+def _mpi() -> Any:
+    try:
+        from mpi4py import MPI
+    except ImportError as error:
+        raise CalibrationError(
+            "calibration needs mpi4py (the optional extra: pip install 'topocoll[mpi]')"
+        ) from error
+    return MPI
+
+
+class _Runtime:
+    """libtopocoll_mpi's measurement functions, typed for ctypes."""
+
+    def __init__(self) -> None:
+        mpi = _mpi()
+        self.MPI = mpi
+        # MPI_Comm is a pointer in Open MPI and an int in MPICH.
+        self.comm_type = ctypes.c_void_p if mpi._sizeof(mpi.Comm) == 8 else ctypes.c_int
+        try:
+            lib = ctypes.CDLL(str(library_path()), mode=ctypes.RTLD_GLOBAL)
+        except OSError as error:
+            raise CalibrationError(f"cannot load the MPI runtime: {error}") from error
+        out = ctypes.POINTER(ctypes.c_void_p)
+        lib.topocoll_measure_loggp.argtypes = [
+            self.comm_type,
+            ctypes.c_int,
+            ctypes.c_int,
+            ctypes.c_char_p,
+            out,
+        ]
+        lib.topocoll_measure_host.argtypes = [ctypes.c_char_p, out]
+        lib.topocoll_time_collective.argtypes = [
+            self.comm_type,
+            ctypes.c_char_p,
+            ctypes.c_char_p,
+            ctypes.c_longlong,
+            ctypes.c_int,
+            ctypes.c_int,
+            ctypes.POINTER(ctypes.c_double),
+            ctypes.POINTER(ctypes.c_longlong),
+        ]
+        lib.topocoll_measure_error.restype = ctypes.c_char_p
+        lib.topocoll_last_algorithm.restype = ctypes.c_char_p
+        lib.topocoll_free.argtypes = [ctypes.c_void_p]
+        for name in ("topocoll_measure_loggp", "topocoll_measure_host", "topocoll_time_collective"):
+            getattr(lib, name).restype = ctypes.c_int
+        self.lib = lib
+
+    def handle(self, comm: Any) -> Any:
+        return self.comm_type(self.MPI._handleof(comm))
+
+    def failed(self, what: str) -> CalibrationError:
+        return CalibrationError(f"{what}: {self.lib.topocoll_measure_error().decode()}")
+
+    def result(self, rc: int, text: ctypes.c_void_p, what: str) -> dict[str, Any]:
+        if rc != 0:
+            raise self.failed(what)
+        try:
+            return json.loads(ctypes.string_at(text.value).decode())
+        finally:
+            self.lib.topocoll_free(text)
+
+    def loggp(self, comm: Any, a: int, b: int, options: dict[str, Any] | None) -> dict[str, Any]:
+        text = ctypes.c_void_p()
+        encoded = json.dumps(options or {}).encode()
+        rc = self.lib.topocoll_measure_loggp(self.handle(comm), a, b, encoded, ctypes.byref(text))
+        return self.result(rc, text, f"LogGP measurement of ranks {a} and {b}")
+
+    def host(self, options: dict[str, Any] | None) -> dict[str, Any]:
+        text = ctypes.c_void_p()
+        rc = self.lib.topocoll_measure_host(json.dumps(options or {}).encode(), ctypes.byref(text))
+        return self.result(rc, text, "copy and reduction measurement")
+
+
+_runtime: _Runtime | None = None
+
+
+def _the_runtime() -> _Runtime:
+    global _runtime
+    if _runtime is None:
+        _runtime = _Runtime()
+    return _runtime
+
+
+def measure_collective(
+    comm: Any,
+    collective: str,
+    algorithm: str | None,
+    nbytes: int,
+    repetitions: int,
+    warmup: int = 1,
+) -> list[float]:
+    """Seconds per repetition (slowest rank) of `collective` run by the runtime with
+    `algorithm` (a registry name, `auto`, `mpi`, `file:PATH`; None: TOPOCOLL_<COLL>_ALGORITHM)
+    on `nbytes` per rank of MPI_INT data, after `warmup` calls. Collective over `comm`; every
+    rank gets the same list. A wrong result or an algorithm the runtime did not run raises."""
+    rt = _the_runtime()
+    times = (ctypes.c_double * max(repetitions, 1))()
+    wrong = ctypes.c_longlong(0)
+    rc = rt.lib.topocoll_time_collective(
+        rt.handle(comm),
+        collective.encode(),
+        algorithm.encode() if algorithm else None,
+        nbytes,
+        warmup,
+        repetitions,
+        times,
+        ctypes.byref(wrong),
+    )
+    what = f"{collective} with {algorithm or 'TOPOCOLL_' + collective.upper() + '_ALGORITHM'}"
+    if rc != 0:
+        raise rt.failed(what)
+    if wrong.value:
+        raise CalibrationError(f"{what} at {nbytes} B: {wrong.value} wrong elements")
+    return list(times[:repetitions])
+
+
+def measure_pairs(comm: Any, options: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
+    """The runtime's LogGP results for a pair of ranks on one node (`intra_node`) and, when the
+    ranks span nodes, a pair on different nodes (`inter_node`). Collective over `comm`."""
+    mpi = _mpi()
+    if comm.Get_size() < 2:
+        raise CalibrationError("calibration needs 2 or more ranks (run it under mpirun -np 2)")
+    node = comm.Split_type(mpi.COMM_TYPE_SHARED)
+    leader = node.allreduce(comm.Get_rank(), op=mpi.MIN)  # names this rank's node
+    node.Free()
+    leaders = comm.allgather(leader)
+    pairs: dict[str, tuple[int, int]] = {}
+    for rank, own in enumerate(leaders):
+        if own == leaders[0] and rank != 0 and "intra_node" not in pairs:
+            pairs["intra_node"] = (0, rank)
+        if own != leaders[0] and "inter_node" not in pairs:
+            pairs["inter_node"] = (0, rank)
+    if "intra_node" not in pairs:  # rank 0 alone on its node: a pair on another node
+        for rank, own in enumerate(leaders):
+            partner = next((r for r in range(rank + 1, len(leaders)) if leaders[r] == own), None)
+            if partner is not None:
+                pairs["intra_node"] = (rank, partner)
+                break
+    rt = _the_runtime()
+    return {kind: rt.loggp(comm, a, b, options) for kind, (a, b) in pairs.items()}
+
+
+def measure_host(comm: Any, options: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Copy, packing and reduction throughput of the runtime's code on rank 0, sent to all."""
+    result = _the_runtime().host(options) if comm.Get_rank() == 0 else None
+    return comm.bcast(result, root=0)
+
+
+def _plain(value: float) -> str:
+    return f"{value:.4f}".rstrip("0").rstrip(".") or "0"
+
+
+def _duration(seconds: float) -> str:
+    for unit, factor in (("ms", 1e-3), ("us", 1e-6)):
+        if seconds >= factor:
+            return _plain(seconds / factor) + unit
+    return _plain(seconds / 1e-9) + "ns"
+
+
+def _rate(bytes_per_second: float) -> str:
+    for unit, factor in (("GBps", 1e9), ("MBps", 1e6), ("KBps", 1e3)):
+        if bytes_per_second >= factor:
+            return _plain(bytes_per_second / factor) + unit
+    return _plain(bytes_per_second) + "Bps"
+
+
+def _size(nbytes: int) -> str:
+    for unit, factor in (("GiB", 1 << 30), ("MiB", 1 << 20), ("KiB", 1 << 10)):
+        if nbytes >= factor and nbytes % factor == 0:
+            return f"{nbytes // factor}{unit}"
+    return f"{nbytes}B"
+
+
+def _sourced(value: Any, source: str) -> dict[str, Any]:
+    return {"value": value, "source": source}
+
+
+def _link_costs(loggp: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(network, host) of one pair's LogGP result, as machine-file sections."""
+    network: dict[str, Any] = {
+        # End to end: the wire's latency is charged once, on the link.
+        "link_latency": _sourced(_duration(loggp["latency_s"]), source + "; LogGP L"),
+        "hop_latency": _sourced("0ns", source + "; end-to-end latency is link_latency"),
+    }
+    bandwidth = loggp.get("pingpong_bandwidth_Bps") or loggp.get("train_bandwidth_Bps")
+    if bandwidth:
+        network["bandwidth"] = _sourced(_rate(bandwidth), source + "; ping-pong per-byte slope")
+    knee = loggp.get("eager_threshold_bytes")
+    host = {
+        "send_overhead": _sourced(_duration(loggp["send_overhead_s"]), source + "; MPI_Isend post"),
+        "recv_overhead": _sourced(
+            _duration(loggp["recv_overhead_s"]), source + "; MPI_Recv of an arrived message"
+        ),
+        "gap": _sourced(_duration(loggp["gap_s"]), source + "; message trains, slope over n"),
+        "eager_threshold": _sourced(
+            _size(int(knee)) if knee is not None else "none",
+            source + ("; ping-pong jump" if knee is not None else "; no ping-pong jump found"),
+        ),
+    }
+    return network, host
+
+
+def _host_rates(local: dict[str, Any], source: str) -> dict[str, Any]:
+    rates = {cls: _rate(local["reduce"][cls]["rate_Bps"]) for cls in REDUCE_CLASSES}
+    return {
+        "copy_rate": _sourced(_rate(local["copy"]["rate_Bps"]), source + "; copy_elements"),
+        "reduce_rate": _sourced(rates, source + "; MPI_Reduce_local, MPI_SUM"),
+    }
+
+
+def calibrate(
+    comm: Any,
+    *,
+    name: str | None = None,
+    command: str | None = None,
+    loggp_options: dict[str, Any] | None = None,
+    host_options: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A machine-file dict measured on the ranks of `comm` (collective; every rank gets it).
+
+    `network` and the LogGP values of `host` come from a pair of ranks on different nodes
+    when the ranks span nodes, else from a pair on one node; with both, the on-node pair's
+    values are in `nodes.intra_node` (`network` and `host` alike). Each value's source names
+    the host, the MPI library, the date and `command` (default: this process's command line).
+    """
+    mpi = _mpi()
+    pairs = measure_pairs(comm, loggp_options)
+    local = measure_host(comm, host_options)
+    library = mpi.Get_library_version().replace("\x00", "").strip().splitlines()[0].strip()
+    date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
+    hostname = socket.gethostname()
+    run = command if command is not None else " ".join(sys.argv)
+    source = f"calibration on {hostname}, {library}, {date}, command: {run}"
+    primary = "inter_node" if "inter_node" in pairs else "intra_node"
+    a, b = pairs[primary]["peers"]
+    network, host = _link_costs(pairs[primary], f"{source}; ranks {a} and {b}")
+    host.update(_host_rates(local, f"{source}; rank 0"))
+    slug = re.sub(r"[^a-z0-9-]+", "-", hostname.lower()).strip("-") or "host"
+    machine: dict[str, Any] = {
+        "format": MACHINE_FORMAT,
+        "name": name or f"calibrated-{slug}",
+        "description": f"measured by topocoll calibrate on {hostname} ({comm.Get_size()} ranks)",
+        "network": network,
+        "host": host,
+    }
+    if primary == "inter_node" and "intra_node" in pairs:
+        a, b = pairs["intra_node"]["peers"]
+        intra_network, intra_host = _link_costs(pairs["intra_node"], f"{source}; ranks {a} and {b}")
+        machine["nodes"] = {"intra_node": {"network": intra_network, "host": intra_host}}
+    return machine

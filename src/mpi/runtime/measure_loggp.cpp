@@ -1,0 +1,310 @@
+// LogGP parameters of one pair of ranks, after Netgauge's LogGP method (Hoefler, Lichei, Rehm:
+// "Low-Overhead LogGP Parameter Assessment for Modern Interconnection Networks", IPDPS 2007):
+// ping-pong for the latency; trains of n messages of s bytes sent back to back, whose time
+// grows with n by g + (s-1)G per message (their Section 3: the slope over n gives g(s), the
+// slope of g(s) over s gives G); the overheads o as the CPU time of posting a send (MPI_Isend)
+// and of receiving a message that already arrived (MPI_Recv after MPI_Iprobe found it), the
+// direct form of LogP's o (Culler et al. 1993); the eager threshold from the jump of the
+// ping-pong time where a message needs a rendezvous round trip.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "measure.hpp"
+#include "measure_support.hpp"
+
+namespace topocoll::mpi {
+namespace {
+
+using namespace measuring;
+using nlohmann::json;
+
+constexpr int kTag = 7;  // the private communicator carries nothing else
+constexpr std::uint64_t kLargest = std::uint64_t{1} << 30;
+
+struct Settings {
+  int repetitions = 30, warmup = 3;
+  std::vector<std::uint64_t> pingpong_sizes, train_sizes, train_counts;
+  std::uint64_t overhead_bytes = 8;
+};
+
+Settings settings_of(const char* options_json) {
+  const json o = options_object(options_json, {"repetitions", "warmup", "pingpong_sizes",
+                                               "train_sizes", "train_counts", "overhead_bytes"});
+  Settings s;
+  s.repetitions = static_cast<int>(positive(o, "repetitions", s.repetitions, 100000));
+  s.warmup = o.contains("warmup") && o["warmup"] == 0
+                 ? 0
+                 : static_cast<int>(positive(o, "warmup", s.warmup, 100000));
+  std::vector<std::uint64_t> pingpong{0};
+  for (std::uint64_t b = 1; b <= (std::uint64_t{4} << 20); b *= 2) pingpong.push_back(b);
+  s.pingpong_sizes = sizes(o, "pingpong_sizes", pingpong, kLargest);
+  s.train_sizes = sizes(o, "train_sizes", {8, 256, 1024, 4096}, kLargest);
+  s.train_counts = sizes(o, "train_counts", {1, 2, 4, 8, 16, 32}, 4096);
+  if (s.train_counts.front() == 0 || s.train_counts.size() < 2)
+    throw BadArgument(MPI_ERR_ARG, "option 'train_counts' needs two counts or more, all above 0");
+  if (s.train_sizes.size() < 2)
+    throw BadArgument(MPI_ERR_ARG, "option 'train_sizes' needs two sizes or more");
+  s.overhead_bytes = o.contains("overhead_bytes")
+                         ? static_cast<std::uint64_t>(positive(o, "overhead_bytes", 8,
+                                                               static_cast<std::int64_t>(kLargest)))
+                         : 8;
+  return s;
+}
+
+// One side of the pair: `client` times, `server` answers; both run the same loops.
+class Pair {
+ public:
+  Pair(MPI_Comm comm, int peer, bool client, const Settings& s)
+      : comm_(comm), peer_(peer), client_(client), s_(s) {
+    std::uint64_t largest = s.overhead_bytes;
+    for (auto b : s.pingpong_sizes) largest = std::max(largest, b);
+    largest = std::max(largest, s.train_sizes.back() * s.train_counts.back());
+    buffer_.assign(std::max<std::uint64_t>(largest, 1), 1);
+  }
+
+  // Half the round trip of `bytes` there and back, per repetition.
+  std::vector<double> pingpong(std::uint64_t bytes) {
+    return repeat([&] {
+      const double t0 = PMPI_Wtime();
+      if (client_) {
+        send(bytes);
+        recv(bytes);
+      } else {
+        recv(bytes);
+        send(bytes);
+      }
+      return (PMPI_Wtime() - t0) / 2;
+    });
+  }
+
+  // The client's time to send `n` messages of `bytes` back to back and get a zero-byte reply
+  // once the server received them all.
+  std::vector<double> train(std::uint64_t n, std::uint64_t bytes) {
+    requests_.resize(n);
+    return repeat([&] {
+      const double t0 = PMPI_Wtime();
+      for (std::uint64_t i = 0; i < n; ++i) {
+        char* at = buffer_.data() + i * bytes;
+        const int count = static_cast<int>(bytes);
+        check(client_ ? PMPI_Isend(at, count, MPI_BYTE, peer_, kTag, comm_, &requests_[i])
+                      : PMPI_Irecv(at, count, MPI_BYTE, peer_, kTag, comm_, &requests_[i]),
+              client_ ? "MPI_Isend" : "MPI_Irecv");
+      }
+      check(PMPI_Waitall(static_cast<int>(n), requests_.data(), MPI_STATUSES_IGNORE),
+            "MPI_Waitall");
+      if (client_)
+        recv(0);
+      else
+        send(0);
+      return PMPI_Wtime() - t0;
+    });
+  }
+
+  // The sender's CPU time posting one message (MPI_Isend returns), timed on the client.
+  std::vector<double> send_overhead(std::uint64_t bytes) {
+    return repeat([&] {
+      double posted = 0;
+      if (client_) {
+        MPI_Request r = MPI_REQUEST_NULL;
+        const double t0 = PMPI_Wtime();
+        check(PMPI_Isend(buffer_.data(), static_cast<int>(bytes), MPI_BYTE, peer_, kTag, comm_, &r),
+              "MPI_Isend");
+        posted = PMPI_Wtime() - t0;
+        check(PMPI_Wait(&r, MPI_STATUS_IGNORE), "MPI_Wait");
+        recv(0);
+      } else {
+        recv(bytes);
+        send(0);
+      }
+      return posted;
+    });
+  }
+
+  // The receiver's CPU time taking a message that already arrived, timed on the client.
+  std::vector<double> recv_overhead(std::uint64_t bytes) {
+    return repeat([&] {
+      double taken = 0;
+      if (client_) {
+        int arrived = 0;
+        while (!arrived)
+          check(PMPI_Iprobe(peer_, kTag, comm_, &arrived, MPI_STATUS_IGNORE), "MPI_Iprobe");
+        const double t0 = PMPI_Wtime();
+        recv(bytes);
+        taken = PMPI_Wtime() - t0;
+        send(0);
+      } else {
+        send(bytes);
+        recv(0);
+      }
+      return taken;
+    });
+  }
+
+ private:
+  template <typename F>
+  std::vector<double> repeat(F&& once) {
+    std::vector<double> out;
+    for (int i = 0; i < s_.warmup + s_.repetitions; ++i) {
+      const double t = once();
+      if (i >= s_.warmup) out.push_back(t);
+    }
+    return out;
+  }
+  void send(std::uint64_t bytes) {
+    check(PMPI_Send(buffer_.data(), static_cast<int>(bytes), MPI_BYTE, peer_, kTag, comm_),
+          "MPI_Send");
+  }
+  void recv(std::uint64_t bytes) {
+    check(PMPI_Recv(buffer_.data(), static_cast<int>(bytes), MPI_BYTE, peer_, kTag, comm_,
+                    MPI_STATUS_IGNORE),
+          "MPI_Recv");
+  }
+
+  MPI_Comm comm_;
+  int peer_;
+  bool client_;
+  const Settings& s_;
+  std::vector<char> buffer_;
+  std::vector<MPI_Request> requests_;
+};
+
+// The largest size before the first jump of the ping-pong curve above its per-byte trend
+// (a rendezvous adds a round trip), or null when none stands out: at least half the smallest
+// message's time and a quarter of the time before it. On the fastest repetitions, which a
+// loaded machine disturbs least (interference only adds time).
+json eager_knee(const std::vector<std::uint64_t>& sizes, const std::vector<double>& t,
+                double per_byte) {
+  for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
+    const double jump = t[i + 1] - t[i] - per_byte * static_cast<double>(sizes[i + 1] - sizes[i]);
+    if (jump > 0.5 * t.front() && jump > 0.25 * t[i]) return sizes[i];
+  }
+  return nullptr;
+}
+
+// Seconds per byte of the ping-pong at its largest sizes (the last four, at least 64 KiB), on
+// the fastest repetitions.
+double pingpong_per_byte(const std::vector<std::uint64_t>& sizes, const std::vector<double>& t) {
+  std::vector<double> x, y;
+  for (std::size_t i = sizes.size(); i-- > 0 && x.size() < 4;)
+    if (sizes[i] >= 65536) {
+      x.push_back(static_cast<double>(sizes[i]));
+      y.push_back(t[i]);
+    }
+  return x.size() >= 2 ? std::max(0.0, fit(x, y).slope) : 0.0;
+}
+
+json rate(double seconds_per_byte) {
+  return seconds_per_byte > 0 ? json(1 / seconds_per_byte) : json(nullptr);
+}
+
+// The client's measurements, as the result object.
+json measure_pair(Pair& pair, const Settings& s) {
+  json points = json::object();
+  std::vector<double> pp, fastest;
+  for (std::uint64_t b : s.pingpong_sizes) {
+    const std::vector<double> t = pair.pingpong(b);
+    pp.push_back(median(t));
+    fastest.push_back(*std::min_element(t.begin(), t.end()));
+    points["pingpong"].push_back(
+        {{"bytes", b}, {"half_round_trip_s", pp.back()}, {"fastest_s", fastest.back()}});
+  }
+  std::vector<double> gs, xs;  // g(s) = g + (s-1)G per train size
+  for (std::uint64_t b : s.train_sizes) {
+    std::vector<double> n, t;
+    for (std::uint64_t count : s.train_counts) {
+      n.push_back(static_cast<double>(count));
+      t.push_back(median(pair.train(count, b)));
+      points["trains"].push_back({{"bytes", b}, {"messages", count}, {"seconds", t.back()}});
+    }
+    const Line per_message = fit(n, t);
+    gs.push_back(per_message.slope);
+    xs.push_back(static_cast<double>(b));
+    points["train_slopes"].push_back({{"bytes", b}, {"per_message_s", per_message.slope}});
+  }
+  const Line g_of_s = fit(xs, gs);
+  const double per_byte = std::max(0.0, g_of_s.slope);
+  const double gap = std::max(0.0, g_of_s.intercept);
+  const double o_send = median(pair.send_overhead(s.overhead_bytes));
+  const double o_recv = median(pair.recv_overhead(s.overhead_bytes));
+  const double pp_per_byte = pingpong_per_byte(s.pingpong_sizes, fastest);
+  const double small = pp.front();
+  json result = {{"half_round_trip_s", small},
+                 {"half_round_trip_bytes", s.pingpong_sizes.front()},
+                 // LogGP's half round trip of a small message is o_send + L + o_recv.
+                 {"latency_s", std::max(0.0, small - o_send - o_recv)},
+                 {"send_overhead_s", o_send},
+                 {"recv_overhead_s", o_recv},
+                 {"overhead_bytes", s.overhead_bytes},
+                 {"gap_s", gap},
+                 {"per_byte_s", per_byte},
+                 {"train_bandwidth_Bps", rate(per_byte)},
+                 {"pingpong_bandwidth_Bps", rate(pp_per_byte)},
+                 {"eager_threshold_bytes",
+                  eager_knee(s.pingpong_sizes, fastest, per_byte > 0 ? per_byte : pp_per_byte)},
+                 {"repetitions", s.repetitions},
+                 {"points", points}};
+  return result;
+}
+
+// The client's JSON text to every rank.
+std::string shared_text(MPI_Comm comm, int root, std::string text) {
+  long long length = static_cast<long long>(text.size());
+  check(PMPI_Bcast(&length, 1, MPI_LONG_LONG, root, comm), "MPI_Bcast");
+  text.resize(static_cast<std::size_t>(length));
+  check(PMPI_Bcast(text.data(), static_cast<int>(length), MPI_CHAR, root, comm), "MPI_Bcast");
+  return text;
+}
+
+bool same_node(MPI_Comm comm, int a, int b) {
+  MPI_Comm node = MPI_COMM_NULL;
+  int me = 0;
+  PMPI_Comm_rank(comm, &me);
+  check(PMPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, me, MPI_INFO_NULL, &node),
+        "MPI_Comm_split_type");
+  int leader = me;  // the lowest rank of comm on my node names the node
+  PMPI_Allreduce(&me, &leader, 1, MPI_INT, MPI_MIN, node);
+  PMPI_Comm_free(&node);
+  int size = 0;
+  PMPI_Comm_size(comm, &size);
+  std::vector<int> leaders(static_cast<std::size_t>(size));
+  check(PMPI_Allgather(&leader, 1, MPI_INT, leaders.data(), 1, MPI_INT, comm), "MPI_Allgather");
+  return leaders[static_cast<std::size_t>(a)] == leaders[static_cast<std::size_t>(b)];
+}
+
+}  // namespace
+
+int measure_loggp(MPI_Comm comm, int peer_a, int peer_b, const char* options_json,
+                  char** result_json) {
+  return guarded([&] {
+    if (!result_json) throw BadArgument(MPI_ERR_ARG, "result_json is NULL");
+    *result_json = nullptr;
+    PrivateComm pc(comm, 2);
+    const std::string options = options_json ? options_json : "";
+    require_agreement(
+        pc.get(), {peer_a, peer_b, static_cast<std::int64_t>(std::hash<std::string>{}(options))},
+        "peers or options");
+    if (peer_a < 0 || peer_b < 0 || peer_a >= pc.size() || peer_b >= pc.size() || peer_a == peer_b)
+      throw BadArgument(MPI_ERR_RANK,
+                        "peer_a and peer_b must be two different ranks of comm "
+                        "(0.." +
+                            std::to_string(pc.size() - 1) + ")");
+    const Settings s = settings_of(options_json);
+    const bool shared = same_node(pc.get(), peer_a, peer_b);
+    std::string text;
+    if (pc.rank() == peer_a || pc.rank() == peer_b) {
+      Pair pair(pc.get(), pc.rank() == peer_a ? peer_b : peer_a, pc.rank() == peer_a, s);
+      json result = measure_pair(pair, s);
+      result["peers"] = {peer_a, peer_b};
+      result["same_node"] = shared;
+      if (pc.rank() == peer_a) text = result.dump();
+    }
+    text = shared_text(pc.get(), peer_a, text);
+    *result_json = allocated(text);
+    return MPI_SUCCESS;
+  });
+}
+
+const char* measure_error() { return error_text(); }
+
+}  // namespace topocoll::mpi
