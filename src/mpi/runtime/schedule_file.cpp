@@ -63,6 +63,8 @@ LoadedFile load(const std::string& algorithm, std::uint64_t max_verify_bytes) {
       return out;
     }
     out.schedule = std::move(file.schedule);
+  } catch (const UnsupportedRequest& e) {  // the reader's line names the file and what it takes
+    out.error = algorithm + ": " + e.what();
   } catch (const std::bad_alloc&) {
     out.error = algorithm + ": out of memory reading or verifying it";
   } catch (const std::exception& e) {
