@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <iterator>
 #include <cerrno>
 #include <cstring>
 
@@ -38,15 +39,19 @@ std::string kind_of(mode_t mode) {
 }  // namespace
 
 std::string describe_bytes(std::uint64_t bytes) {
-  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};
-  std::string unit = bytes == 1 ? "byte" : "bytes";
-  std::uint64_t value = bytes;
-  for (const char* next : kUnits) {
-    if (value < 1024 || value % 1024 != 0) break;
-    value /= 1024;
-    unit = next;
+  static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB", "PiB"};
+  if (bytes < 1024) return std::to_string(bytes) + (bytes == 1 ? " byte" : " bytes");
+  // Limits are exact powers of two ("256 MiB"); estimates get one decimal ("768.2 MiB").
+  std::size_t unit = 0;
+  std::uint64_t whole = bytes / 1024;
+  while (unit + 1 < std::size(kUnits) && whole >= 1024) {
+    whole /= 1024;
+    ++unit;
   }
-  return std::to_string(value) + " " + unit;
+  const std::uint64_t scale = std::uint64_t{1} << (10 * (unit + 1));
+  if (bytes % scale == 0) return std::to_string(bytes / scale) + " " + kUnits[unit];
+  const auto tenths = static_cast<std::uint64_t>(static_cast<double>(bytes) * 10 / scale + 0.5);
+  return std::to_string(tenths / 10) + "." + std::to_string(tenths % 10) + " " + kUnits[unit];
 }
 
 std::string read_bounded_file(const std::string& path, std::string_view what,

@@ -95,12 +95,12 @@ void refuse_beyond_limits(const MscclExportEstimate& e) {
   std::string figures = std::to_string(e.rank_steps) + " rank-steps";
   if (e.xml_steps > 0)
     figures += ", " + std::to_string(e.xml_steps) + " XML steps, about " +
-               describe_bytes(e.output_bytes / 1024 * 1024) + " of output and " +
-               describe_bytes(e.memory_bytes / 1024 * 1024) + " of memory";
+               describe_bytes(e.output_bytes) + " of output and " +
+               describe_bytes(e.memory_bytes) + " of memory";
   throw ScheduleFormatError("MSCCL XML export: estimated " + figures + ", about " +
                             seconds_text(e.seconds) + (e.xml_steps == 0 ? " or more" : "") +
                             "; accepted: at most " + seconds_text(kMscclExportMaxSeconds) +
-                            " and " + describe_bytes(memory / 1024 * 1024) +
+                            " and " + describe_bytes(memory) +
                             " (half this machine's memory); export a smaller instance or force it");
 }
 

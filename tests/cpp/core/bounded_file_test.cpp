@@ -113,6 +113,8 @@ TEST(DescribeBytes, StatesLimitsInTheirUnit) {
   EXPECT_EQ(describe_bytes(64 * 1024), "64 KiB");
   EXPECT_EQ(describe_bytes(1000), "1000 bytes");
   EXPECT_EQ(describe_bytes(1), "1 byte");
+  EXPECT_EQ(describe_bytes(805308416), "768.0 MiB");
+  EXPECT_EQ(describe_bytes(1536), "1.5 KiB");
 }
 
 }  // namespace
