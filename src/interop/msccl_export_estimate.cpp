@@ -3,7 +3,8 @@
 // readers, and writes the document as one string; ring allreduce at 1024 ranks writes 4.2
 // million steps. The counts follow msccl_export.cpp's rules (a send or receive is one step per
 // contiguous run, one per chunk when positions move or with instances; a copy is two steps per
-// run, staged through scratch); the rates turn them into seconds and bytes.
+// run, staged through scratch); the rates turn them into seconds and bytes. (Before one walk
+// served every rank, each rank materialized the whole schedule: ring at P = 1024 took 422 s.)
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,11 +16,13 @@
 namespace topocoll {
 namespace {
 
-// Measured with `topocoll schedule -a ring --format msccl-xml` at P = 256, 512 and 724 on the
-// development machine (2 shared cores), rounded up: seconds per XML step written (dependency
-// tracking and formatting), per chunk visit, and per rank-step walked (building the steps).
-constexpr double kSecondsPerXmlStep = 2.5e-6;
-constexpr double kSecondsPerChunkVisit = 5e-8;
+// Timed on the development machine (2 shared cores, a build running beside), schedule_to_msccl_xml
+// of ring allreduce at P = 64, 128, 256, 512 (8 to 12 us per XML step, 8.5 s and 371 MB peak
+// for 1.05 million steps at P = 512) and swing-bw at P = 256 (0.53 s for 30,720 steps and
+// 522,240 chunk visits), rounded up: seconds per XML step written (dependency tracking and
+// formatting), per chunk visit, and per rank-step walked by this estimate.
+constexpr double kSecondsPerXmlStep = 1e-5;
+constexpr double kSecondsPerChunkVisit = 5e-7;
 constexpr double kSecondsPerRankStep = 1e-6;
 // Bytes of one step held until the document is written (XmlStep and its vector's slack), and
 // of one written step element; the document is held twice (the stream and its string) and
@@ -36,7 +39,7 @@ std::uint64_t physical_memory() {
 }
 
 std::uint64_t runs(const BlockSet& set, bool single) {
-  return single ? set.block_count() : set.ranges().size() + 1;
+  return single ? set.block_count() : std::max<std::uint64_t>(set.ranges().size(), 1);
 }
 
 void count_step(const Step& step, bool keeps, bool single_user, MscclExportEstimate& e) {
