@@ -11,7 +11,7 @@ case_name=$1 mpiexec=$2 np_flag=$3 ranks=$4
 shift 4
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-limit=120
+limit=${HOSTILE_TIMEOUT:-120}  # seconds before a run counts as hung
 fail() { echo "FAIL ($case_name): $1"; [ -f "$work/err" ] && head -c 3000 "$work/err"; exit 1; }
 
 mkfifo "$work/fifo"
