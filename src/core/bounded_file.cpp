@@ -5,9 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <iterator>
 #include <cerrno>
 #include <cstring>
+#include <iterator>
 
 #include "core/registry.hpp"
 #include "core/text.hpp"
@@ -68,8 +68,7 @@ std::string read_bounded_file(const std::string& path, std::string_view what,
   struct stat status {};
   if (::fstat(file.fd, &status) != 0)
     file_error(what, path, std::string("cannot inspect (") + std::strerror(errno) + ")");
-  if (S_ISDIR(status.st_mode))
-    file_error(what, path, "is a directory; accepted: a regular file");
+  if (S_ISDIR(status.st_mode)) file_error(what, path, "is a directory; accepted: a regular file");
   if (!S_ISREG(status.st_mode))
     file_error(what, path, "is " + kind_of(status.st_mode) + "; accepted: a regular file");
   const int flags = ::fcntl(file.fd, F_GETFL);

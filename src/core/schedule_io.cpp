@@ -1,12 +1,12 @@
 #include "core/schedule_io.hpp"
 
 #include <algorithm>
-
-#include "core/bounded_file.hpp"
-#include "core/text.hpp"
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
+
+#include "core/bounded_file.hpp"
+#include "core/text.hpp"
 
 namespace topocoll {
 namespace {

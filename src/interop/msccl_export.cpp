@@ -394,10 +394,10 @@ std::string schedule_to_msccl_xml(const Schedule& schedule, const MscclExportOpt
   // only "reducescatter"; msccl-tools writes "reduce_scatter", which they refuse.
   const std::string coll =
       c == Collective::reduce_scatter ? "reducescatter" : std::string(collective_name(c));
-  xml << "<algo name=\"" << name
-      << "\" proto=\"" << options.proto << "\" nchannels=\"" << per_instance * n
-      << "\" nchunksperloop=\"" << info.blocks * n << "\" ngpus=\"" << info.ranks << "\" coll=\""
-      << coll << "\" inplace=\"" << (c == Collective::alltoall ? 0 : 1) << "\">\n";
+  xml << "<algo name=\"" << name << "\" proto=\"" << options.proto << "\" nchannels=\""
+      << per_instance * n << "\" nchunksperloop=\"" << info.blocks * n << "\" ngpus=\""
+      << info.ranks << "\" coll=\"" << coll << "\" inplace=\""
+      << (c == Collective::alltoall ? 0 : 1) << "\">\n";
   for (int r = 0; r < info.ranks; ++r)
     write_gpu(xml, ranks[static_cast<std::size_t>(r)], r, info, channels, per_instance, n);
   xml << "</algo>\n";

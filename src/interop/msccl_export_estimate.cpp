@@ -34,8 +34,9 @@ constexpr std::uint64_t kDocumentCopies = 3;
 std::uint64_t physical_memory() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
   const long page = ::sysconf(_SC_PAGE_SIZE);
-  return pages > 0 && page > 0 ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
-                               : std::uint64_t{0};
+  return pages > 0 && page > 0
+             ? static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page)
+             : std::uint64_t{0};
 }
 
 std::uint64_t runs(const BlockSet& set, bool single) {
@@ -90,16 +91,16 @@ MscclExportEstimate estimate_msccl_export(const Schedule& schedule,
 }
 
 void refuse_beyond_limits(const MscclExportEstimate& e) {
-  const auto memory = static_cast<std::uint64_t>(static_cast<double>(physical_memory()) *
-                                                 kMscclExportMemoryShare);
+  const auto memory =
+      static_cast<std::uint64_t>(static_cast<double>(physical_memory()) * kMscclExportMemoryShare);
   const bool too_long = e.seconds > kMscclExportMaxSeconds;
   const bool too_large = memory > 0 && e.memory_bytes > memory;
   if (!too_long && !too_large) return;
   std::string figures = std::to_string(e.rank_steps) + " rank-steps";
   if (e.xml_steps > 0)
     figures += ", " + std::to_string(e.xml_steps) + " XML steps, about " +
-               describe_bytes(e.output_bytes) + " of output and " +
-               describe_bytes(e.memory_bytes) + " of memory";
+               describe_bytes(e.output_bytes) + " of output and " + describe_bytes(e.memory_bytes) +
+               " of memory";
   throw ScheduleFormatError("MSCCL XML export: estimated " + figures + ", about " +
                             seconds_text(e.seconds) + (e.xml_steps == 0 ? " or more" : "") +
                             "; accepted: at most " + seconds_text(kMscclExportMaxSeconds) +

@@ -117,7 +117,7 @@ inline constexpr double kMscclExportMaxSeconds = 600;
 inline constexpr double kMscclExportMemoryShare = 0.5;
 
 [[nodiscard]] MscclExportEstimate estimate_msccl_export(const Schedule& schedule,
-                                                       const MscclExportOptions& options = {});
+                                                        const MscclExportOptions& options = {});
 // Throws ScheduleFormatError naming the figures when `estimate` is beyond the limits.
 void refuse_beyond_limits(const MscclExportEstimate& estimate);
 

@@ -109,7 +109,8 @@ class Reader {
       if (std::find(known->second.begin(), known->second.end(), key) != known->second.end())
         continue;
       std::string accepted;
-      for (std::string_view k : known->second) accepted += (accepted.empty() ? "" : ", ") + std::string(k);
+      for (std::string_view k : known->second)
+        accepted += (accepted.empty() ? "" : ", ") + std::string(k);
       bad("<" + std::string(element) + "> has an unknown attribute '" +
           printable(key.substr(0, 40)) + "'; accepted: " + accepted);
     }

@@ -4,12 +4,12 @@
 // name a file: schedule, and a file: schedule whose verification would exceed
 // TOPOCOLL_MAX_VERIFY_BYTES is refused from its estimate. A fuzz loop of mutated rules files
 // only ever yields rules or one error line.
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
-#include <gtest/gtest.h>
 #include <random>
 #include <string>
 
@@ -58,11 +58,11 @@ TEST(HostileRules, DuplicateKeysAreStillNamedByTheirObject) {
                         "r.json")
                 .error,
             "r.json: rule 1: key 'algorithm' appears twice; accepted: each key once per object");
-  EXPECT_EQ(parse_rules(R"({"version": 1, "rules": [], "source": {"l": [[{"k": 1, "k": 2}]]}})",
-                        "r.json")
-                .error,
-            "r.json: 'l' element 0 element 0: key 'k' appears twice; accepted: each key once "
-            "per object");
+  EXPECT_EQ(
+      parse_rules(R"({"version": 1, "rules": [], "source": {"l": [[{"k": 1, "k": 2}]]}})", "r.json")
+          .error,
+      "r.json: 'l' element 0 element 0: key 'k' appears twice; accepted: each key once "
+      "per object");
 }
 
 TEST(HostileRules, EveryFileGoesThroughTheReaderPolicy) {
@@ -70,8 +70,9 @@ TEST(HostileRules, EveryFileGoesThroughTheReaderPolicy) {
   const std::string fifo = (dir / "fifo").string();
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
   const std::pair<std::string, std::string> cases[] = {
-      {"/dev/zero", "TOPOCOLL_RULES file '/dev/zero': is a character device; accepted: a regular "
-                    "file"},
+      {"/dev/zero",
+       "TOPOCOLL_RULES file '/dev/zero': is a character device; accepted: a regular "
+       "file"},
       {fifo, "TOPOCOLL_RULES file '" + fifo + "': is a FIFO; accepted: a regular file"},
       {dir.string(),
        "TOPOCOLL_RULES file '" + dir.string() + "': is a directory; accepted: a regular file"},
@@ -128,10 +129,13 @@ TEST(HostileScheduleFiles, FilesGoThroughTheReaderPolicy) {
 }
 
 std::string huge_xml(int ranks) {
-  std::string xml = "<algo name=\"huge\" proto=\"Simple\" nchannels=\"1\" nchunksperloop=\"16777216\" "
-                    "ngpus=\"" + std::to_string(ranks) + "\" coll=\"allreduce\" inplace=\"1\">\n";
+  std::string xml =
+      "<algo name=\"huge\" proto=\"Simple\" nchannels=\"1\" nchunksperloop=\"16777216\" "
+      "ngpus=\"" +
+      std::to_string(ranks) + "\" coll=\"allreduce\" inplace=\"1\">\n";
   for (int r = 0; r < ranks; ++r)
-    xml += "<gpu id=\"" + std::to_string(r) + "\" i_chunks=\"16777216\" o_chunks=\"0\" s_chunks=\"0\"/>\n";
+    xml += "<gpu id=\"" + std::to_string(r) +
+           "\" i_chunks=\"16777216\" o_chunks=\"0\" s_chunks=\"0\"/>\n";
   return xml + "</algo>\n";
 }
 
@@ -145,7 +149,8 @@ TEST(HostileScheduleFiles, VerificationBeyondTheBoundIsRefusedFromItsEstimate) {
   EXPECT_NE(why->find("accepted: at most 256 MiB (TOPOCOLL_MAX_VERIFY_BYTES)"), std::string::npos)
       << *why;
   // A small correct file is verified and serves the call (msccl-tools' ring on 8 ranks).
-  const std::string ring = std::string("file:") + TOPOCOLL_TEST_DATA + "/msccl/allreduce_ring_8_1.xml";
+  const std::string ring =
+      std::string("file:") + TOPOCOLL_TEST_DATA + "/msccl/allreduce_ring_8_1.xml";
   EXPECT_EQ(file_rejection(ring, allreduce(8), kDefaultMaxVerifyBytes), std::nullopt);
   EXPECT_NE(file_schedule(ring), nullptr);
   // ... unless the bound is below its estimate.
@@ -166,9 +171,14 @@ TEST(HostileRules, FuzzedRulesFilesParseOrAreRefused) {
      "max_bytes": 9223372036854775807, "algorithm": "recdoub-bw"},
     {"collective": "bcast", "algorithm": "mpi"}],
     "source": {"topology": "torus:2x2", "best": {"8": "ring", "16": "ring"}}})";
-  static const char* const kTokens[] = {"[", "]", "{", "}", ",", ":", "\"", "-1", "1e999",
-                                        "18446744073709551616", "null", "true", "\\u0000",
-                                        "\"rules\"", "\xff", "[[[[[[[[[[[[[[[[[[[["};
+  static const char* const kTokens[] = {"[",       "]",
+                                        "{",       "}",
+                                        ",",       ":",
+                                        "\"",      "-1",
+                                        "1e999",   "18446744073709551616",
+                                        "null",    "true",
+                                        "\\u0000", "\"rules\"",
+                                        "\xff",    "[[[[[[[[[[[[[[[[[[[["};
   std::mt19937_64 random(7);
   int accepted = 0, refused = 0;
   for (int i = 0; i < 3000; ++i) {

@@ -134,8 +134,8 @@ Settings parse_settings(MpiCollective c, const char* algorithm) {
     if (bytes && *bytes > 0) {
       s.max_verify_bytes = *bytes;
     } else {
-      warn_once("TOPOCOLL_MAX_VERIFY_BYTES='" + verify_limit + "' is not valid; accepted: " +
-                kByteSizeSyntax + ", at least 1 byte; using 256MiB");
+      warn_once("TOPOCOLL_MAX_VERIFY_BYTES='" + verify_limit +
+                "' is not valid; accepted: " + kByteSizeSyntax + ", at least 1 byte; using 256MiB");
     }
   }
   return s;

@@ -86,7 +86,9 @@ LoadedFile loaded(const std::string& algorithm, std::uint64_t max_verify_bytes) 
   std::lock_guard lock(cache_mutex);
   auto it = cache.find(algorithm);
   if (it == cache.end() || it->second.max_verify_bytes != max_verify_bytes)
-    it = cache.insert_or_assign(algorithm, Cached{max_verify_bytes, load(algorithm, max_verify_bytes)})
+    it = cache
+             .insert_or_assign(algorithm,
+                               Cached{max_verify_bytes, load(algorithm, max_verify_bytes)})
              .first;
   return it->second.file;
 }

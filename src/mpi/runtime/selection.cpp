@@ -122,7 +122,8 @@ Choice choose_algorithm(const Settings& settings, MpiCollective collective, Sche
   std::erase(request.dims, 1);
   if (request.dims.empty()) request.dims = {request.ranks};
   if (!forced) return choose_auto(settings, collective, request, bytes);
-  if (const auto why = why_not(settings, settings.algorithm, request)) return fallback(settings, *why, true);
+  if (const auto why = why_not(settings, settings.algorithm, request))
+    return fallback(settings, *why, true);
   return served_by(settings.algorithm, request);
 }
 

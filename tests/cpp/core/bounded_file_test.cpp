@@ -4,6 +4,7 @@
 #include "core/bounded_file.hpp"
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -11,7 +12,6 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
-#include <gtest/gtest.h>
 
 #include "core/registry.hpp"
 #include "core/schedule_io.hpp"

@@ -54,28 +54,30 @@ TEST(MscclHostile, UnknownAttributesAreRefusedNamingTheAcceptedOnes) {
   EXPECT_EQ(import_error(replaced(ring, "proto=", "maxbytes=\"64\" proto=")),
             "MSCCL XML line 1: <algo> has an unknown attribute 'maxbytes'; accepted: name, proto, "
             "coll, ngpus, nchannels, nchunksperloop, inplace, minBytes, maxBytes");
-  EXPECT_NE(import_error(replaced(ring, " cnt=", " cnnt=")).find(
-                "<step> has an unknown attribute 'cnnt'; accepted: s, type, srcbuf, srcoff, "
-                "dstbuf, dstoff, cnt, depid, deps, hasdep"),
+  EXPECT_NE(import_error(replaced(ring, " cnt=", " cnnt="))
+                .find("<step> has an unknown attribute 'cnnt'; accepted: s, type, srcbuf, srcoff, "
+                      "dstbuf, dstoff, cnt, depid, deps, hasdep"),
             std::string::npos);
-  EXPECT_NE(import_error(replaced(ring, "<tb id=", "<tb colour=\"red\" id=")).find(
-                "<tb> has an unknown attribute 'colour'"),
+  EXPECT_NE(import_error(replaced(ring, "<tb id=", "<tb colour=\"red\" id="))
+                .find("<tb> has an unknown attribute 'colour'"),
             std::string::npos);
-  EXPECT_NE(import_error(replaced(ring, "<gpu id=", "<gpu x=\"1\" id=")).find(
-                "<gpu> has an unknown attribute 'x'"),
+  EXPECT_NE(import_error(replaced(ring, "<gpu id=", "<gpu x=\"1\" id="))
+                .find("<gpu> has an unknown attribute 'x'"),
             std::string::npos);
   // The byte range the attribute was meant to state is read when spelt right.
   EXPECT_EQ(import_error(replaced(ring, "proto=", "maxBytes=\"64\" proto=")), "imported");
 }
 
 std::unique_ptr<Schedule> ring(int ranks) {
-  return registry().build("ring", ScheduleRequest{.collective = Collective::allreduce, .ranks = ranks});
+  return registry().build("ring",
+                          ScheduleRequest{.collective = Collective::allreduce, .ranks = ranks});
 }
 
 TEST(MscclHostile, ExportRefusesNamesXmlCannotCarry) {
   const auto schedule = ring(4);
-  for (const std::string name : {std::string("a\x01z"), std::string("tab\there"),
-                                 std::string("nl\nx"), std::string("del\x7f"), std::string("\xff")}) {
+  for (const std::string name :
+       {std::string("a\x01z"), std::string("tab\there"), std::string("nl\nx"),
+        std::string("del\x7f"), std::string("\xff")}) {
     MscclExportOptions options;
     options.name = name;
     try {
@@ -106,8 +108,8 @@ TEST(MscclHostile, ExportRefusesANonCommutativeReduction) {
         << e.what();
   }
   // No reduction, no operand order: allgather exports.
-  const auto allgather = registry().build(
-      "ring", ScheduleRequest{.collective = Collective::allgather, .ranks = 4});
+  const auto allgather =
+      registry().build("ring", ScheduleRequest{.collective = Collective::allgather, .ranks = 4});
   EXPECT_FALSE(schedule_to_msccl_xml(*allgather, options).empty());
 }
 
@@ -142,10 +144,8 @@ TEST(MscclHostile, ExportBeyondTheLimitsIsRefusedWithTheEstimate) {
     ADD_FAILURE() << "accepted 20 minutes";
   } catch (const ScheduleFormatError& e) {
     const std::string message = e.what();
-    EXPECT_NE(message.find("4000000 rank-steps, 8000000 XML steps"), std::string::npos)
-        << message;
-    EXPECT_NE(message.find("about 20 min; accepted: at most 10 min"), std::string::npos)
-        << message;
+    EXPECT_NE(message.find("4000000 rank-steps, 8000000 XML steps"), std::string::npos) << message;
+    EXPECT_NE(message.find("about 20 min; accepted: at most 10 min"), std::string::npos) << message;
   }
   e.seconds = 10;
   e.memory_bytes = 1000;
@@ -159,9 +159,20 @@ std::string mutated(const std::string& text, std::mt19937_64& random) {
   const auto at = [&](std::size_t size) {
     return static_cast<std::size_t>(random() % std::max<std::size_t>(size, 1));
   };
-  static const char* const kNumbers[] = {"0", "-1", "1", "7", "8", "64", "2147483647",
-                                         "9223372036854775808", "-9223372036854775809", "16777216",
-                                         "x", "", "1e3", "0x10"};
+  static const char* const kNumbers[] = {"0",
+                                         "-1",
+                                         "1",
+                                         "7",
+                                         "8",
+                                         "64",
+                                         "2147483647",
+                                         "9223372036854775808",
+                                         "-9223372036854775809",
+                                         "16777216",
+                                         "x",
+                                         "",
+                                         "1e3",
+                                         "0x10"};
   switch (random() % 6) {
     case 0: out[at(out.size())] = static_cast<char>(random() % 256); break;
     case 1: out.resize(at(out.size())); break;
