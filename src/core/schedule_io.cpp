@@ -5,6 +5,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/bounded_file.hpp"
+#include "core/text.hpp"
+
 namespace topocoll {
 namespace {
 
@@ -305,11 +308,19 @@ std::string schedule_to_json(const Schedule& schedule, int indent) {
 }
 
 std::unique_ptr<ExplicitSchedule> schedule_from_json(const std::string& text) {
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos)
+    throw ScheduleFormatError(
+        "schedule JSON is not valid JSON: the text is empty; accepted: a topocoll-schedule "
+        "document (docs/schedule-format.md)");
   json doc;
   try {
     doc = json::parse(text);
   } catch (const json::parse_error& e) {
-    throw ScheduleFormatError(std::string("schedule JSON is not valid JSON: ") + e.what());
+    // The library's message without its "[json.exception.parse_error.N] " tag.
+    std::string what = e.what();
+    if (const auto tag = what.find("] "); what.starts_with("[json.") && tag != std::string::npos)
+      what.erase(0, tag + 2);
+    throw ScheduleFormatError("schedule JSON is not valid JSON: " + what);
   }
   ScheduleInfo info = info_from_json(doc);
   const Where top{""};
@@ -336,6 +347,15 @@ std::unique_ptr<ExplicitSchedule> schedule_from_json(const std::string& text) {
           steps_from_json(ranks[r][l], info, r, true, where + " lane " + std::to_string(l)));
   }
   return std::make_unique<ExplicitSchedule>(std::move(info), std::move(rank_lanes));
+}
+
+std::unique_ptr<ExplicitSchedule> schedule_from_json_file(const std::string& path) {
+  const std::string text = read_bounded_file(path, "schedule file", kMaxScheduleFileBytes);
+  try {
+    return schedule_from_json(text);
+  } catch (const ScheduleFormatError& e) {
+    throw ScheduleFormatError("schedule file '" + printable(path) + "': " + e.what());
+  }
 }
 
 std::string schedule_to_text(const Schedule& schedule) {

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "core/schedule_io.hpp"
+#include "core/text.hpp"
 #include "interop/msccl_xml.hpp"
 
 namespace topocoll {
@@ -57,8 +58,12 @@ struct XmlStep {
 
 class RankExport {
  public:
-  RankExport(const Schedule& s, int rank, int user_slots, bool single_user_chunks)
+  // `walk` gives the lock-step view of `s` (s itself, or its materialized copy when it has
+  // lanes), materialized once for all ranks by the caller.
+  RankExport(const Schedule& s, const Schedule& walk, int rank, int user_slots,
+             bool single_user_chunks)
       : s_(s),
+        walk_(walk),
         rank_(rank),
         user_(user_slots),
         single_user_(single_user_chunks),
@@ -70,18 +75,12 @@ class RankExport {
   std::int64_t scratch_end = 0;  // slots used, including temporaries
 
   void run() {
-    const ExplicitSchedule* ex = dynamic_cast<const ExplicitSchedule*>(&s_);
-    std::unique_ptr<ExplicitSchedule> owned;
-    if (ex == nullptr) {
-      owned = materialize(s_);
-      ex = owned.get();
-    }
     last_writer_.assign(static_cast<std::size_t>(s_.info().total_slots()), {-1, -1});
     readers_.assign(last_writer_.size(), {});
     // The lock-step view orders every step after the steps it waits for.
-    for (int k = 0; k < ex->step_count(rank_); ++k) {
+    for (int k = 0; k < walk_.step_count(rank_); ++k) {
       Step step;
-      ex->build_step(rank_, k, step);
+      walk_.build_step(rank_, k, step);
       emit_step(step);
     }
     scratch_end = temp_;
@@ -91,6 +90,7 @@ class RankExport {
 
  private:
   const Schedule& s_;
+  const Schedule& walk_;
   int rank_;
   int user_;
   bool single_user_;  // user-buffer steps of one chunk each (instances > 1)
@@ -254,13 +254,30 @@ struct Channels {
   }
 };
 
+// The name as an XML attribute value. XML 1.0 cannot carry most control characters at all
+// (not even as character references), and the importer reads names as one-line labels: a
+// name holding any control character, or bytes that are not UTF-8, is refused.
 std::string escape(const std::string& name) {
+  std::size_t bad_at = 0;
+  if (!is_utf8(name, &bad_at))
+    throw ScheduleFormatError("MSCCL XML export: the name '" + printable(name.substr(0, 80)) +
+                              "' is not UTF-8 (byte " + std::to_string(bad_at) +
+                              "); accepted: printable UTF-8 text");
+  for (char ch : name) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f)
+      throw ScheduleFormatError("MSCCL XML export: the name '" + printable(name.substr(0, 80)) +
+                                "' holds a control character, which XML 1.0 cannot carry in "
+                                "a name; accepted: printable UTF-8 text");
+  }
   std::string escaped;
   for (char ch : name) {
     if (ch == '&')
       escaped += "&amp;";
     else if (ch == '<')
       escaped += "&lt;";
+    else if (ch == '>')
+      escaped += "&gt;";
     else if (ch == '"')
       escaped += "&quot;";
     else
@@ -269,7 +286,13 @@ std::string escape(const std::string& name) {
   return escaped;
 }
 
-void check_options(const MscclExportOptions& o, int ports) {
+void check_options(const MscclExportOptions& o, int ports, Collective c) {
+  const bool reduces = c == Collective::allreduce || c == Collective::reduce_scatter;
+  if (!o.commutative && reduces)
+    throw ScheduleFormatError(
+        "MSCCL XML export: a non-commutative reduction cannot be exported: the format cannot "
+        "state the order of a reduction's operands (the executor combines them in arrival "
+        "order); accepted: a commutative operator");
   if (o.proto != "Simple" && o.proto != "LL" && o.proto != "LL128")
     throw ScheduleFormatError("MSCCL XML export: proto '" + o.proto.substr(0, 40) +
                               "' is not supported; accepted: Simple, LL, LL128");
@@ -331,12 +354,19 @@ std::string schedule_to_msccl_xml(const Schedule& schedule, const MscclExportOpt
                               " is not supported; accepted: allreduce, allgather, reduce-scatter, "
                               "alltoall");
   const int ports = std::max(1, info.ports);
-  check_options(options, ports);
+  check_options(options, ports, c);
+  const std::string name = escape(options.name.empty() ? info.algorithm : options.name);
+  if (!options.force) refuse_beyond_limits(estimate_msccl_export(schedule, options));
+  // A schedule of lanes is walked in its lock-step view, materialized once for all ranks.
+  std::unique_ptr<ExplicitSchedule> materialized;
+  if (dynamic_cast<const ExplicitSchedule*>(&schedule) == nullptr && schedule.has_lanes())
+    materialized = materialize(schedule);
+  const Schedule& walk = materialized ? *materialized : schedule;
   const int n = options.instances;
   std::vector<RankExport> ranks;
   ranks.reserve(static_cast<std::size_t>(info.ranks));
   for (int r = 0; r < info.ranks; ++r) {
-    ranks.emplace_back(schedule, r, info.user_slots(), n > 1);
+    ranks.emplace_back(schedule, walk, r, info.user_slots(), n > 1);
     ranks.back().run();
   }
   Channels channels{ports, options.nchannels > 0 ? options.nchannels / ports : 1};
@@ -364,10 +394,10 @@ std::string schedule_to_msccl_xml(const Schedule& schedule, const MscclExportOpt
   // only "reducescatter"; msccl-tools writes "reduce_scatter", which they refuse.
   const std::string coll =
       c == Collective::reduce_scatter ? "reducescatter" : std::string(collective_name(c));
-  xml << "<algo name=\"" << escape(options.name.empty() ? info.algorithm : options.name)
-      << "\" proto=\"" << options.proto << "\" nchannels=\"" << per_instance * n
-      << "\" nchunksperloop=\"" << info.blocks * n << "\" ngpus=\"" << info.ranks << "\" coll=\""
-      << coll << "\" inplace=\"" << (c == Collective::alltoall ? 0 : 1) << "\">\n";
+  xml << "<algo name=\"" << name << "\" proto=\"" << options.proto << "\" nchannels=\""
+      << per_instance * n << "\" nchunksperloop=\"" << info.blocks * n << "\" ngpus=\""
+      << info.ranks << "\" coll=\"" << coll << "\" inplace=\""
+      << (c == Collective::alltoall ? 0 : 1) << "\">\n";
   for (int r = 0; r < info.ranks; ++r)
     write_gpu(xml, ranks[static_cast<std::size_t>(r)], r, info, channels, per_instance, n);
   xml << "</algo>\n";

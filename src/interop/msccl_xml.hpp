@@ -92,11 +92,39 @@ struct MscclExportOptions {
   // Copies of the algorithm, each on its own channels and 1/instances of every chunk
   // (msccl-tools' interleaved replication): chunk counts and nchannels scale by instances.
   int instances = 1;
+  // false: the reduction operator does not commute. MSCCL XML cannot state the order in which
+  // a reduction's operands combine (the executor reduces in arrival order), so the export of
+  // a reducing schedule is refused.
+  bool commutative = true;
+  // Export although the estimate (estimate_msccl_export) is beyond the limits.
+  bool force = false;
 };
 
+// What an export will cost, from a walk over the schedule's operations (no XML written):
+// the XML steps it writes, the chunk visits of its dependency tracking, its output and the
+// memory it holds (every rank's steps until the document is written, then the document).
+struct MscclExportEstimate {
+  std::uint64_t rank_steps = 0;
+  std::uint64_t xml_steps = 0;
+  std::uint64_t chunk_visits = 0;
+  std::uint64_t output_bytes = 0;
+  std::uint64_t memory_bytes = 0;
+  double seconds = 0;
+};
+// Limits of an export without `force`: the time a person waits at the keyboard, and a share
+// of the machine's physical memory.
+inline constexpr double kMscclExportMaxSeconds = 600;
+inline constexpr double kMscclExportMemoryShare = 0.5;
+
+[[nodiscard]] MscclExportEstimate estimate_msccl_export(const Schedule& schedule,
+                                                        const MscclExportOptions& options = {});
+// Throws ScheduleFormatError naming the figures when `estimate` is beyond the limits.
+void refuse_beyond_limits(const MscclExportEstimate& estimate);
+
 // The schedule as an MSCCL XML algorithm (allreduce, allgather, reduce-scatter, alltoall).
-// Throws ScheduleFormatError for another collective or options out of range (one line naming
-// the accepted values).
+// Throws ScheduleFormatError for another collective, options out of range, a name XML 1.0
+// cannot carry, a non-commutative reduction, or (without options.force) an estimate beyond
+// the limits (one line naming the figures and the accepted values).
 [[nodiscard]] std::string schedule_to_msccl_xml(const Schedule& schedule,
                                                 const MscclExportOptions& options = {});
 

@@ -2,12 +2,15 @@
 // element, and its own protection against entity expansion attacks).
 #include <expat.h>
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/schedule_io.hpp"
+#include "core/text.hpp"
 #include "interop/msccl_xml.hpp"
 
 namespace topocoll {
@@ -29,6 +32,7 @@ class Reader {
     for (int i = 0; raw[i] != nullptr; i += 2) attrs.emplace(raw[i], raw[i + 1]);
     line_ = static_cast<int>(XML_GetCurrentLineNumber(parser));
     try {
+      refuse_unknown_attributes(name, attrs);
       open(name, attrs);
     } catch (const ScheduleFormatError& e) {
       fail(e.what());
@@ -85,6 +89,31 @@ class Reader {
     if (b == "i" || b == "o" || b == "s") return b[0];
     bad("<step> attribute '" + std::string(key) + "' = '" + b.substr(0, 40) +
         "' is not a buffer; accepted: i, o, s");
+  }
+
+  // An attribute the reader does not know is refused rather than skipped: a misspelt one
+  // ("maxbytes") would otherwise silently drop what it says (the byte range note).
+  void refuse_unknown_attributes(std::string_view element, const Attributes& a) const {
+    static const std::map<std::string_view, std::vector<std::string_view>> kKnown = {
+        {"algo",
+         {"name", "proto", "coll", "ngpus", "nchannels", "nchunksperloop", "inplace", "minBytes",
+          "maxBytes"}},
+        {"gpu", {"id", "i_chunks", "o_chunks", "s_chunks"}},
+        {"tb", {"id", "send", "recv", "chan"}},
+        {"step",
+         {"s", "type", "srcbuf", "srcoff", "dstbuf", "dstoff", "cnt", "depid", "deps", "hasdep"}},
+    };
+    const auto known = kKnown.find(element);
+    if (known == kKnown.end()) return;  // an unexpected element: open() names it
+    for (const auto& [key, value] : a) {
+      if (std::find(known->second.begin(), known->second.end(), key) != known->second.end())
+        continue;
+      std::string accepted;
+      for (std::string_view k : known->second)
+        accepted += (accepted.empty() ? "" : ", ") + std::string(k);
+      bad("<" + std::string(element) + "> has an unknown attribute '" +
+          printable(key.substr(0, 40)) + "'; accepted: " + accepted);
+    }
   }
 
   void open(std::string_view name, const Attributes& a) {

@@ -128,6 +128,16 @@ Settings parse_settings(MpiCollective c, const char* algorithm) {
                 kByteSizeSyntax + ", or 0 for no segments; using 1MiB");
     }
   }
+  const std::string verify_limit = env("TOPOCOLL_MAX_VERIFY_BYTES");
+  if (!verify_limit.empty()) {
+    const auto bytes = parse_byte_size(verify_limit);
+    if (bytes && *bytes > 0) {
+      s.max_verify_bytes = *bytes;
+    } else {
+      warn_once("TOPOCOLL_MAX_VERIFY_BYTES='" + verify_limit +
+                "' is not valid; accepted: " + kByteSizeSyntax + ", at least 1 byte; using 256MiB");
+    }
+  }
   return s;
 }
 

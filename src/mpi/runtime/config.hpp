@@ -15,6 +15,10 @@ namespace topocoll::mpi {
 // The default segment size (docs/mpi-benchmark.md, "Pipelining": the measurement).
 inline constexpr std::uint64_t kDefaultSegmentBytes = std::uint64_t{1} << 20;
 
+// The default bound on verifying a file: schedule, per rank: the state of a few thousand ranks
+// x a few thousand blocks, well below a node's memory shared by its ranks.
+inline constexpr std::uint64_t kDefaultMaxVerifyBytes = std::uint64_t{256} << 20;
+
 enum class FallbackPolicy { error, warn, silent };
 
 struct Settings {
@@ -31,6 +35,9 @@ struct Settings {
   // TOPOCOLL_SEGMENT_BYTES: the messages of reducing collectives are cut in segments of this
   // size, and a received segment is reduced while the next ones are in flight (0: off).
   std::uint64_t segment_bytes = kDefaultSegmentBytes;
+  // TOPOCOLL_MAX_VERIFY_BYTES: a file: schedule whose verification needs more memory per
+  // rank (the verifier's up-front estimate) is refused and the MPI library serves its calls.
+  std::uint64_t max_verify_bytes = kDefaultMaxVerifyBytes;
   std::uint64_t generation = 0;  // changes whenever the settings are parsed again
 };
 

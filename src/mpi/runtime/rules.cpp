@@ -1,15 +1,15 @@
 #include "rules.hpp"
 
 #include <algorithm>
-#include <fstream>
-#include <functional>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <set>
-#include <sstream>
 
+#include "core/bounded_file.hpp"
 #include "core/registry.hpp"
+#include "core/text.hpp"
+#include "schedule_file.hpp"
 
 namespace topocoll::mpi {
 namespace {
@@ -17,6 +17,8 @@ namespace {
 using nlohmann::json;
 
 constexpr std::uint64_t small_message_bytes = 64 * 1024;
+// What `topocoll tune` writes is a few KiB; a file of this size would hold thousands of rules.
+constexpr std::uint64_t kMaxRulesFileBytes = std::uint64_t{1} << 20;
 
 // Built-in table: latency-optimal algorithms below 64 KiB, bandwidth-optimal ones above,
 // each with a ring/tree baseline behind it for rank counts the first choice rejects.
@@ -96,54 +98,87 @@ void refuse_empty_range(T low, T high, const char* min_key, const char* max_key,
                               "); accepted: " + min_key + " <= " + max_key + " (both inclusive)");
 }
 
-// A key twice in one JSON object: the parser would keep the last silently, so the file would
-// not mean what it says. Found while parsing (the parsed document has lost it); names the
-// object: the document, rule N, or the key that holds it.
-class DuplicateKeys {
+// The reader's checks, made while parsing (the parsed document has lost duplicates, and a
+// deep document must be refused before a tree of it is built): a key twice in one object
+// (the parser would keep the last silently, so the file would not mean what it says), and
+// nesting deeper than any rules file has. Memory is the open containers' keys, nothing per
+// level beyond its own; the name of an object ("the document", "rule N", "'key'") is built
+// only for the message.
+class RulesChecks : public nlohmann::json_sax<json> {
  public:
-  bool operator()(int /*depth*/, json::parse_event_t event, const json& parsed) {
-    switch (event) {
-      case json::parse_event_t::key:
-        key_ = parsed.get<std::string>();
-        if (!objects_.empty() && !objects_.back().keys.insert(key_).second && found_.empty())
-          found_ = objects_.back().name + ": key '" + key_ +
-                   "' appears twice; accepted: each key once per object";
-        break;
-      case json::parse_event_t::object_start:
-      case json::parse_event_t::array_start:
-        objects_.push_back({name_of_next(), {}, 0, event == json::parse_event_t::array_start});
-        break;
-      case json::parse_event_t::object_end:
-      case json::parse_event_t::array_end:
-        objects_.pop_back();
-        count_element();
-        break;
-      case json::parse_event_t::value: count_element(); break;
+  // A rules document nests four levels ("source": {"best": {...}}); the margin is for
+  // "source", which tune may grow.
+  static constexpr std::size_t kMaxDepth = 16;
+
+  [[nodiscard]] const std::string& found() const { return found_; }
+
+  bool null() override { return value(); }
+  bool boolean(bool) override { return value(); }
+  bool number_integer(number_integer_t) override { return value(); }
+  bool number_unsigned(number_unsigned_t) override { return value(); }
+  bool number_float(number_float_t, const string_t&) override { return value(); }
+  bool string(string_t&) override { return value(); }
+  bool binary(binary_t&) override { return value(); }
+  bool start_object(std::size_t) override { return open(false); }
+  bool start_array(std::size_t) override { return open(true); }
+  bool end_object() override { return close(); }
+  bool end_array() override { return close(); }
+  bool key(string_t& name) override {
+    Open& object = open_.back();
+    if (!object.keys.insert(name).second) {
+      found_ = name_of(open_.size() - 1) + ": key '" + name +
+               "' appears twice; accepted: each key once per object";
+      return false;
     }
+    object.key = name;
     return true;
   }
-  [[nodiscard]] const std::string& found() const { return found_; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    std::string what = e.what();
+    // The library's message without its "[json.exception.parse_error.N] " tag.
+    if (const auto tag = what.find("] "); what.starts_with("[json.") && tag != std::string::npos)
+      what.erase(0, tag + 2);
+    found_ = "not valid JSON (" + what + ")";
+    return false;
+  }
 
  private:
   struct Open {
-    std::string name;
-    std::set<std::string> keys;
-    std::size_t elements = 0;  // arrays: elements so far
     bool array = false;
+    std::size_t elements = 0;    // arrays: elements so far
+    std::string key;             // objects: the key of the value being read
+    std::set<std::string> keys;  // objects: the keys so far
   };
-  std::string name_of_next() const {
-    if (objects_.empty()) return "the document";
-    const Open& parent = objects_.back();
-    if (!parent.array) return "'" + key_ + "'";
-    if (parent.name == "'rules'" && objects_.size() == 2)
-      return "rule " + std::to_string(parent.elements);
-    return parent.name + " element " + std::to_string(parent.elements);
+
+  bool value() {
+    if (!open_.empty() && open_.back().array) ++open_.back().elements;
+    return true;
   }
-  void count_element() {
-    if (!objects_.empty() && objects_.back().array) ++objects_.back().elements;
+  bool open(bool array) {
+    if (open_.size() >= kMaxDepth) {
+      found_ = "nested deeper than " + std::to_string(kMaxDepth) +
+               " levels; accepted: a rules document (docs/mpi.md, \"Automatic selection\")";
+      return false;
+    }
+    open_.push_back({array, 0, {}, {}});
+    return true;
   }
-  std::vector<Open> objects_;
-  std::string key_;
+  bool close() {
+    open_.pop_back();
+    return value();
+  }
+  // The name of the container open at `level`, from its parents.
+  std::string name_of(std::size_t level) const {
+    if (level == 0) return "the document";
+    const Open& parent = open_[level - 1];
+    if (!parent.array) return "'" + parent.key + "'";
+    const std::size_t index = parent.elements;  // this container is the next element
+    if (level == 2 && !open_[0].array && open_[0].key == "rules")
+      return "rule " + std::to_string(index);
+    return name_of(level - 1) + " element " + std::to_string(index);
+  }
+
+  std::vector<Open> open_;
   std::string found_;
 };
 
@@ -160,9 +195,10 @@ Rule parse_rule(const json& item, const std::string& where) {
   if (algorithm == item.end() || !algorithm->is_string())
     throw std::invalid_argument(where + ": 'algorithm' must be a string");
   rule.algorithm = algorithm->get<std::string>();
-  if (rule.algorithm != "mpi" && !registry().find(rule.algorithm))
+  // A file: schedule is read and verified when a call first matches the rule (schedule_file.hpp).
+  if (rule.algorithm != "mpi" && !names_file(rule.algorithm) && !registry().find(rule.algorithm))
     throw std::invalid_argument(where + ": unknown algorithm '" + rule.algorithm +
-                                "'; accepted: mpi, " + registry().names());
+                                "'; accepted: mpi, file:PATH, " + registry().names());
   rule.min_ranks = read_bound<std::int64_t>(item, "min_ranks", 0, where);
   rule.max_ranks = read_bound<std::int64_t>(item, "max_ranks", INT64_MAX, where);
   rule.min_bytes = read_bound<std::uint64_t>(item, "min_bytes", 0, where);
@@ -186,9 +222,11 @@ bool Rule::matches(MpiCollective c, int ranks, std::uint64_t bytes) const {
 RuleSet parse_rules(const std::string& text, const std::string& where) {
   RuleSet set;
   try {
-    DuplicateKeys duplicates;
-    const json doc = json::parse(text, std::ref(duplicates));
-    if (!duplicates.found().empty()) throw std::invalid_argument(where + ": " + duplicates.found());
+    RulesChecks checks;
+    if (!json::sax_parse(text, &checks) || !checks.found().empty())
+      throw std::invalid_argument(where + ": " +
+                                  (checks.found().empty() ? "not valid JSON" : checks.found()));
+    const json doc = json::parse(text);
     if (!doc.is_object()) throw std::invalid_argument(where + ": the document must be an object");
     refuse_unknown_keys(doc, document_keys, where);
     const auto version = doc.find("version");
@@ -205,6 +243,9 @@ RuleSet parse_rules(const std::string& text, const std::string& where) {
   } catch (const std::invalid_argument& e) {
     set.rules.clear();
     set.error = e.what();
+  } catch (const std::exception& e) {  // out of memory, or what else the library may throw
+    set.rules.clear();
+    set.error = where + ": cannot be read (" + e.what() + ")";
   }
   return set;
 }
@@ -214,16 +255,14 @@ std::shared_ptr<const RuleSet> load_rules(const std::string& path) {
   static std::map<std::string, std::shared_ptr<const RuleSet>> cache;
   std::lock_guard lock(mutex);
   if (auto it = cache.find(path); it != cache.end()) return it->second;
-  std::ifstream in(path);
-  std::shared_ptr<const RuleSet> set;
-  if (!in) {
-    auto failed = std::make_shared<RuleSet>();
-    failed->error = "TOPOCOLL_RULES=" + path + ": cannot open the file";
-    set = failed;
-  } else {
-    std::stringstream text;
-    text << in.rdbuf();
-    set = std::make_shared<RuleSet>(parse_rules(text.str(), "TOPOCOLL_RULES=" + path));
+  auto set = std::make_shared<RuleSet>();
+  // Every failure is the file's reason line: the library must never end the program.
+  try {
+    *set = parse_rules(read_bounded_file(path, "TOPOCOLL_RULES file", kMaxRulesFileBytes),
+                       "TOPOCOLL_RULES=" + printable(path));
+  } catch (const std::exception& e) {
+    set->rules.clear();
+    set->error = e.what();
   }
   cache.emplace(path, set);
   return set;

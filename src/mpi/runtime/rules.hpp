@@ -5,7 +5,10 @@
 // {"version": 1, "rules": [{"collective": "allreduce", "min_ranks": 2, "max_ranks": 64,
 //   "min_bytes": 0, "max_bytes": 65536, "algorithm": "swing-lat"}, ...]}
 // Ranges are inclusive; bytes are the count x type size of one rank's vector (the MPI
-// count argument); the first matching rule wins.
+// count argument); the first matching rule wins. `algorithm` is a registry name, "mpi", or
+// "file:PATH" (a schedule file, read and verified as TOPOCOLL_<COLL>_ALGORITHM=file:PATH is).
+// The file itself is read with the core's reader policy (regular files only, at most 1 MiB,
+// at most 16 levels of nesting); any problem is one reason line, never an exception.
 #include <cstdint>
 #include <memory>
 #include <string>

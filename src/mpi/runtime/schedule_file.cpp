@@ -1,13 +1,12 @@
 #include "schedule_file.hpp"
 
-#include <fstream>
 #include <map>
 #include <mutex>
-#include <sstream>
 
-#include "core/schedule_io.hpp"
+#include "core/bounded_file.hpp"
+#include "core/verifier/estimate.hpp"
 #include "core/verifier/verifier.hpp"
-#include "interop/msccl_xml.hpp"
+#include "interop/schedule_file.hpp"
 
 namespace topocoll::mpi {
 namespace {
@@ -17,39 +16,57 @@ struct LoadedFile {
   std::string error;  // why it cannot run, when schedule is null
 };
 
-constexpr std::size_t kMaxFileBytes = std::size_t{1} << 30;
+// The verifier's work rate (python/topocoll/limits.py, WORK_PER_SECOND: abstract work units
+// of core/verifier/estimate.hpp per second, measured on the development machine), and the
+// longest verification a process start may take before the file is refused: every rank
+// verifies the file on its first call, while the job waits.
+constexpr std::uint64_t kVerifyWorkPerSecond = 3'000'000;
+constexpr std::uint64_t kMaxVerifySeconds = 60;
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::invalid_argument("cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (text.str().size() > kMaxFileBytes) throw std::invalid_argument("is larger than 1 GiB");
-  return text.str();
+VerifyOptions verify_options() {
+  VerifyOptions options;
+  options.mode = VerifyMode::fingerprint;
+  options.threads = 1;
+  return options;
 }
 
-std::shared_ptr<const Schedule> parse(const std::string& text) {
-  const auto first = text.find_first_not_of(" \t\r\n");
-  if (first != std::string::npos && text[first] == '<')
-    return std::shared_ptr<const Schedule>(import_msccl_xml(text).schedule.release());
-  return std::shared_ptr<const Schedule>(schedule_from_json(text).release());
+// Why verifying `schedule` would take more than the bounds, or empty.
+std::string verification_too_large(const Schedule& schedule, std::uint64_t max_bytes) {
+  VerifyOptions options = verify_options();
+  // Block windows would trade memory for passes; the bound is on one run's state.
+  options.memory_budget = max_bytes;
+  const VerifyEstimate e = estimate_verify(schedule, options);
+  const std::uint64_t seconds = e.work / kVerifyWorkPerSecond;
+  if (e.memory_bytes <= max_bytes && seconds <= kMaxVerifySeconds) return {};
+  return "verifying it needs about " + describe_bytes(e.memory_bytes) + " and " +
+         std::to_string(seconds) + " s per rank (" + std::to_string(e.rank_steps) +
+         " rank-steps, " + std::to_string(e.slot_states) + " slot states); accepted: at most " +
+         describe_bytes(max_bytes) + " (TOPOCOLL_MAX_VERIFY_BYTES) and " +
+         std::to_string(kMaxVerifySeconds) + " s";
 }
 
-// Read, parse and verify: a file that is not a correct schedule must never run.
-LoadedFile load(const std::string& algorithm) {
+// Read, parse and verify: a file that is not a correct schedule must never run, and one whose
+// verification would exceed the bounds is refused before it starts.
+LoadedFile load(const std::string& algorithm, std::uint64_t max_verify_bytes) {
   const std::string path = algorithm.substr(kFilePrefix.size());
   LoadedFile out;
   try {
-    auto schedule = parse(read_text(path));
-    VerifyOptions options;
-    options.mode = VerifyMode::fingerprint;
-    options.threads = 1;
-    const VerifyReport report = verify(*schedule, options);
+    ScheduleFile file = read_schedule_file(path);
+    if (const std::string why = verification_too_large(*file.schedule, max_verify_bytes);
+        !why.empty()) {
+      out.error = algorithm + ": " + why;
+      return out;
+    }
+    const VerifyReport report = verify(*file.schedule, verify_options());
     if (!report.ok) {
       out.error = algorithm + " is not a correct schedule: " + report.message;
       return out;
     }
-    out.schedule = std::move(schedule);
+    out.schedule = std::move(file.schedule);
+  } catch (const UnsupportedRequest& e) {  // the reader's line names the file and what it takes
+    out.error = algorithm + ": " + e.what();
+  } catch (const std::bad_alloc&) {
+    out.error = algorithm + ": out of memory reading or verifying it";
   } catch (const std::exception& e) {
     out.error = algorithm + ": " + e.what() + "; accepted: a topocoll JSON schedule or an MSCCL " +
                 "XML algorithm (docs/interchange.md)";
@@ -57,24 +74,37 @@ LoadedFile load(const std::string& algorithm) {
   return out;
 }
 
-const LoadedFile& loaded(const std::string& algorithm) {
-  static std::mutex mutex;
-  static std::map<std::string, LoadedFile> files;
-  std::lock_guard lock(mutex);
-  auto it = files.find(algorithm);
-  if (it == files.end()) it = files.emplace(algorithm, load(algorithm)).first;
-  return it->second;
+// Loaded once per process and path; again only when the verification bound changed.
+struct Cached {
+  std::uint64_t max_verify_bytes = 0;
+  LoadedFile file;
+};
+std::mutex cache_mutex;
+std::map<std::string, Cached> cache;
+
+LoadedFile loaded(const std::string& algorithm, std::uint64_t max_verify_bytes) {
+  std::lock_guard lock(cache_mutex);
+  auto it = cache.find(algorithm);
+  if (it == cache.end() || it->second.max_verify_bytes != max_verify_bytes)
+    it = cache
+             .insert_or_assign(algorithm,
+                               Cached{max_verify_bytes, load(algorithm, max_verify_bytes)})
+             .first;
+  return it->second.file;
 }
 
 }  // namespace
 
 std::shared_ptr<const Schedule> file_schedule(const std::string& algorithm) {
-  return loaded(algorithm).schedule;
+  std::lock_guard lock(cache_mutex);
+  const auto it = cache.find(algorithm);
+  return it == cache.end() ? nullptr : it->second.file.schedule;
 }
 
 std::optional<std::string> file_rejection(const std::string& algorithm,
-                                          const ScheduleRequest& request) {
-  const LoadedFile& file = loaded(algorithm);
+                                          const ScheduleRequest& request,
+                                          std::uint64_t max_verify_bytes) {
+  const LoadedFile file = loaded(algorithm, max_verify_bytes);
   if (!file.schedule) return file.error;
   const ScheduleInfo& info = file.schedule->info();
   const std::string call = std::string(collective_name(request.collective));

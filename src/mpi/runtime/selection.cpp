@@ -27,8 +27,9 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 }
 
 // nullopt when `name` can serve the request, else the reason.
-std::optional<std::string> why_not(const std::string& name, const ScheduleRequest& request) {
-  if (names_file(name)) return file_rejection(name, request);
+std::optional<std::string> why_not(const Settings& settings, const std::string& name,
+                                   const ScheduleRequest& request) {
+  if (names_file(name)) return file_rejection(name, request, settings.max_verify_bytes);
   const AlgorithmInfo* algo = registry().find(name);
   if (!algo) return "unknown algorithm '" + name + "'; accepted: auto, mpi, " + registry().names();
   if (auto why = Registry::rejection(*algo, shaped(*algo, request))) return in_runtime_terms(*why);
@@ -68,7 +69,7 @@ Choice choose_auto(const Settings& settings, MpiCollective collective,
     for (const Rule& rule : rules->rules) {
       if (!rule.matches(collective, request.ranks, bytes)) continue;
       if (rule.algorithm == "mpi") return fallback(settings, "rules file chose mpi", false);
-      const auto why = why_not(rule.algorithm, request);
+      const auto why = why_not(settings, rule.algorithm, request);
       if (!why) return served_by(rule.algorithm, request);
       rejected = "rule: " + *why;
       break;
@@ -78,7 +79,7 @@ Choice choose_auto(const Settings& settings, MpiCollective collective,
   // operator, a rank count) rather than only the table.
   std::vector<std::string> reasons;
   for (const std::string& name : default_candidates(collective, request.ranks, bytes)) {
-    const auto why = why_not(name, request);
+    const auto why = why_not(settings, name, request);
     if (!why) return served_by(name, request);
     if (std::find(reasons.begin(), reasons.end(), *why) == reasons.end()) reasons.push_back(*why);
   }
@@ -121,7 +122,8 @@ Choice choose_algorithm(const Settings& settings, MpiCollective collective, Sche
   std::erase(request.dims, 1);
   if (request.dims.empty()) request.dims = {request.ranks};
   if (!forced) return choose_auto(settings, collective, request, bytes);
-  if (const auto why = why_not(settings.algorithm, request)) return fallback(settings, *why, true);
+  if (const auto why = why_not(settings, settings.algorithm, request))
+    return fallback(settings, *why, true);
   return served_by(settings.algorithm, request);
 }
 
