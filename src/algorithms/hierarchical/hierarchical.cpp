@@ -15,15 +15,16 @@ constexpr const char* kPaper = "bine-trees-sc25.txt section 6.2";
 std::vector<CompositionForm> forms() {
   using C = Collective;
   return {
-      {"hier", kPaper,
+      {"hier",
+       kPaper,
        "intra-node reduce-scatter, INNER among the ranks of equal local index on their 1/K of "
        "the vector, intra-node allgather (Bine's hierarchical allreduce)",
        {C::allreduce, C::reduce_scatter, C::allgather, C::bcast, C::reduce}},
-      {"leader", kPaper,
+      {"leader",
+       kPaper,
        "intra-node reduce (or gather) to a leader, INNER among the N leaders on the whole "
        "vector, intra-node broadcast (or scatter)",
-       {C::allreduce, C::reduce_scatter, C::allgather, C::bcast, C::reduce, C::gather,
-        C::scatter}},
+       {C::allreduce, C::reduce_scatter, C::allgather, C::bcast, C::reduce, C::gather, C::scatter}},
   };
 }
 
@@ -51,8 +52,7 @@ ScheduleRequest inner_request(const ScheduleRequest& request) {
 // The composed schedule's info: its blocks and slots from the layout, ports for the K - 1
 // concurrent intra-node exchanges or the inner's, whichever is more.
 ScheduleInfo composed_info(const std::string& name, const ScheduleRequest& request,
-                           const Schedule* inner, const PartLayout& layout,
-                           const NodeMap& nodes) {
+                           const Schedule* inner, const PartLayout& layout, const NodeMap& nodes) {
   const int inner_ports = inner ? inner->info().ports : 1;
   const int ports = std::max({1, nodes.per_node() - 1, inner_ports});
   ScheduleRequest flat = request;
@@ -66,8 +66,8 @@ ScheduleInfo composed_info(const std::string& name, const ScheduleRequest& reque
       // Rank (n, l) runs where the inner puts node n, at the same local index.
       info.placement.resize(static_cast<std::size_t>(request.ranks));
       for (int r = 0; r < request.ranks; ++r) {
-        info.placement[static_cast<std::size_t>(r)] = nodes.rank_of(
-            placed[static_cast<std::size_t>(nodes.node_of(r))], nodes.local_of(r));
+        info.placement[static_cast<std::size_t>(r)] =
+            nodes.rank_of(placed[static_cast<std::size_t>(nodes.node_of(r))], nodes.local_of(r));
       }
     }
   }
@@ -200,8 +200,7 @@ std::optional<std::string> node_rejection(const std::string& name, const std::st
   if (k < 1) return "ranks per node must be >= 1 (got " + std::to_string(k) + ")";
   if (request.ranks % k != 0) {
     return name + " needs the ranks to fill whole nodes: P = " + std::to_string(request.ranks) +
-           " is not a multiple of " + std::to_string(k) +
-           " ranks per node; accepted: P = N x K";
+           " is not a multiple of " + std::to_string(k) + " ranks per node; accepted: P = N x K";
   }
   const AlgorithmInfo& inner = registry().get(inner_name);
   const ScheduleRequest on_nodes = inner_request(request);

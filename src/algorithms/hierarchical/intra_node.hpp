@@ -29,18 +29,15 @@ using RankFilter = std::function<bool(int rank)>;
                                              RankFilter complete);
 // The ranks of a node send `blocks` to its local index `leader`, which reduces them into its
 // own in rank order.
-[[nodiscard]] SchedulePtr reduce_to_leader(ScheduleInfo info,
-                                           std::shared_ptr<const NodeMap> nodes, int leader,
-                                           BlocksOf blocks);
+[[nodiscard]] SchedulePtr reduce_to_leader(ScheduleInfo info, std::shared_ptr<const NodeMap> nodes,
+                                           int leader, BlocksOf blocks);
 // The ranks of a node send `blocks(rank)` to its leader, which stores them (a gather), on the
 // nodes of the ranks `node_active` accepts.
-[[nodiscard]] SchedulePtr gather_to_leader(ScheduleInfo info,
-                                           std::shared_ptr<const NodeMap> nodes, int leader,
-                                           BlocksOf blocks, RankFilter node_active);
+[[nodiscard]] SchedulePtr gather_to_leader(ScheduleInfo info, std::shared_ptr<const NodeMap> nodes,
+                                           int leader, BlocksOf blocks, RankFilter node_active);
 // The leader of a node sends `blocks(rank)` to each other rank of the node (bcast or scatter).
-[[nodiscard]] SchedulePtr send_from_leader(ScheduleInfo info,
-                                           std::shared_ptr<const NodeMap> nodes, int leader,
-                                           BlocksOf blocks, RankFilter node_active);
+[[nodiscard]] SchedulePtr send_from_leader(ScheduleInfo info, std::shared_ptr<const NodeMap> nodes,
+                                           int leader, BlocksOf blocks, RankFilter node_active);
 
 // Every rank's node is active.
 [[nodiscard]] RankFilter every_node();

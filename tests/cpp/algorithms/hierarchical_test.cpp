@@ -2,14 +2,16 @@
 // verified for K in {1, 2, 3, 4, 8} ranks per node and node counts 1 to 64, every eligible
 // inner for allreduce at a few node counts, rejections with the inner's reason, and a
 // composition that drops a phase caught by the verifier.
+#include "algorithms/hierarchical/hierarchical.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "algorithms/hierarchical/hierarchical.hpp"
 #include "core/registry.hpp"
+#include "core/schedule_io.hpp"
 #include "core/verifier/verifier.hpp"
 
 namespace topocoll {
@@ -49,9 +51,9 @@ std::vector<std::string> eligible(const std::string& form, const ScheduleRequest
 }
 
 std::string describe(const std::string& name, const ScheduleRequest& r) {
-  return name + " " + std::string(collective_name(r.collective)) + " N=" +
-         std::to_string(r.ranks / r.ranks_per_node) + " K=" + std::to_string(r.ranks_per_node) +
-         " root=" + std::to_string(r.root);
+  return name + " " + std::string(collective_name(r.collective)) +
+         " N=" + std::to_string(r.ranks / r.ranks_per_node) +
+         " K=" + std::to_string(r.ranks_per_node) + " root=" + std::to_string(r.root);
 }
 
 void expect_verifies(const std::string& name, const ScheduleRequest& request,
@@ -187,13 +189,12 @@ TEST(Hierarchical, NonCommutativeKeepsRankOrder) {
 
 TEST(Hierarchical, RejectionsNameTheReason) {
   // P not a multiple of K.
-  auto why = Registry::rejection(registry().get("hier:ring"),
-                                 [] {
-                                   ScheduleRequest r = request_for(Collective::allreduce, 1, 7);
-                                   r.ranks_per_node = 2;
-                                   r.dims = {7};
-                                   return r;
-                                 }());
+  auto why = Registry::rejection(registry().get("hier:ring"), [] {
+    ScheduleRequest r = request_for(Collective::allreduce, 1, 7);
+    r.ranks_per_node = 2;
+    r.dims = {7};
+    return r;
+  }());
   ASSERT_TRUE(why.has_value());
   EXPECT_NE(why->find("multiple of 2"), std::string::npos) << *why;
   // The inner's rank rule applies to the node count: 6 nodes are not a power of two.
@@ -243,6 +244,24 @@ TEST(Hierarchical, VerifierRejectsACompositionThatDropsAPhase) {
           << form << " without phase " << dropped << ": " << report.message;
     }
   }
+}
+
+// A composition is a schedule like any other: the JSON format carries it, lanes included (the
+// two-port ring runs its directions as lanes inside the inner phase).
+TEST(Hierarchical, JsonRoundTripKeepsLanesAndVerifies) {
+  ScheduleRequest two_ports = request_for(Collective::allreduce, 5, 3);
+  two_ports.ports = 2;
+  for (const auto& [name, request] : std::vector<std::pair<std::string, ScheduleRequest>>{
+           {"hier:ring", two_ports},
+           {"leader:bine-bw", request_for(Collective::reduce_scatter, 4, 2)},
+           {"hier:binomial-doubling", request_for(Collective::bcast, 3, 4, 7)}}) {
+    SchedulePtr s = registry().build(name, request);
+    auto loaded = schedule_from_json(schedule_to_json(*s));
+    EXPECT_EQ(loaded->has_lanes(), s->has_lanes()) << name;
+    const VerifyReport report = verify(*loaded, options_for(*loaded));
+    EXPECT_TRUE(report.ok) << name << ": " << report.message;
+  }
+  EXPECT_TRUE(registry().build("hier:ring", two_ports)->has_lanes());
 }
 
 // K = 1: the composition is the inner itself (no intra-node step), on the same ranks.
