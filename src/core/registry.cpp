@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "algorithms/families.hpp"
+#include "algorithms/hierarchical/hierarchical.hpp"
 #include "core/rank_math.hpp"
 
 namespace topocoll {
@@ -84,15 +85,24 @@ std::string_view default_ports_symbol(const PortsRule& rule) {
 
 void Registry::add(AlgorithmInfo info) { algorithms_.push_back(std::move(info)); }
 
+void Registry::add_composition_form(CompositionForm form) { forms_.push_back(std::move(form)); }
+
+void Registry::add_composition(AlgorithmInfo info) { compositions_.push_back(std::move(info)); }
+
 const AlgorithmInfo* Registry::find(std::string_view name) const {
   for (const auto& a : algorithms_)
+    if (a.name == name) return &a;
+  for (const auto& a : compositions_)
     if (a.name == name) return &a;
   return nullptr;
 }
 
 const AlgorithmInfo& Registry::get(std::string_view name) const {
   if (const auto* a = find(name)) return *a;
-  throw UnsupportedRequest("unknown algorithm '" + std::string(name) + "'; accepted: " + names());
+  std::string forms;
+  for (const auto& f : forms_) forms += (forms.empty() ? "" : ", ") + f.name + ":INNER";
+  throw UnsupportedRequest("unknown algorithm '" + std::string(name) + "'; accepted: " + names() +
+                           (forms.empty() ? "" : "; or " + forms + " with INNER one of those"));
 }
 
 std::vector<const AlgorithmInfo*> Registry::for_collective(Collective c) const {
@@ -253,6 +263,7 @@ std::optional<std::string> Registry::rejection(const AlgorithmInfo& algo,
     return "root " + std::to_string(request.root) + " is out of range; accepted: 0.." +
            std::to_string(request.ranks - 1);
   }
+  if (algo.further_rejection) return algo.further_rejection(request);
   return std::nullopt;
 }
 
@@ -270,6 +281,10 @@ ScheduleInfo info_for(const ScheduleRequest& request, std::string algorithm, Col
 }
 
 void normalize_shape(ScheduleRequest& request) {
+  if (request.ranks_per_node < 1) {
+    throw UnsupportedRequest("ranks per node must be >= 1 (got " +
+                             std::to_string(request.ranks_per_node) + ")");
+  }
   for (int size : request.dims) {
     if (size < 1) {
       throw UnsupportedRequest("torus dimension sizes must be >= 1 (got " + std::to_string(size) +
@@ -316,6 +331,8 @@ const Registry& registry() {
     algorithms::register_bine_trees(r);
     algorithms::register_personalized(r);
     algorithms::register_hypercube_rooted(r);
+    // Last: the compositions are formed over every algorithm above.
+    algorithms::hierarchical::register_compositions(r);
     return r;
   }();
   return instance;

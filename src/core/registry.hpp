@@ -25,6 +25,9 @@ struct ScheduleRequest {
   int ports = 0;          // 0: the algorithm's default for the shape
   int root = 0;
   bool commutative = true;  // whether the reduction operator commutes
+  // K: ranks per node, P = N nodes x K (rank r on node r / K). Flat algorithms ignore it; the
+  // compositions (hier:INNER, leader:INNER) run their inner algorithm on the N nodes.
+  int ranks_per_node = 1;
 };
 
 enum class RankRule { any, even, power_of_two, power_of_three };
@@ -90,6 +93,15 @@ struct AlgorithmInfo {
   // (more blocks than a schedule can index) may still be refused here; every rule of shape,
   // ports, operator and root is in `requirements`.
   std::function<SchedulePtr(const ScheduleRequest&)> build;
+  // Compositions only: which form of which registry algorithm this is. Their requirements
+  // above hold for the composed request; `further_rejection` applies the inner algorithm's own
+  // requirements to the node count (its reason, or nullopt).
+  struct Composition {
+    std::string form;   // "hier", "leader"
+    std::string inner;  // the registry name of the inner algorithm
+  };
+  std::optional<Composition> composition;
+  std::function<std::optional<std::string>(const ScheduleRequest&)> further_rejection;
 
   [[nodiscard]] bool supports(Collective c) const;
   [[nodiscard]] std::vector<int> accepted_ports(int dimensions) const;
@@ -98,10 +110,26 @@ struct AlgorithmInfo {
   [[nodiscard]] bool uses_root(Collective c) const;
 };
 
+// A template that builds a schedule out of a registry algorithm: FORM:INNER names it.
+struct CompositionForm {
+  std::string name;  // the prefix: "hier", "leader"
+  std::string paper;
+  std::string summary;
+  std::vector<Collective> collectives;  // those the form defines (the inner must have them too)
+};
+
 class Registry {
  public:
   void add(AlgorithmInfo info);
+  // The flat algorithms (compositions are listed apart, below).
   [[nodiscard]] const std::vector<AlgorithmInfo>& all() const { return algorithms_; }
+  // The composition templates, and one entry FORM:INNER per form and registry algorithm that
+  // shares a collective with it (whether it runs on a given node count is for `rejection`).
+  void add_composition_form(CompositionForm form);
+  void add_composition(AlgorithmInfo info);
+  [[nodiscard]] const std::vector<CompositionForm>& composition_forms() const { return forms_; }
+  [[nodiscard]] const std::vector<AlgorithmInfo>& compositions() const { return compositions_; }
+  // Flat algorithms and compositions.
   [[nodiscard]] const AlgorithmInfo* find(std::string_view name) const;
   [[nodiscard]] const AlgorithmInfo& get(std::string_view name) const;  // throws with the list
   [[nodiscard]] std::vector<const AlgorithmInfo*> for_collective(Collective c) const;
@@ -115,6 +143,8 @@ class Registry {
 
  private:
   std::vector<AlgorithmInfo> algorithms_;
+  std::vector<CompositionForm> forms_;
+  std::vector<AlgorithmInfo> compositions_;
 };
 
 // The registry with every algorithm of topocoll.
