@@ -4,7 +4,7 @@ For each algorithm of a collective and each shape (rings and tori of several kin
 flow model with no latency, no per-step overhead and a 1 GiB vector, so that only bandwidth
 counts, and prints the collective's bandwidth bound divided by the time (the "% of peak" of
 `topocoll sim`): 100% is a schedule that moves its data at the bound. Next to it, in
-parentheses, the closed form of bench/closed_forms.py: the paper's (no suffix) or the one
+parentheses, the closed form of topocoll.closed_forms: the paper's (no suffix) or the one
 derived from the schedule's own steps (suffix `d`; `n/e`: not evaluated, above
 --max-derived-ranks); `*` marks a cell where the two differ by more than --threshold percent
 (of the closed form). docs/efficiency.md holds the tables, the
@@ -70,9 +70,9 @@ def efficiency(topology: str, collective: str, algorithm: str) -> float | None:
 def closed_form(
     algorithm: str, collective: str, topology: str, max_derived_ranks: int = 0
 ) -> tuple[float | None, str]:
-    """(% of peak, "paper" | "derived" | "skipped" | "-") from bench/closed_forms.py."""
+    """(% of peak, "paper" | "derived" | "skipped" | "-") from topocoll.closed_forms."""
     sys.path.insert(0, str(Path(__file__).parent))
-    import closed_forms
+    from topocoll import closed_forms
 
     form = closed_forms.expected(algorithm, collective, topology, max_derived_ranks)
     return form.percent, form.kind

@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 
 from topocoll import _core
-from topocoll.shapes import InputError
+from topocoll.errors import InputError
 from topocoll.units import format_bytes
 
 # Work units per second of one verification on the development machine (2 cores, shared):

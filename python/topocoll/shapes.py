@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
+from topocoll.errors import InputError
+
 # The most ranks topocoll handles (the fingerprint verifier counts contributions in 24 bits;
 # the bindings enforce the same bound) and the most torus dimensions.
 MAX_RANKS = 1 << 24
 MAX_DIMS = 32
-
-
-class InputError(ValueError):
-    """Invalid command-line input; the CLI prints it and exits with code 2."""
 
 
 def parse_dims(text: str) -> list[int]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import re
 
-from topocoll.shapes import InputError
+from topocoll.errors import InputError
 
 _SIZE_FACTORS = {
     "": 1,

@@ -1,30 +1,19 @@
 """The flow model's zero-latency, large-vector % of peak against the closed forms of
-bench/closed_forms.py (docs/efficiency.md), on small cells whose schedules are symmetric, so the
+topocoll.closed_forms (docs/efficiency.md), on small cells whose schedules are symmetric, so the
 two must agree to the printed digit. The closed forms are also checked against hand-computed
 values, so a wrong formula fails here as much as a wrong simulator or a wrong schedule does."""
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import topocoll
+from topocoll import closed_forms as cf
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _load_closed_forms():
-    spec = importlib.util.spec_from_file_location("closed_forms", ROOT / "bench/closed_forms.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["closed_forms"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-cf = _load_closed_forms()
 
 
 def measured(algorithm: str, collective: str, topology: str) -> float:

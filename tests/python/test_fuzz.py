@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from topocoll import cli, limits
 from topocoll.groups import parse_groups
-from topocoll.shapes import InputError
+from topocoll.errors import InputError
 
 EXAMPLES = int(os.environ.get("TOPOCOLL_FUZZ_EXAMPLES", "150"))
 FUZZ = settings(

@@ -209,7 +209,7 @@ def test_mpirun_failure_on_one_rank_is_raised_on_every_rank(tmp_path):
     """A unit of work failing on one rank (1, in rank 1's share: tasks are dealt to ranks 0, 1,
     1, 0, 0) ends every rank with its error, where rank 0 would otherwise wait for rank 1."""
     program = (
-        "from topocoll.compare import mpi_world, spread_over_ranks\n"
+        "from topocoll.parallel import mpi_world, spread_over_ranks\n"
         "def run(share):\n"
         "    if 1 in share: raise ValueError('no 1')\n"
         "    return [x * x for x in share]\n"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import topocoll
 from topocoll import _core, limits
-from topocoll.simulate import Network, make_setup
+from topocoll.simulation import Network, make_setup
 
 
 def refused(run_cli, *argv: str) -> str:

@@ -4,7 +4,7 @@ import json
 
 import pytest
 from topocoll.groups import parse_groups
-from topocoll.shapes import InputError
+from topocoll.errors import InputError
 from topocoll.units import parse_bytes
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from topocoll.shapes import InputError
+from topocoll.errors import InputError
 from topocoll.units import parse_bytes, parse_duration, parse_rate
 
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import math
 
 from topocoll import _core
-from topocoll.simulate import simulate
+from topocoll.plots import pyplot
+from topocoll.simulation import simulate
 
-from .core import Context, Experiment, accepted, pyplot, size_label, write_csv
+from .core import Context, Experiment, accepted, size_label, write_csv
 
 MIB = 1 << 20
 FAMILIES = {

@@ -1,6 +1,6 @@
 """Simulating a schedule on a network: `topocoll.simulate` returns a plain dataclass that converts
 to rows (a list of dicts: `csv.DictWriter` or `pandas.DataFrame(result.rows())`); `Network` is
-the topology, router and schedules that `topocoll.compare` (compare.py) reuses across runs.
+the topology, router and schedules that `topocoll.compare` (comparison.py) reuses across runs.
 
 Sizes: `size` is the largest buffer of the MPI call, in bytes: the vector of allreduce, bcast and
 reduce; P x count for the chunked collectives (the receive buffer of allgather and gather, the
@@ -23,19 +23,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
 from topocoll import _core, limits, parameters
-from topocoll.interop import read_schedule_file
-from topocoll.shapes import MAX_RANKS, InputError, format_dims, parse_dims, product
+from topocoll.collectives import CHUNKED, REDUCING, ROOTED, bandwidth_factor
+from topocoll.errors import InputError
+from topocoll.formats.schedule_files import read_schedule_file
+from topocoll.shapes import MAX_RANKS, format_dims, parse_dims, product
 
 MODELS = ("analytic", "flow", "packet", "simgrid")
-CHUNKED = frozenset({"reduce-scatter", "allgather", "gather", "scatter", "alltoall"})
-ROOTED = frozenset({"bcast", "reduce", "gather", "scatter"})
-REDUCING = frozenset({"allreduce", "reduce-scatter", "reduce"})  # --reduce-cost applies
 # Topology kinds whose hosts reach the network through a NIC (`--nic-ports` cables to the
 # switch); direct networks have one cable per port, graph files give every link.
 NIC_PORT_KINDS = ("fattree", "dragonfly", "dragonfly+")
 # Topologies with global links, where --global-load applies (docs/simulator.md, "Background load")
 GLOBAL_LINK_KINDS = ("dragonfly", "dragonfly+")
-MAX_PORTS = 1 << 20  # as `verify --ports`: more is no machine
+MAX_PORTS = 1 << 20  # as the schedule reader (src/core/schedule_io.cpp): more is no machine
 # The packet model moves about ranks x size / mtu packets (twice that for allreduce); past 2^30
 # it is refused even with --force: no run of it was ever checked that far.
 MAX_PACKETS = 1 << 30
@@ -50,15 +49,6 @@ def is_baseline(algorithm: str) -> bool:
 @functools.cache
 def _baselines() -> frozenset[str]:
     return frozenset(name for name, info in algorithm_infos().items() if info["baseline"])
-
-
-def bandwidth_factor(collective: str, ranks: int) -> float:
-    """f(P): the bytes every rank must inject or eject, as a multiple of the size."""
-    if collective == "allreduce":
-        return 2 * (ranks - 1) / ranks
-    if collective in ("bcast", "reduce"):
-        return 1.0
-    return (ranks - 1) / ranks
 
 
 def parse_size(value: int | str, what: str = "--size") -> int:
