@@ -14,7 +14,8 @@ import sys
 import threading
 
 import pytest
-from topocoll.reproduce import experiments, main, select
+from topocoll.cli.reproduce import main
+from topocoll.reproduce import experiments, select
 from topocoll.reproduce.core import Context, claims_of, judge, load_claims
 
 VERDICTS = {"agree", "differ", "not judged at small scale"}
