@@ -21,6 +21,7 @@ from topocoll.simulation import (
     algorithm_infos,
     is_baseline,
     make_setup,
+    origin,
     parse_size,
 )
 
@@ -40,6 +41,8 @@ class CompareRow:
     messages: int
     best: bool = False
     chosen: str = ""  # best-of rows: the variant that won
+    # algorithm rows: paper, variant (topocoll's own), baseline or file (simulation.origin)
+    origin: str = ""
 
 
 @dataclass
@@ -53,6 +56,8 @@ class SizeSummary:
     best_baseline: str | None
     best_baseline_goodput_gbps: float | None
     gain: float | None  # goodput of the best paper algorithm / that of the best baseline
+    best_variant: str | None = None  # the best of topocoll's own variants
+    best_variant_goodput_gbps: float | None = None
 
 
 @dataclass
@@ -165,9 +170,11 @@ def summarize(
     for i in range(len(sizes)):
         runs = [results[(i, a)] for a in algorithms if (i, a) in results]
         best = _best(runs)
-        # Schedule files (family "file") are neither the papers' algorithms nor baselines.
-        paper = _best(r for r in runs if r.family != "file" and not is_baseline(r.algorithm))
-        base = _best(r for r in runs if is_baseline(r.algorithm))
+        # Schedule files are neither the papers' algorithms nor baselines, and topocoll's own
+        # variants are not the papers': each has its own column.
+        paper = _best(r for r in runs if origin(r.algorithm) == "paper")
+        variant = _best(r for r in runs if origin(r.algorithm) == "variant")
+        base = _best(r for r in runs if origin(r.algorithm) == "baseline")
         for r in runs:
             entries.append(
                 CompareRow(
@@ -175,12 +182,13 @@ def summarize(
                     algorithm=r.algorithm,
                     family=r.family,
                     kind="algorithm",
-                    paper=r.family != "file" and not is_baseline(r.algorithm),
+                    paper=origin(r.algorithm) == "paper",
                     time_s=r.time_s,
                     goodput_gbps=r.goodput_gbps,
                     peak_percent=r.peak_percent,
                     messages=r.messages,
                     best=r is best,
+                    origin=origin(r.algorithm),
                 )
             )
         for family, members in families.items():
@@ -215,6 +223,8 @@ def summarize(
                 best_baseline=base.algorithm if base else None,
                 best_baseline_goodput_gbps=base.goodput_gbps if base else None,
                 gain=gain,
+                best_variant=variant.algorithm if variant else None,
+                best_variant_goodput_gbps=variant.goodput_gbps if variant else None,
             )
         )
     return entries, summary

@@ -46,6 +46,28 @@ def is_baseline(algorithm: str) -> bool:
     return algorithm in _baselines()
 
 
+# Where the registry's `paper` field says an algorithm departs from its paper: topocoll's own
+# variant of a paper's algorithm (bucket-balanced, the fold variants), not the paper's.
+_OWN_VARIANT_MARKS = ("are ours", "not the paper's")
+
+
+def origin(algorithm: str) -> str:
+    """Where an algorithm comes from: "baseline" (the state of the art the papers compare
+    against), "variant" (topocoll's own variant of a paper's algorithm), "paper" (a paper's
+    algorithm) or "file" (a schedule file, not in the registry)."""
+    info = _registry().get(algorithm)
+    if info is None:
+        return "file"
+    if info["baseline"]:
+        return "baseline"
+    return "variant" if any(m in info["paper"] for m in _OWN_VARIANT_MARKS) else "paper"
+
+
+@functools.cache
+def _registry() -> dict[str, dict]:
+    return algorithm_infos()
+
+
 @functools.cache
 def _baselines() -> frozenset[str]:
     return frozenset(name for name, info in algorithm_infos().items() if info["baseline"])

@@ -70,7 +70,3 @@ def main(argv: list[str] | None = None) -> int:
         hint = OUT_OF_MEMORY_HINTS.get(args.command, "try a smaller instance")
         print(f"error: out of memory; {hint}", file=sys.stderr)
         return EXIT_INPUT
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -23,6 +23,7 @@ from topocoll.comparison import Comparison, compare
 from topocoll.errors import InputError, require
 from topocoll.parallel import MAX_JOBS
 from topocoll.plots import plot_comparison
+from topocoll.simulation import origin
 from topocoll.units import format_bytes, format_duration
 
 DEFAULT_SIZES = "32B:512MiB"
@@ -72,11 +73,20 @@ def run_compare(args: argparse.Namespace, schedules: Sequence[str] = ()) -> Comp
         )
 
 
+# How the table labels each algorithm row's origin (simulation.origin).
+ORIGIN_LABELS = {
+    "paper": "paper",
+    "variant": "topocoll variant",
+    "baseline": "baseline",
+    "file": "file",
+}
+
+
 def print_table(c: Comparison) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(width=120)
+    console = Console(width=140)
     table = Table(
         title=f"{c.collective} on {c.topology} ({c.ranks} ranks, {c.model} model, {c.routing} "
         f"routing): goodput per size; * the best; peak {c.peak_goodput_gbps:.1f} Gb/s"
@@ -88,9 +98,7 @@ def print_table(c: Comparison) -> None:
         by_size.setdefault(e.size_bytes, []).append(e)
     for size, entries in by_size.items():
         for n, e in enumerate(entries):
-            kind = ("paper" if e.paper else "baseline") if e.kind == "algorithm" else "best-of"
-            if e.family == "file":
-                kind = "file"
+            kind = ORIGIN_LABELS.get(e.origin, e.origin) if e.kind == "algorithm" else "best-of"
             name = e.algorithm + (f" = {e.chosen}" if e.chosen else "")
             table.add_row(
                 format_bytes(size) if n == 0 else "",
@@ -105,17 +113,21 @@ def print_table(c: Comparison) -> None:
             )
     console.print(table)
     summary = Table(
-        title="best per size; gain = goodput of the best paper algorithm / best baseline"
+        title="best per size: of the papers' algorithms, of topocoll's own variants (not in the "
+        "papers) and of the baselines; gain = goodput of the best paper algorithm / best baseline"
     )
-    for column in ("size", "best", "time", "goodput Gb/s", "best paper", "best baseline", "gain"):
+    columns = ("size", "best", "time", "goodput Gb/s", "best paper algorithm")
+    columns += ("best topocoll variant", "best baseline", "gain")
+    for column in columns:
         summary.add_column(column, justify="left" if "best" in column else "right")
     for s in c.summary:
         summary.add_row(
             format_bytes(s.size_bytes),
-            s.best,
+            f"{s.best} ({ORIGIN_LABELS[origin(s.best)]})",
             format_duration(s.best_time_s),
             f"{s.best_goodput_gbps:.3f}",
             s.best_paper or "-",
+            s.best_variant or "-",
             s.best_baseline or "-",
             f"{s.gain:.2f}x" if s.gain is not None else "-",
         )
