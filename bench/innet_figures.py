@@ -1,4 +1,4 @@
-"""Moved to topocoll.reproduce.canary_figures (issue 23); `topocoll reproduce canary-*` runs the
+"""The figures of docs/innet.md: topocoll.reproduce.canary_figures; `topocoll reproduce canary-*` runs the
 figures with their claims. This wrapper keeps the old command working:
 
     .venv/bin/python bench/innet_figures.py fig7a --topology fattree:canary --jobs 2

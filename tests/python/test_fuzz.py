@@ -1,4 +1,4 @@
-"""Property-based fuzzing of every input path (issue 6): schedule documents, allocation files,
+"""Property-based fuzzing of every input path: schedule documents, allocation files,
 CLI option values and Python API arguments. Whatever goes in, the outcome is a clean one:
 exit code 0 or 2 (1 only for a well-formed but wrong schedule), or ValueError / IndexError /
 TypeError from the API, never a crash and never a traceback. Example counts are bounded so the

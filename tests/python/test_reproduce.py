@@ -24,7 +24,7 @@ EVERY = [e.name for e in experiments()]
 
 @pytest.fixture(scope="module")
 def out(tmp_path_factory):
-    # Every experiment at small scale (about a minute on 2 cores): the Done-when of issue 23
+    # Every experiment at small scale (about a minute on 2 cores): every experiment must run
     folder = tmp_path_factory.mktemp("reproduce")
     assert main(["all", "--scale", "small", "--jobs", "2", "--out", str(folder)]) == 0
     return folder

@@ -1,4 +1,4 @@
-"""Issue 21: `sim`, `compare`, `tune` and `topocoll.simulate` keep the exit-code contract. Every
+"""`sim`, `compare`, `tune` and `topocoll.simulate` keep the exit-code contract. Every
 case here went wrong before (a traceback, an OverflowError or RuntimeError, a bare codec error,
 a misleading message, or nonsense accepted); each asserts the one-line answer it gets now."""
 

@@ -1,4 +1,4 @@
-"""Sizes, rates and durations as users write them (issue 6)."""
+"""Sizes, rates and durations as users write them."""
 
 from __future__ import annotations
 

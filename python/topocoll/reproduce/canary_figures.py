@@ -14,7 +14,7 @@ does.
 `calibrate` runs Fig. 7b's case (half the hosts congesting) over congestion loads and routings
 and prints each one's mean link utilization against the paper's (Canary 40.2%, four static
 trees 29.5%, one 20.9%, 5.2.1); `headline` is the issue's claim (Canary >= 1.5x one static
-tree, >= 1.2x four); `sensitivity` turns each model choice of issue 19 back to its earlier
+tree, >= 1.2x four); `sensitivity` turns each model choice of the congestion model (docs/innet.md) back to its earlier
 value, one at a time, and prints the two ratios.
 
 Each point is the mean over the seeds; the JSON of every run is written next to the plot, and a
@@ -245,7 +245,7 @@ def headline(args, topology) -> tuple[dict, str]:
     return runs, "Headline: Canary against one and four static trees under congestion"
 
 
-# Each model choice of issue 19 set back to the model before it, one at a time.
+# Each choice of the congestion model (docs/innet.md) set back to the one before it, one at a time.
 VARIANTS = {
     "defaults": {},
     "table: shared hash": {"table_index": "shared-hash"},
@@ -347,7 +347,7 @@ def main() -> None:
     p.add_argument(
         "--earlier-model",
         action="store_true",
-        help="the choices before issue 19 (shared-hash tables, 200 us timer minimum, no window, "
+        help="the congestion model's earlier choices (shared-hash tables, 200 us timer minimum, no window, "
         "back-to-back congestion routed adaptively): how the figures in docs/innet.md were made",
     )
     args = p.parse_args()
