@@ -17,8 +17,8 @@ from fuzz_support import assert_reached
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from topocoll import cli, limits
-from topocoll.groups import parse_groups
 from topocoll.errors import InputError
+from topocoll.groups import parse_groups
 
 EXAMPLES = int(os.environ.get("TOPOCOLL_FUZZ_EXAMPLES", "150"))
 FUZZ = settings(

@@ -13,9 +13,9 @@ does.
 
 `calibrate` runs Fig. 7b's case (half the hosts congesting) over congestion loads and routings
 and prints each one's mean link utilization against the paper's (Canary 40.2%, four static
-trees 29.5%, one 20.9%, 5.2.1); `headline` is the issue's claim (Canary >= 1.5x one static
-tree, >= 1.2x four); `sensitivity` turns each model choice of the congestion model (docs/innet.md) back to its earlier
-value, one at a time, and prints the two ratios.
+trees 29.5%, one 20.9%, 5.2.1); `headline` is the claim (Canary >= 1.5x one static tree,
+>= 1.2x four); `sensitivity` turns each choice of the congestion model (docs/innet.md) back to
+its earlier value, one at a time, and prints the two ratios.
 
 Each point is the mean over the seeds; the JSON of every run is written next to the plot, and a
 Markdown table of the means is printed. --jobs runs that many simulations at once (threads: the
@@ -347,8 +347,8 @@ def main() -> None:
     p.add_argument(
         "--earlier-model",
         action="store_true",
-        help="the congestion model's earlier choices (shared-hash tables, 200 us timer minimum, no window, "
-        "back-to-back congestion routed adaptively): how the figures in docs/innet.md were made",
+        help="the congestion model's earlier choices (shared-hash tables, 200 us timer minimum, "
+        "no window, back-to-back congestion routed adaptively): how the figures in docs/innet.md were made",
     )
     args = p.parse_args()
     if not 1 <= args.jobs <= 64:
