@@ -348,7 +348,8 @@ def main() -> None:
         "--earlier-model",
         action="store_true",
         help="the congestion model's earlier choices (shared-hash tables, 200 us timer minimum, "
-        "no window, back-to-back congestion routed adaptively): how the figures in docs/innet.md were made",
+        "no window, back-to-back congestion routed adaptively): how the figures in "
+        "docs/innet.md were made",
     )
     args = p.parse_args()
     if not 1 <= args.jobs <= 64:
