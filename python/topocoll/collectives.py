@@ -1,26 +1,20 @@
-"""Facts about the collectives, in one place: which have a root, which are chunked per rank
-(the MPI count is per rank: the size is P x count), which reduce, and the bus-bandwidth factor.
-Tuples are in the core's order (`_core.collectives()`)."""
+"""Facts about the collectives, from the core (`_core.collective_facts()`, src/core/collective.hpp):
+which have a root, which are chunked per rank (the MPI count is per rank: the size is P x count),
+which reduce, and the bus-bandwidth factor f(P) (`_core.bandwidth_factor`, the factors of
+nccl-tests' busbw). Tuples are in the core's order."""
 
 from __future__ import annotations
 
 from topocoll import _core
 
-_ROOTED = {"bcast", "reduce", "gather", "scatter"}
-_CHUNKED = {"reduce-scatter", "allgather", "gather", "scatter", "alltoall"}
-_REDUCING = {"allreduce", "reduce-scatter", "reduce"}
+_FACTS = _core.collective_facts()
 
-NAMES: tuple[str, ...] = tuple(_core.collectives())
-ROOTED = tuple(c for c in NAMES if c in _ROOTED)
-CHUNKED = tuple(c for c in NAMES if c in _CHUNKED)
-REDUCING = tuple(c for c in NAMES if c in _REDUCING)  # --reduce-cost applies
+NAMES: tuple[str, ...] = tuple(f["name"] for f in _FACTS)
+ROOTED: tuple[str, ...] = tuple(f["name"] for f in _FACTS if f["rooted"])
+CHUNKED: tuple[str, ...] = tuple(f["name"] for f in _FACTS if f["chunked"])
+REDUCING: tuple[str, ...] = tuple(f["name"] for f in _FACTS if f["reducing"])  # --reduce-cost
 
 
 def bandwidth_factor(collective: str, ranks: int) -> float:
-    """f(P): the bytes every rank must inject or eject, as a multiple of the size (the factors
-    of nccl-tests' busbw): 2(P-1)/P for allreduce, 1 for bcast and reduce, (P-1)/P otherwise."""
-    if collective == "allreduce":
-        return 2 * (ranks - 1) / ranks
-    if collective in ("bcast", "reduce"):
-        return 1.0
-    return (ranks - 1) / ranks
+    """f(P): the bytes every rank must inject or eject, as a multiple of the size."""
+    return _core.bandwidth_factor(collective, ranks)

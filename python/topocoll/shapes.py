@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+from topocoll import _core
 from topocoll.errors import InputError
 
-# The most ranks topocoll handles (the fingerprint verifier counts contributions in 24 bits;
-# the bindings enforce the same bound) and the most torus dimensions.
-MAX_RANKS = 1 << 24
-MAX_DIMS = 32
+# The most ranks topocoll handles (the fingerprint verifier counts contributions in 24 bits) and
+# the most torus dimensions: the bindings' bounds.
+MAX_RANKS: int = _core.MAX_RANKS
+MAX_DIMS: int = _core.MAX_DIMS
 
 
 def parse_dims(text: str) -> list[int]:
