@@ -26,6 +26,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+from topocoll import closed_forms
+
 TOPOCOLL = str(Path(sys.executable).with_name("topocoll"))
 
 # Even, odd, powers of two and three; square and rectangular 2D tori; 3D and 4D tori.
@@ -71,9 +73,6 @@ def closed_form(
     algorithm: str, collective: str, topology: str, max_derived_ranks: int = 0
 ) -> tuple[float | None, str]:
     """(% of peak, "paper" | "derived" | "skipped" | "-") from topocoll.closed_forms."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    from topocoll import closed_forms
-
     form = closed_forms.expected(algorithm, collective, topology, max_derived_ranks)
     return form.percent, form.kind
 
@@ -127,11 +126,10 @@ def main() -> int:
     args = parser.parse_args()
     if args.deviations and args.no_closed_forms:
         parser.error("--deviations needs the closed forms")
-    if args.max_derived_ranks < 0:
-        parser.error(
-            f"--max-derived-ranks {args.max_derived_ranks} is negative; accepted: 0 (every "
-            "shape) or a positive rank count"
-        )
+    try:
+        closed_forms.check_rank_limit(args.max_derived_ranks)
+    except ValueError as error:
+        parser.error(str(error))
     shapes = (RINGS + TORI) if args.quick else (RINGS_FULL + TORI_FULL)
     names = [a["name"] for a in algorithms(args.collective)]
     if args.only:

@@ -1,7 +1,7 @@
 """canary-fgcs24.txt Figs. 2, 7a, 7b, 8, 9, 10 and 11: goodput of Canary, one and four static
 trees and the ring on a 2-level fat tree, five random allocations (seeds) per point, the
 `canary` preset and the congestion defaults (chosen on Fig. 7b's utilisation,
-docs/innet.md). The runs are those of canary_figures.py (formerly bench/innet_figures.py)."""
+docs/innet.md). The runs are those of canary_figures.py (bench/figures/innet.py runs them alone)."""
 
 from __future__ import annotations
 
