@@ -72,3 +72,31 @@ def test_the_modules_and_the_functions_of_the_public_api_are_both_reachable():
     comparison = importlib.import_module("topocoll.comparison")
     assert topocoll.simulate is simulation.simulate and callable(topocoll.simulate)
     assert topocoll.compare is comparison.compare and callable(topocoll.compare)
+
+
+@needs_linter
+def test_no_import_circle():
+    """No module reaches itself through the imports of others (the package's own __init__, which
+    gathers the public API from above, aside)."""
+    grimp = pytest.importorskip("grimp")  # import-linter's graph builder
+    sys.path.insert(0, str(ROOT / "python"))
+    try:
+        graph = grimp.build_graph("topocoll", cache_dir=None)
+    finally:
+        sys.path.remove(str(ROOT / "python"))
+    modules = sorted(m for m in graph.modules if m != "topocoll")
+    imports = {
+        m: {i for i in graph.find_modules_directly_imported_by(m) if i in modules} for m in modules
+    }
+    circles = []
+    for start in modules:
+        seen, frontier = set(), list(imports[start])
+        while frontier:
+            module = frontier.pop()
+            if module == start:
+                circles.append(start)
+                break
+            if module not in seen:
+                seen.add(module)
+                frontier.extend(imports[module])
+    assert circles == []
