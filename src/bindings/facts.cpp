@@ -4,8 +4,12 @@
 #include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 
+#include <cctype>
 #include <cstdint>
+#include <cstdlib>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "bindings/bindings.hpp"
 #include "core/collective.hpp"
@@ -40,13 +44,36 @@ Collective collective_from(const std::string& name) {
   return *c;
 }
 
+// The value of a size that parse_byte_size refused, when it is well formed (a number and a
+// unit): what the message then names (too large, or a fraction of a byte).
+std::optional<long double> refused_value(std::string_view text) {
+  const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  while (!text.empty() && space(text.front())) text.remove_prefix(1);
+  std::size_t end = 0;
+  while (end < text.size() &&
+         (std::isdigit(static_cast<unsigned char>(text[end])) != 0 ||
+          (text[end] == '.' && text.substr(0, end).find('.') == std::string_view::npos)))
+    ++end;
+  const std::string_view number = text.substr(0, end);
+  if (number.empty() || number == "." || number.back() == '.') return std::nullopt;
+  std::string_view unit = text.substr(end);
+  while (!unit.empty() && space(unit.front())) unit.remove_prefix(1);
+  while (!unit.empty() && space(unit.back())) unit.remove_suffix(1);
+  const auto factor = mpi::detail::byte_unit(unit);
+  if (!factor) return std::nullopt;
+  return std::strtold(std::string(number).c_str(), nullptr) * static_cast<long double>(*factor);
+}
+
 std::uint64_t parse_bytes(const std::string& text) {
   const auto bytes = mpi::parse_byte_size(text);
-  if (!bytes) {
-    throw UnsupportedRequest("size '" + text + "' is not understood; accepted: " +
-                             mpi::kByteSizeSyntax + ", a whole number of bytes up to 1PiB");
+  if (bytes) return *bytes;
+  const auto value = refused_value(text);
+  if (value && *value > static_cast<long double>(mpi::kMaxByteSize)) {
+    throw UnsupportedRequest("size '" + text + "' is out of range; accepted: 0 to 1PiB");
   }
-  return *bytes;
+  if (value) throw UnsupportedRequest("size '" + text + "' is not a whole number of bytes");
+  throw UnsupportedRequest("size '" + text +
+                           "' is not understood; accepted: " + mpi::kByteSizeSyntax);
 }
 
 }  // namespace
