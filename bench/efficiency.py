@@ -4,7 +4,7 @@ For each algorithm of a collective and each shape (rings and tori of several kin
 flow model with no latency, no per-step overhead and a 1 GiB vector, so that only bandwidth
 counts, and prints the collective's bandwidth bound divided by the time (the "% of peak" of
 `topocoll sim`): 100% is a schedule that moves its data at the bound. Next to it, in
-parentheses, the closed form of bench/closed_forms.py: the paper's (no suffix) or the one
+parentheses, the closed form of topocoll.closed_forms: the paper's (no suffix) or the one
 derived from the schedule's own steps (suffix `d`; `n/e`: not evaluated, above
 --max-derived-ranks); `*` marks a cell where the two differ by more than --threshold percent
 (of the closed form). docs/efficiency.md holds the tables, the
@@ -25,6 +25,8 @@ import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from topocoll import closed_forms
 
 TOPOCOLL = str(Path(sys.executable).with_name("topocoll"))
 
@@ -70,10 +72,7 @@ def efficiency(topology: str, collective: str, algorithm: str) -> float | None:
 def closed_form(
     algorithm: str, collective: str, topology: str, max_derived_ranks: int = 0
 ) -> tuple[float | None, str]:
-    """(% of peak, "paper" | "derived" | "skipped" | "-") from bench/closed_forms.py."""
-    sys.path.insert(0, str(Path(__file__).parent))
-    import closed_forms
-
+    """(% of peak, "paper" | "derived" | "skipped" | "-") from topocoll.closed_forms."""
     form = closed_forms.expected(algorithm, collective, topology, max_derived_ranks)
     return form.percent, form.kind
 
@@ -127,11 +126,10 @@ def main() -> int:
     args = parser.parse_args()
     if args.deviations and args.no_closed_forms:
         parser.error("--deviations needs the closed forms")
-    if args.max_derived_ranks < 0:
-        parser.error(
-            f"--max-derived-ranks {args.max_derived_ranks} is negative; accepted: 0 (every "
-            "shape) or a positive rank count"
-        )
+    try:
+        closed_forms.check_rank_limit(args.max_derived_ranks)
+    except ValueError as error:
+        parser.error(str(error))
     shapes = (RINGS + TORI) if args.quick else (RINGS_FULL + TORI_FULL)
     names = [a["name"] for a in algorithms(args.collective)]
     if args.only:

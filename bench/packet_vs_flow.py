@@ -15,7 +15,7 @@ import sys
 import time
 
 import topocoll
-from topocoll.compare import size_range
+from topocoll.comparison import size_range
 from topocoll.units import format_bytes, format_duration
 
 ALGORITHMS = "swing-bw,bucket,recdoub-bw,ring,trivance-bw"

@@ -61,7 +61,7 @@ QUICK = [w for w in WORKLOADS if w[0] in ("torus:32x32", "ring:1024", "torus:16x
 CHILD = """
 import json, resource, sys, time
 from topocoll import _core, limits
-from topocoll.simulate import Network, make_setup
+from topocoll.simulation import Network, make_setup
 spec, collective, algorithm, size, model = sys.argv[1:6]
 size = int(size)
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # the interpreter and modules

@@ -12,8 +12,8 @@ from topocoll._core import (
     verify,
 )
 from topocoll._core import traffic as measure_traffic
-from topocoll.compare import Comparison, compare
-from topocoll.simulate import SimResult, network_params, simulate
+from topocoll.comparison import Comparison, compare
+from topocoll.simulation import SimResult, network_params, simulate
 
 __all__ = [
     "Comparison",

@@ -14,7 +14,7 @@ import csv
 import random
 from pathlib import Path
 
-from topocoll.shapes import InputError
+from topocoll.errors import InputError
 
 # Groups and group sizes beyond this are not systems anyone allocates on; bounding them keeps
 # NGROUPS x GROUPSIZE within what random.sample can draw from.

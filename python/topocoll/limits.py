@@ -13,7 +13,7 @@ import os
 from dataclasses import dataclass
 
 from topocoll import _core
-from topocoll.shapes import InputError
+from topocoll.errors import InputError
 from topocoll.units import format_bytes
 
 # Work units per second of one verification on the development machine (2 cores, shared):
@@ -117,7 +117,7 @@ def check_traffic(schedule: _core.Schedule, force: bool) -> None:
         )
 
 
-# The simulator (issue 21). `_core.estimate_simulation` (src/sim/run_estimate.cpp) counts what
+# The simulator. `_core.estimate_simulation` (src/sim/run_estimate.cpp) counts what
 # a run's work and memory grow with; these rates turn the counts into CPU seconds and bytes.
 # Fitted with `python bench/sim_estimate_fit.py` on the development machine (2 shared cores;
 # the table is in docs/simulator.md, "Limits before long runs"), taking the slow end so that

@@ -16,7 +16,7 @@ import operator
 import os
 
 from topocoll import _core
-from topocoll.shapes import InputError
+from topocoll.errors import InputError
 from topocoll.units import parse_bytes, parse_duration, parse_rate
 
 RANGES: dict[str, dict] = {r["name"]: r for r in _core.parameter_ranges()}

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-# The most ranks topocoll handles (the fingerprint verifier counts contributions in 24 bits;
-# the bindings enforce the same bound) and the most torus dimensions.
-MAX_RANKS = 1 << 24
-MAX_DIMS = 32
+from topocoll import _core
+from topocoll.errors import InputError
 
-
-class InputError(ValueError):
-    """Invalid command-line input; the CLI prints it and exits with code 2."""
+# The most ranks topocoll handles (the fingerprint verifier counts contributions in 24 bits) and
+# the most torus dimensions: the bindings' bounds.
+MAX_RANKS: int = _core.MAX_RANKS
+MAX_DIMS: int = _core.MAX_DIMS
 
 
 def parse_dims(text: str) -> list[int]:

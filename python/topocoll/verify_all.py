@@ -8,9 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from topocoll import _core
+from topocoll.collectives import ROOTED
 from topocoll.shapes import format_dims, product, standard_tori
 
-ROOTED = {"bcast", "reduce", "gather", "scatter"}
 EXACT_LIMIT = 256  # ranks up to which --all uses exact mode; fingerprint above
 
 

@@ -3,7 +3,14 @@
 // NB_MODULE in module.cpp.
 #include <nanobind/nanobind.h>
 
+#include "core/collective.hpp"
+
 namespace topocoll::bindings {
+
+// The collectives' facts, the units and the limits of the inputs (facts.cpp).
+void bind_facts(nanobind::module_& m);
+// f(P): the bytes every rank must inject or eject, as a multiple of the size (facts.cpp).
+[[nodiscard]] double bandwidth_factor(Collective collective, int ranks);
 
 // Topologies, parameter presets, routers and the simulator (simulator.cpp).
 void bind_simulator(nanobind::module_& m);

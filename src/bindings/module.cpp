@@ -112,6 +112,8 @@ nb::dict report_dict(const VerifyReport& r) {
 // rather than a wrap-around inside C++.
 constexpr long long kMaxRanks = 1LL << 24;  // what the fingerprint counts; see the README
 constexpr std::size_t kMaxDims = 32;
+// Ports of a schedule: the schedule reader's bound (core/schedule_io.cpp); more is no machine.
+constexpr long long kMaxPorts = 1LL << 20;
 constexpr int kMaxThreads = 256;
 constexpr std::uint64_t kMinMemoryBudget = 1ULL << 20;
 constexpr std::uint64_t kMaxVectorBytes = 1ULL << 50;
@@ -347,6 +349,8 @@ NB_MODULE(_core, m) {
       "text"_a);
   m.attr("EXACT_SLOT_LIMIT") = kExactSlotLimit;
   m.attr("MAX_RANKS") = kMaxRanks;
+  m.attr("MAX_DIMS") = kMaxDims;
+  m.attr("MAX_PORTS") = kMaxPorts;
   m.def(
       "exact_mode_fits", [](const Schedule& s) { return exact_mode_fits(s.info()); }, "schedule"_a);
   m.def("verify", &run_verify, "schedule"_a, "mode"_a = "exact", "commutative"_a = true,
@@ -386,6 +390,7 @@ NB_MODULE(_core, m) {
         return sizes;
       },
       "schedule"_a, "count"_a);
+  bindings::bind_facts(m);
   bindings::bind_simulator(m);
   bindings::bind_innet(m);
   bindings::bind_interop(m);

@@ -1,6 +1,7 @@
-// Python bindings of the network simulator (issue 7): topologies, parameter presets, routers,
-// mappings and simulate(). Requests the core cannot serve raise UnsupportedRequest, which the
-// module's translator turns into a one-line ValueError.
+// Python bindings of the network simulator: topologies, parameter presets, routers, mappings,
+// the run's configuration (SimConfig, bound whole) and simulate(). Requests the core cannot
+// serve raise UnsupportedRequest, which the module's translator turns into a one-line
+// ValueError.
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
@@ -29,6 +30,16 @@ using namespace nb::literals;
 
 namespace topocoll::bindings {
 namespace {
+
+std::string model_name(sim::Model model) {
+  switch (model) {
+    case sim::Model::analytic: return "analytic";
+    case sim::Model::flow: return "flow";
+    case sim::Model::packet: return "packet";
+    case sim::Model::simgrid: return "simgrid";
+  }
+  return "flow";
+}
 
 sim::Model model_from(const std::string& name) {
   if (name == "analytic") return sim::Model::analytic;
@@ -116,63 +127,85 @@ nb::dict result_dict(const sim::SimResult& r, const topo::Topology& t, bool with
   return d;
 }
 
+// The checks every run's configuration gets before the engine sees it.
+void check_config(const sim::SimConfig& config) {
+  check_text(config.trace_path, "trace path");
+  if (config.model == sim::Model::packet) {
+    check_packet_sizes(config.packet.mtu_bytes, config.packet.header_bytes,
+                       config.packet.buffer_bytes);
+    sim::check_packet_params(config.packet);
+  }
+  topo::check_parameter("size", static_cast<double>(config.vector_bytes), "vector_bytes");
+  if (config.element_bytes < 1 ||
+      static_cast<std::uint64_t>(config.element_bytes) > config.vector_bytes) {
+    throw UnsupportedRequest("element_bytes = " + std::to_string(config.element_bytes) +
+                             " is out of range; accepted: 1..vector_bytes");
+  }
+}
+
+// One run: the engine's result with the definitions of size, goodput and peak, which live here
+// only. The size is the largest buffer of the MPI call (P x count for the chunked collectives,
+// whose vector_bytes is the per-rank count); goodput = size x 8 / time; peak goodput = the
+// bandwidth bound, the smallest host bandwidth H of the job over f(P) (bandwidth_factor).
+nb::dict simulate_config(const Schedule& schedule, const topo::Topology& topology,
+                         const topo::Router& router, const topo::Mapping& placed,
+                         const sim::SimConfig& config) {
+  check_config(config);
+  sim::SimResult result;
+  {
+    nb::gil_scoped_release release;
+    result = sim::simulate(schedule, topology, router, placed, config);
+  }
+  nb::dict d = result_dict(result, topology, config.record_links);
+  const Collective collective = schedule.info().collective;
+  const int ranks = schedule.ranks();
+  const double size =
+      static_cast<double>(config.vector_bytes) * (is_chunked_per_rank(collective) ? ranks : 1);
+  const double host = min_host_bandwidth(topology, placed.host_of);
+  const double factor = bandwidth_factor(collective, ranks);
+  d["host_of"] = placed.host_of;
+  d["size_bytes"] = static_cast<std::uint64_t>(size);
+  d["goodput_gbps"] = result.time_s > 0 ? size * 8 / result.time_s / 1e9 : 0.0;
+  d["host_bandwidth_bytes_per_s"] = host;
+  d["peak_goodput_gbps"] = factor > 0 ? host * 8 / 1e9 / factor : 0.0;
+  return d;
+}
+
+topo::Mapping place(const std::string& spec, int ranks, const topo::Topology& topology) {
+  check_text(spec, "mapping");
+  return topo::make_mapping(spec, ranks, topology);
+}
+
 nb::dict run_simulation(const Schedule& schedule, const topo::Topology& topology,
                         const topo::Router& router, const std::string& mapping,
                         const std::string& model, std::uint64_t vector_bytes, int element_bytes,
                         bool record_links, const std::string& trace_path, std::uint64_t mtu,
                         std::uint64_t header, std::uint64_t buffer, bool symmetry,
                         double global_load) {
-  check_text(mapping, "mapping");
-  check_text(trace_path, "trace path");
   sim::SimConfig config;
   config.global_load = global_load;
   config.use_symmetry = symmetry;
   config.model = model_from(model);
   config.packet = {mtu, header, buffer};
-  if (config.model == sim::Model::packet) {
-    check_packet_sizes(mtu, header, buffer);
-    sim::check_packet_params(config.packet);
-  }
-  topo::check_parameter("size", static_cast<double>(vector_bytes), "vector_bytes");
-  if (element_bytes < 1 || static_cast<std::uint64_t>(element_bytes) > vector_bytes) {
-    throw UnsupportedRequest("element_bytes = " + std::to_string(element_bytes) +
-                             " is out of range; accepted: 1..vector_bytes");
-  }
   config.vector_bytes = vector_bytes;
   config.element_bytes = element_bytes;
   config.record_links = record_links;
   config.trace_path = trace_path;
-  const topo::Mapping placed = topo::make_mapping(mapping, schedule.ranks(), topology);
-  sim::SimResult result;
-  {
-    nb::gil_scoped_release release;
-    result = sim::simulate(schedule, topology, router, placed, config);
-  }
-  nb::dict d = result_dict(result, topology, record_links);
-  d["host_of"] = placed.host_of;
-  d["host_bandwidth_bytes_per_s"] = min_host_bandwidth(topology, placed.host_of);
-  return d;
+  return simulate_config(schedule, topology, router, place(mapping, schedule.ranks(), topology),
+                         config);
 }
 
-nb::dict run_estimate(const Schedule& schedule, const topo::Topology& topology,
-                      const topo::Router& router, const std::string& mapping,
-                      const std::string& model, std::uint64_t vector_bytes, int element_bytes,
-                      std::uint64_t mtu, bool trace, bool symmetry, bool search) {
-  check_text(mapping, "mapping");
-  topo::check_parameter("size", static_cast<double>(vector_bytes), "vector_bytes");
-  topo::check_parameter("mtu", static_cast<double>(mtu));
-  if (element_bytes < 1 || static_cast<std::uint64_t>(element_bytes) > vector_bytes) {
-    throw UnsupportedRequest("element_bytes = " + std::to_string(element_bytes) +
+nb::dict estimate_config(const Schedule& schedule, const topo::Topology& topology,
+                         const topo::Router& router, const topo::Mapping& placed,
+                         sim::SimConfig config, bool search) {
+  topo::check_parameter("size", static_cast<double>(config.vector_bytes), "vector_bytes");
+  topo::check_parameter("mtu", static_cast<double>(config.packet.mtu_bytes));
+  if (config.element_bytes < 1 ||
+      static_cast<std::uint64_t>(config.element_bytes) > config.vector_bytes) {
+    throw UnsupportedRequest("element_bytes = " + std::to_string(config.element_bytes) +
                              " is out of range; accepted: 1..vector_bytes");
   }
-  sim::SimConfig config;
-  config.model = model_from(model);
-  config.vector_bytes = vector_bytes;
-  config.element_bytes = element_bytes;
-  config.packet.mtu_bytes = mtu;
-  config.use_symmetry = symmetry;
-  if (trace) config.trace_path = "trace";  // a traced run simulates every rank
-  const topo::Mapping placed = topo::make_mapping(mapping, schedule.ranks(), topology);
+  if (!config.trace_path.empty()) config.trace_path = "trace";  // a traced run: every rank
   sim::RunEstimate e;
   {
     nb::gil_scoped_release release;
@@ -209,6 +242,49 @@ nb::dict run_estimate(const Schedule& schedule, const topo::Topology& topology,
   d["sampled_steps"] = e.sampled_steps;
   d["exact"] = e.exact;
   return d;
+}
+
+nb::dict run_estimate(const Schedule& schedule, const topo::Topology& topology,
+                      const topo::Router& router, const std::string& mapping,
+                      const std::string& model, std::uint64_t vector_bytes, int element_bytes,
+                      std::uint64_t mtu, bool trace, bool symmetry, bool search) {
+  sim::SimConfig config;
+  config.model = model_from(model);
+  config.vector_bytes = vector_bytes;
+  config.element_bytes = element_bytes;
+  config.packet.mtu_bytes = mtu;
+  config.use_symmetry = symmetry;
+  if (trace) config.trace_path = "trace";
+  return estimate_config(schedule, topology, router, place(mapping, schedule.ranks(), topology),
+                         config, search);
+}
+
+// The run's configuration, bound whole (src/sim/simulate.hpp): the Python package fills one from
+// its options and passes it to simulate and estimate_simulation. A new knob of SimConfig is one
+// line here.
+void bind_config(nb::module_& m) {
+  nb::class_<sim::SimConfig>(m, "SimConfig")
+      .def(nb::init<>())
+      .def_prop_rw(
+          "model", [](const sim::SimConfig& c) { return model_name(c.model); },
+          [](sim::SimConfig& c, const std::string& name) { c.model = model_from(name); })
+      .def_rw("vector_bytes", &sim::SimConfig::vector_bytes)
+      .def_rw("element_bytes", &sim::SimConfig::element_bytes)
+      .def_rw("record_links", &sim::SimConfig::record_links)
+      .def_rw("trace_path", &sim::SimConfig::trace_path)
+      .def_rw("use_symmetry", &sim::SimConfig::use_symmetry)
+      .def_prop_rw(
+          "mtu", [](const sim::SimConfig& c) { return c.packet.mtu_bytes; },
+          [](sim::SimConfig& c, std::uint64_t v) { c.packet.mtu_bytes = v; })
+      .def_prop_rw(
+          "header", [](const sim::SimConfig& c) { return c.packet.header_bytes; },
+          [](sim::SimConfig& c, std::uint64_t v) { c.packet.header_bytes = v; })
+      .def_prop_rw(
+          "buffer", [](const sim::SimConfig& c) { return c.packet.buffer_bytes; },
+          [](sim::SimConfig& c, std::uint64_t v) { c.packet.buffer_bytes = v; })
+      .def_rw("global_load", &sim::SimConfig::global_load);
+  nb::class_<topo::Mapping>(m, "Mapping").def_ro("host_of", &topo::Mapping::host_of);
+  m.def("place", &place, "spec"_a, "ranks"_a, "topology"_a);
 }
 
 void bind_params(nb::module_& m) {
@@ -299,6 +375,11 @@ void bind_topology(nb::module_& m) {
 void bind_simulator(nb::module_& m) {
   bind_params(m);
   bind_topology(m);
+  bind_config(m);
+  m.def("simulate", &simulate_config, "schedule"_a, "topology"_a, "router"_a, "mapping"_a,
+        "config"_a);
+  m.def("estimate_simulation", &estimate_config, "schedule"_a, "topology"_a, "router"_a,
+        "mapping"_a, "config"_a, "search"_a = true);
   m.def("simulate", &run_simulation, "schedule"_a, "topology"_a, "router"_a, "mapping"_a = "linear",
         "model"_a = "flow", "vector_bytes"_a, "element_bytes"_a = 1, "record_links"_a = false,
         "trace_path"_a = "", "mtu"_a = sim::PacketParams{}.mtu_bytes,

@@ -1,4 +1,4 @@
-"""Options of the CLI: what each command accepts, rejects, and prints (issue 6)."""
+"""Options of the CLI: what each command accepts, rejects, and prints."""
 
 from __future__ import annotations
 

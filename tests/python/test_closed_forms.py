@@ -2,8 +2,9 @@
 
 Each case is one whose time follows from the topology's cables alone: a message crosses h links
 and pays h x (link latency + per-hop latency) before moving its bytes at the bottleneck rate
-(DESIGN.md "Simulator"). The congestion-free cases put two ranks on hosts 0 and 1; the
-known-congestion ones load an oversubscribed fat tree's up-link and a dragonfly's global cable.
+(docs/design.md, "Simulator semantics"). The congestion-free cases put two ranks on hosts 0
+and 1; the known-congestion ones load an oversubscribed fat tree's up-link and a dragonfly's
+global cable.
 Each test also runs with a different link speed and a different latency and checks that the
 closed form of the nominal parameters then fails, so a topology built with wrong cables (a
 dragonfly whose global cables were made 4x slower passed every earlier test) cannot pass.

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of every input path (issue 6): schedule documents, allocation files,
+"""Property-based fuzzing of every input path: schedule documents, allocation files,
 CLI option values and Python API arguments. Whatever goes in, the outcome is a clean one:
 exit code 0 or 2 (1 only for a well-formed but wrong schedule), or ValueError / IndexError /
 TypeError from the API, never a crash and never a traceback. Example counts are bounded so the
@@ -17,8 +17,8 @@ from fuzz_support import assert_reached
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from topocoll import cli, limits
+from topocoll.errors import InputError
 from topocoll.groups import parse_groups
-from topocoll.shapes import InputError
 
 EXAMPLES = int(os.environ.get("TOPOCOLL_FUZZ_EXAMPLES", "150"))
 FUZZ = settings(

@@ -1,4 +1,4 @@
-"""Property-based fuzzing of the simulator's inputs (issue 21): `topocoll.simulate`'s
+"""Property-based fuzzing of the simulator's inputs: `topocoll.simulate`'s
 arguments, the options of `sim`, `compare` and `tune`, graph files and mapping files. Inputs
 are mostly well-formed with one small mutation, so that most of them get past validation to
 the engine; each test reports how many did and asserts that enough did. Whatever goes in, the

@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from topocoll.compare import compare
-from topocoll.simulate import simulate
+from topocoll.comparison import compare
+from topocoll.simulation import simulate
 
 MIB = 1 << 20
 BANDWIDTH = 400e9 / 8  # the swing preset: 400 Gb/s per direction

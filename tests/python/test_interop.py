@@ -9,7 +9,8 @@ import re
 from pathlib import Path
 
 import pytest
-from topocoll import _core, interop
+from topocoll import _core
+from topocoll.formats import goal, schedule_files
 
 SAMPLES = Path(__file__).resolve().parents[1] / "data" / "msccl"
 NAMES = [
@@ -240,7 +241,7 @@ def schedule_order(doc: dict, rank: int):
     (lane, step) pairs ordered by their lane and `after`, through empty steps; inside a step a
     reduction's receive comes before its reduction, and an after-receives copy after the
     step's receives."""
-    lanes = interop._lanes(doc)[rank]
+    lanes = goal._lanes(doc)[rank]
     step_edges = set()
     for lane, steps in enumerate(lanes):
         for k, step in enumerate(steps):
@@ -298,8 +299,8 @@ def test_goal_parses_and_its_dependencies_are_the_schedules(
 @pytest.mark.parametrize("name", NAMES)
 def test_goal_of_imported_msccl_lanes_and_dependencies(name):
     """The imported samples have lanes and `after` dependencies (the allgather's depid/deps)."""
-    schedule, _ = interop.load_schedule_text((SAMPLES / name).read_text())
-    check_goal(json.loads(schedule.to_json()), interop.goal_document(schedule, 1 << 16, 0.25))
+    schedule, _ = schedule_files.load_schedule_text((SAMPLES / name).read_text())
+    check_goal(json.loads(schedule.to_json()), goal.goal_document(schedule, 1 << 16, 0.25))
 
 
 def check_goal(doc: dict, text: str) -> None:
@@ -336,7 +337,7 @@ def test_goal_reduce_cost(run_cli):
 
 
 def test_load_schedule_text_detects_xml():
-    schedule, notes = interop.load_schedule_text((SAMPLES / NAMES[0]).read_text())
+    schedule, notes = schedule_files.load_schedule_text((SAMPLES / NAMES[0]).read_text())
     assert schedule.info["collective"] == "allreduce" and notes
     with pytest.raises(ValueError):
         _core.load_msccl_xml("<algo")
@@ -382,7 +383,7 @@ def test_compare_runs_files_beside_the_registry(run_cli):
 
 
 def test_compare_schedules_must_be_a_list_of_paths():
-    from topocoll.compare import compare
+    from topocoll.comparison import compare
 
     with pytest.raises(TypeError, match="schedules must be a list of paths, not str"):
         compare("torus:4x2", "allreduce", sizes="1KiB", schedules=str(SAMPLES / NAMES[0]))
@@ -480,6 +481,6 @@ def test_goal_of_every_algorithm_and_collective():
                 except ValueError:
                     continue  # the algorithm does not take this shape
                 doc = json.loads(schedule.to_json())
-                check_goal(doc, interop.goal_document(schedule, 1 << 20, 0.1))
+                check_goal(doc, goal.goal_document(schedule, 1 << 20, 0.1))
                 checked += 1
     assert checked > 100

@@ -118,7 +118,7 @@ def probe_run(probe: Path, rules: Path, ranks: int, collective: str, nbytes: int
 def test_open_mpi_runs_every_mapped_algorithm(tmp_path):
     """Every pair of the mapping, alone in a rules file: Open MPI calls that algorithm (its
     collective id and algorithm id are right)."""
-    from topocoll import interop_tuning
+    from topocoll.formats import mpi_tuning as interop_tuning
 
     probe = tmp_path / "probe"
     subprocess.run(["mpicc", "-O1", "-rdynamic", "-o", str(probe), str(PROBE), "-ldl"], check=True)
@@ -163,7 +163,7 @@ def test_mpich_runs_every_mapped_algorithm_correctly(tmp_path):
     """Each algorithm name of the mapping, alone in a selection file of the shape mpich_json
     writes: MPICH reads it at start-up (and aborts on a name it does not have) and computes
     the collective right (which one ran: the tests below)."""
-    from topocoll import interop_tuning
+    from topocoll.formats import mpi_tuning as interop_tuning
 
     check = tmp_path / "check"
     subprocess.run(["mpicc.mpich", "-O1", "-o", str(check), str(CHECK)], check=True)
@@ -251,14 +251,15 @@ MPICH_CONTROLS = {
 def schedule_message_bytes(collective: str, algorithm: str, ranks: int, nbytes: int):
     """The bytes of every message of topocoll's schedule (all ranks, sorted), with the probe's
     meaning of nbytes."""
-    from topocoll import _core, interop
+    from topocoll import _core
+    from topocoll.formats import goal
 
     doc = json.loads(_core.build(algorithm, collective, ranks).to_json())
     vector = nbytes if collective in ("allreduce", "bcast") else nbytes * ranks
     block = vector // doc["blocks"]
-    lanes = interop._lanes(doc)
+    lanes = goal._lanes(doc)
     ops = [op for rank in lanes for lane in rank for step in lane for op in step["ops"]]
-    return sorted(interop._count(op["blocks"]) * block for op in ops if op["op"] == "send")
+    return sorted(goal._count(op["blocks"]) * block for op in ops if op["op"] == "send")
 
 
 @pytest.mark.skipif(not mpich_ucx(), reason="needs MPICH on the ch4:ucx device")
@@ -267,7 +268,7 @@ def test_mpich_runs_every_mapped_algorithm(tmp_path):
     MPICH sends the messages of that algorithm (the table), which are those of the topocoll
     algorithm it is mapped to, and of no other name of the collective (a file naming another
     algorithm is seen as that one)."""
-    from topocoll import interop_tuning
+    from topocoll.formats import mpi_tuning as interop_tuning
 
     probe = build_mpich_probe(tmp_path)
     for collective, mapping in interop_tuning.MPICH_ALGORITHMS.items():
@@ -320,7 +321,7 @@ def test_mpich_runs_what_the_selection_file_names(run_cli, tmp_path):
     path = tmp_path / "selection.json"
     code, _, err = run_cli(*TUNE, "-c", "allreduce", "--format", "mpich-json", "-o", str(path))
     assert code == 0, err
-    from topocoll import interop_tuning
+    from topocoll.formats import mpi_tuning as interop_tuning
 
     bands = selection_bands(path.read_text(), "allreduce")
     assert len(bands) >= 2  # recursive doubling below 128 KiB, then Rabenseifner

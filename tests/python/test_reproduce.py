@@ -14,7 +14,8 @@ import sys
 import threading
 
 import pytest
-from topocoll.reproduce import experiments, main, select
+from topocoll.cli.reproduce import main
+from topocoll.reproduce import experiments, select
 from topocoll.reproduce.core import Context, claims_of, judge, load_claims
 
 VERDICTS = {"agree", "differ", "not judged at small scale"}
@@ -23,7 +24,7 @@ EVERY = [e.name for e in experiments()]
 
 @pytest.fixture(scope="module")
 def out(tmp_path_factory):
-    # Every experiment at small scale (about a minute on 2 cores): the Done-when of issue 23
+    # Every experiment at small scale (about a minute on 2 cores): every experiment must run
     folder = tmp_path_factory.mktemp("reproduce")
     assert main(["all", "--scale", "small", "--jobs", "2", "--out", str(folder)]) == 0
     return folder
@@ -209,7 +210,7 @@ def test_mpirun_failure_on_one_rank_is_raised_on_every_rank(tmp_path):
     """A unit of work failing on one rank (1, in rank 1's share: tasks are dealt to ranks 0, 1,
     1, 0, 0) ends every rank with its error, where rank 0 would otherwise wait for rank 1."""
     program = (
-        "from topocoll.compare import mpi_world, spread_over_ranks\n"
+        "from topocoll.parallel import mpi_world, spread_over_ranks\n"
         "def run(share):\n"
         "    if 1 in share: raise ValueError('no 1')\n"
         "    return [x * x for x in share]\n"

@@ -1,5 +1,5 @@
-"""Regression tests for inputs that used to crash a process or break the exit-code contract
-(issue 6): each names the crash it guards against."""
+"""Regression tests for inputs that used to crash a process or break the exit-code contract;
+each names the crash it guards against."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 21: `sim`, `compare`, `tune` and `topocoll.simulate` keep the exit-code contract. Every
+"""`sim`, `compare`, `tune` and `topocoll.simulate` keep the exit-code contract. Every
 case here went wrong before (a traceback, an OverflowError or RuntimeError, a bare codec error,
 a misleading message, or nonsense accepted); each asserts the one-line answer it gets now."""
 
@@ -253,13 +253,17 @@ def test_a_negative_root_names_the_range_of_the_run(run_cli):
 @pytest.mark.parametrize("command", ["sim", "compare"])
 def test_running_out_of_memory_names_what_to_try_for_the_command(run_cli, monkeypatch, command):
     """verify's hint (--mode fingerprint) used to be given for every command."""
-    from topocoll import sim_cli
+    from topocoll import simulation
+    from topocoll.cli import compare, sim
 
     def exhausted(*args, **kwargs):
         raise MemoryError
 
-    monkeypatch.setattr(sim_cli, "cmd_sim" if command == "sim" else "run_compare", exhausted)
-    monkeypatch.setattr(sim_cli.Network, "run", exhausted)
+    if command == "sim":
+        monkeypatch.setattr(sim, "run", exhausted)
+    else:
+        monkeypatch.setattr(compare, "run_compare", exhausted)
+    monkeypatch.setattr(simulation.Network, "run", exhausted)
     argv = [*SIM] if command == "sim" else ["compare", "-t", "ring:4", "--sizes", "64"]
     code, _, err = run_cli(*argv)
     assert code == 2 and "out of memory" in err and "--mode fingerprint" not in err

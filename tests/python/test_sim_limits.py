@@ -1,4 +1,4 @@
-"""Issue 21: `sim`, `compare` and `tune` estimate a run's memory and work before it starts
+"""`sim`, `compare` and `tune` estimate a run's memory and work before it starts
 (src/sim/run_estimate.cpp, python/topocoll/limits.py) and stop with exit 2 and the estimate
 beyond this machine's memory or about ten minutes, unless --force. The issue's examples used
 to run silently for minutes or until the kernel killed them; here each is refused in about a
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import topocoll
 from topocoll import _core, limits
-from topocoll.simulate import Network, make_setup
+from topocoll.simulation import Network, make_setup
 
 
 def refused(run_cli, *argv: str) -> str:

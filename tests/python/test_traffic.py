@@ -3,8 +3,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from topocoll.errors import InputError
 from topocoll.groups import parse_groups
-from topocoll.shapes import InputError
 from topocoll.units import parse_bytes
 
 

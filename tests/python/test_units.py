@@ -1,11 +1,11 @@
-"""Sizes, rates and durations as users write them (issue 6)."""
+"""Sizes, rates and durations as users write them."""
 
 from __future__ import annotations
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from topocoll.shapes import InputError
+from topocoll.errors import InputError
 from topocoll.units import parse_bytes, parse_duration, parse_rate
 
 

@@ -1,6 +1,7 @@
+"""`python -m topocoll.reproduce`: an alias of `topocoll reproduce` (the same function)."""
+
 import sys
 
-from topocoll.reproduce import main
+from topocoll.cli.reproduce import main
 
-if __name__ == "__main__":
-    sys.exit(main())
+sys.exit(main())

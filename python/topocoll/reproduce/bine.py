@@ -15,10 +15,11 @@ import statistics
 from dataclasses import dataclass
 
 from topocoll.groups import random_allocation, random_nodes
-from topocoll.simulate import simulate
+from topocoll.plots import pyplot
+from topocoll.simulation import simulate
 from topocoll.traffic import measure
 
-from .core import Context, Experiment, pyplot, size_label, write_csv
+from .core import Context, Experiment, size_label, write_csv
 
 GROUPS, GROUP_NODES = 24, 31 * 4  # dragonfly:lumi = 24:31:4:16
 ALLOCATIONS = 10

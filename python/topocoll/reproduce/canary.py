@@ -1,20 +1,20 @@
 """canary-fgcs24.txt Figs. 2, 7a, 7b, 8, 9, 10 and 11: goodput of Canary, one and four static
 trees and the ring on a 2-level fat tree, five random allocations (seeds) per point, the
-`canary` preset and the congestion defaults of issue 19 (chosen on Fig. 7b's utilisation,
-docs/innet.md). The runs are those of canary_figures.py (formerly bench/innet_figures.py)."""
+`canary` preset and the congestion defaults (chosen on Fig. 7b's utilisation,
+docs/innet.md). The runs are those of canary_figures.py (bench/figures/innet.py runs them alone)."""
 
 from __future__ import annotations
 
 import statistics
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from types import SimpleNamespace
 
 from topocoll import _core
-from topocoll.compare import spread_over_ranks
+from topocoll.parallel import spread_over_ranks
+from topocoll.plots import pyplot
 
 from . import canary_figures as cf
-from .core import Context, Experiment, pyplot, write_csv
+from .core import Context, Experiment, write_csv
 
 SEEDS = 5
 
@@ -26,9 +26,9 @@ def topology_for(ctx: Context):
 
 
 class Deferred:
-    """Stands for canary_figures' thread pool: records the runs a figure submits, then `run`
-    spreads them over the MPI ranks and, on each, over --jobs threads (the engine releases the
-    GIL), and sets every future on every rank from the merged results."""
+    """Stands for the thread pool of canary_figures.FigureRun: records the runs a figure submits,
+    then `run` spreads them over the MPI ranks and, on each, over --jobs threads (the engine
+    releases the GIL), and sets every future on every rank from the merged results."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[Future, Callable, tuple]] = []
@@ -50,15 +50,12 @@ class Deferred:
 
 def run_figure(ctx: Context, figure: str) -> tuple[dict, str, str, int]:
     spec, size = topology_for(ctx)
-    cf.POOL = pool = Deferred()
-    cf.ENGINE.clear()
-    cf.ENGINE.update({"permutation": True, "adaptive_rto": True, "force": True,
-                      "input_credits": True})  # fmt: skip
+    pool = Deferred()
+    engine = {"permutation": True, "adaptive_rto": True, "force": True, "input_credits": True}
     topology = _core.make_topology(spec, _core.network_preset("canary"))
-    futures, title = cf.FIGURES[figure](SimpleNamespace(size=size, seeds=SEEDS), topology)
+    futures, title = cf.FIGURES[figure](cf.FigureRun(size, SEEDS, pool, engine), topology)
     pool.run(ctx)
     runs = {name: [f.result() for f in fs] for name, fs in futures.items()}
-    cf.POOL = None
     return runs, title, spec, size
 
 
@@ -84,7 +81,7 @@ def write(ctx: Context, figure: str, runs: dict, title: str, spec: str, size: in
         caption += " (share of links per bin: mean of the seeds)"
         means = {n: [statistics.mean(r["utilization_shares"][b] for r in rs) for b in range(10)]
                  for n, rs in runs.items()}  # fmt: skip
-        from topocoll.innet_cli import plot_shares
+        from topocoll.plots import plot_shares
 
         plot_shares(str(ctx.out / f"{figure}.png"), means, caption)
         return

@@ -13,9 +13,9 @@ does.
 
 `calibrate` runs Fig. 7b's case (half the hosts congesting) over congestion loads and routings
 and prints each one's mean link utilization against the paper's (Canary 40.2%, four static
-trees 29.5%, one 20.9%, 5.2.1); `headline` is the issue's claim (Canary >= 1.5x one static
-tree, >= 1.2x four); `sensitivity` turns each model choice of issue 19 back to its earlier
-value, one at a time, and prints the two ratios.
+trees 29.5%, one 20.9%, 5.2.1); `headline` is the claim (Canary >= 1.5x one static tree,
+>= 1.2x four); `sensitivity` turns each choice of the congestion model (docs/innet.md) back to
+its earlier value, one at a time, and prints the two ratios.
 
 Each point is the mean over the seeds; the JSON of every run is written next to the plot, and a
 Markdown table of the means is printed. --jobs runs that many simulations at once (threads: the
@@ -27,16 +27,27 @@ import argparse
 import json
 import statistics
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from topocoll import _core
-from topocoll.innet_cli import plot_shares, utilization_shares
+from topocoll.innet import utilization_shares
+from topocoll.plots import plot_shares, pyplot
+from topocoll.simulation import parse_size
 
 ALGORITHMS = ("canary", "static-1", "static-4", "ring")
 
 
-POOL: ThreadPoolExecutor | None = None
-ENGINE: dict = {}  # options every run gets (--congestion, --flow-control)
+@dataclass
+class FigureRun:
+    """What a figure's runs share: the size and seeds of every point, where the runs go (a
+    thread pool, or reproduce's canary.Deferred: anything with `submit(fn, *args)`) and the
+    engine options every run gets (--congestion, --flow-control)."""
+
+    size: int
+    seeds: int
+    pool: object
+    engine: dict = field(default_factory=dict)
 
 
 def run_one(topology, algorithm: str, options: dict) -> dict:
@@ -48,10 +59,17 @@ def run_one(topology, algorithm: str, options: dict) -> dict:
 
 
 def goodput(
-    topology, algorithm: str, hosts: int, size: int, congestion: bool, seed: int, **extra
+    args: FigureRun,
+    topology,
+    algorithm: str,
+    hosts: int,
+    size: int,
+    congestion: bool,
+    seed: int,
+    **extra,
 ) -> Future:
     options = {"hosts": hosts, "size_bytes": size, "congestion": congestion, "seed": seed}
-    return POOL.submit(run_one, topology, algorithm, {**options, **ENGINE, **extra})
+    return args.pool.submit(run_one, topology, algorithm, {**options, **args.engine, **extra})
 
 
 def fig7a(args, topology) -> tuple[dict, str]:
@@ -61,7 +79,7 @@ def fig7a(args, topology) -> tuple[dict, str]:
         for algorithm in ALGORITHMS[:3]:
             key = f"{algorithm} {'congested' if congestion else 'idle'}"
             runs[key] = [
-                goodput(topology, algorithm, hosts, args.size, congestion, seed)
+                goodput(args, topology, algorithm, hosts, args.size, congestion, seed)
                 for seed in range(1, args.seeds + 1)
             ]
     return runs, "Fig. 7a: goodput with and without congestion"
@@ -73,7 +91,7 @@ def fig8(args, topology) -> tuple[dict, str]:
         hosts = max(2, round(share * topology.hosts))
         for algorithm in ALGORITHMS:
             runs[f"{algorithm} {int(share * 100)}%"] = [
-                goodput(topology, algorithm, hosts, args.size, True, seed)
+                goodput(args, topology, algorithm, hosts, args.size, True, seed)
                 for seed in range(1, args.seeds + 1)
             ]
     return runs, "Fig. 8: goodput against the share of hosts in the allreduce (rest congest)"
@@ -81,7 +99,7 @@ def fig8(args, topology) -> tuple[dict, str]:
 
 def seeds(args, topology, algorithm, hosts, size, congestion, **extra) -> list[Future]:
     return [
-        goodput(topology, algorithm, hosts, size, congestion, seed, **extra)
+        goodput(args, topology, algorithm, hosts, size, congestion, seed, **extra)
         for seed in range(1, args.seeds + 1)
     ]
 
@@ -227,7 +245,7 @@ def headline(args, topology) -> tuple[dict, str]:
     return runs, "Headline: Canary against one and four static trees under congestion"
 
 
-# Each model choice of issue 19 set back to the model before it, one at a time.
+# Each choice of the congestion model (docs/innet.md) set back to the one before it, one at a time.
 VARIANTS = {
     "defaults": {},
     "table: shared hash": {"table_index": "shared-hash"},
@@ -289,10 +307,7 @@ FIGURES["sensitivity"] = sensitivity
 
 
 def plot(runs: dict, title: str, path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    plt = pyplot()
 
     names = list(runs)
     means = [statistics.mean(r["goodput_gbps"] for r in runs[n]) for n in names]
@@ -332,25 +347,22 @@ def main() -> None:
     p.add_argument(
         "--earlier-model",
         action="store_true",
-        help="the choices before issue 19 (shared-hash tables, 200 us timer minimum, no window, "
-        "back-to-back congestion routed adaptively): how the figures in docs/innet.md were made",
+        help="the congestion model's earlier choices (shared-hash tables, 200 us timer minimum, "
+        "no window, back-to-back congestion routed adaptively): how the figures in "
+        "docs/innet.md were made",
     )
     args = p.parse_args()
     if not 1 <= args.jobs <= 64:
         p.error(f"--jobs {args.jobs} out of range; accepted: 1..64")
-    global POOL
-    POOL = ThreadPoolExecutor(max_workers=args.jobs)
-    ENGINE["permutation"] = args.congestion == "permutation"
-    ENGINE["adaptive_rto"] = True
-    ENGINE["force"] = True  # the figures' runs are long on purpose
+    engine = {"permutation": args.congestion == "permutation", "adaptive_rto": True}
+    engine["force"] = True  # the figures' runs are long on purpose
     if args.earlier_model:
-        ENGINE.update(VARIANTS["all earlier choices"])
-    ENGINE["input_credits"] = args.flow_control == "input"
-    from topocoll.simulate import parse_size
-
+        engine.update(VARIANTS["all earlier choices"])
+    engine["input_credits"] = args.flow_control == "input"
     args.size = parse_size(args.size)
+    run = FigureRun(args.size, args.seeds, ThreadPoolExecutor(max_workers=args.jobs), engine)
     topology = _core.make_topology(args.topology, _core.network_preset("canary"))
-    futures, title = FIGURES[args.figure](args, topology)
+    futures, title = FIGURES[args.figure](run, topology)
     runs = {name: [f.result() for f in fs] for name, fs in futures.items()}
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import math
 
-from topocoll.simulate import simulate
+from topocoll.plots import pyplot
+from topocoll.simulation import simulate
 
-from .core import Context, Experiment, pyplot, write_csv
+from .core import Context, Experiment, write_csv
 
 ELEMENT = 4  # bytes: the paper counts 32-bit elements
 # Section 6.1, fitted by the paper on its Table 4: per-step overhead and time per exchange.

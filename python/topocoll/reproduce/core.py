@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
-from topocoll.compare import broadcast, compare, spread_over_ranks
+from topocoll.comparison import compare
+from topocoll.parallel import broadcast, spread_over_ranks
 
 SCALES = ("small", "paper")
 
@@ -147,15 +148,6 @@ def write_csv(path: Path, rows: list[dict]) -> None:
         writer = csv.DictWriter(f, fieldnames=keys)
         writer.writeheader()
         writer.writerows(rows)
-
-
-def pyplot():
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
 
 
 def grid_dims(topology: str) -> list[int]:

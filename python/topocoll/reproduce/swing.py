@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import statistics
 
-from topocoll.simulate import simulate
+from topocoll.plots import pyplot
+from topocoll.simulation import simulate
 
-from .core import Context, Experiment, accepted, grid_dims, pyplot, size_label, write_csv
+from .core import Context, Experiment, accepted, grid_dims, size_label, write_csv
 
 MIB = 1 << 20
 # The algorithms of the paper's plots (section 2.3): ring is the Hamiltonian rings on 2D tori.

@@ -7,9 +7,10 @@ from __future__ import annotations
 import math
 
 from topocoll import _core
-from topocoll.simulate import simulate
+from topocoll.plots import pyplot
+from topocoll.simulation import simulate
 
-from .core import Context, Experiment, accepted, pyplot, size_label, write_csv
+from .core import Context, Experiment, accepted, size_label, write_csv
 
 MIB = 1 << 20
 FAMILIES = {
@@ -214,7 +215,7 @@ FIGS = {
         "paper": {"16x16x16": ("torus:16x16x16", {})}}),
 }  # fmt: skip
 
-# Wall seconds measured at paper scale (session 13, docs/reproduction.md "Run time")
+# Wall seconds measured at paper scale (docs/reproduction.md, "Run time")
 PAPER_S = {"trivance-fig6": 2, "trivance-fig7": 22, "trivance-fig8": 150, "trivance-fig9": 21,
            "trivance-fig10": 364}  # fmt: skip
 

@@ -1,29 +1,27 @@
-"""`topocoll.compare`: every algorithm (or a list) of a collective at every size of a range, on
-one network; per size the best run, each family's best variant, and the gain of the best paper
-algorithm over the best baseline (the inset of swing-nsdi24.txt Fig. 6). Runs spread over local
-processes (`jobs`) and MPI ranks (mpirun with mpi4py) and are merged by (size, algorithm), so the
-result does not depend on how they were spread."""
+"""`topocoll.compare` (the function): every algorithm (or a list) of a collective at every size of a
+range, on one network; per size the best run, each family's best variant, and the gain of the
+best paper algorithm over the best baseline (the inset of swing-nsdi24.txt Fig. 6). Runs spread
+over local processes (`jobs`) and MPI ranks (mpirun with mpi4py) and are merged by (size,
+algorithm), so the result does not depend on how they were spread."""
 
 from __future__ import annotations
 
-import os
-import pickle
-import time
-import traceback
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 from topocoll import _core, limits, parameters
-from topocoll.shapes import InputError
-from topocoll.simulate import (
-    CHUNKED,
+from topocoll.collectives import CHUNKED
+from topocoll.errors import InputError
+from topocoll.parallel import MAX_JOBS, mpi_world, process_map, spread_over_ranks
+from topocoll.simulation import (
     Network,
     Setup,
     SimResult,
     algorithm_infos,
     is_baseline,
     make_setup,
+    origin,
     parse_size,
 )
 
@@ -43,6 +41,8 @@ class CompareRow:
     messages: int
     best: bool = False
     chosen: str = ""  # best-of rows: the variant that won
+    # algorithm rows: paper, variant (topocoll's own), baseline or file (simulation.origin)
+    origin: str = ""
 
 
 @dataclass
@@ -56,6 +56,8 @@ class SizeSummary:
     best_baseline: str | None
     best_baseline_goodput_gbps: float | None
     gain: float | None  # goodput of the best paper algorithm / that of the best baseline
+    best_variant: str | None = None  # the best of topocoll's own variants
+    best_variant_goodput_gbps: float | None = None
 
 
 @dataclass
@@ -107,9 +109,6 @@ class Comparison:
             "global_load": self.global_load,
             "pruned": self.pruned,
         }
-
-
-MAX_JOBS = 256  # local processes; more is a typo, not a machine
 
 
 def size_range(text: str) -> list[int]:
@@ -171,9 +170,11 @@ def summarize(
     for i in range(len(sizes)):
         runs = [results[(i, a)] for a in algorithms if (i, a) in results]
         best = _best(runs)
-        # Schedule files (family "file") are neither the papers' algorithms nor baselines.
-        paper = _best(r for r in runs if r.family != "file" and not is_baseline(r.algorithm))
-        base = _best(r for r in runs if is_baseline(r.algorithm))
+        # Schedule files are neither the papers' algorithms nor baselines, and topocoll's own
+        # variants are not the papers': each has its own column.
+        paper = _best(r for r in runs if origin(r.algorithm) == "paper")
+        variant = _best(r for r in runs if origin(r.algorithm) == "variant")
+        base = _best(r for r in runs if origin(r.algorithm) == "baseline")
         for r in runs:
             entries.append(
                 CompareRow(
@@ -181,12 +182,13 @@ def summarize(
                     algorithm=r.algorithm,
                     family=r.family,
                     kind="algorithm",
-                    paper=r.family != "file" and not is_baseline(r.algorithm),
+                    paper=origin(r.algorithm) == "paper",
                     time_s=r.time_s,
                     goodput_gbps=r.goodput_gbps,
                     peak_percent=r.peak_percent,
                     messages=r.messages,
                     best=r is best,
+                    origin=origin(r.algorithm),
                 )
             )
         for family, members in families.items():
@@ -221,6 +223,8 @@ def summarize(
                 best_baseline=base.algorithm if base else None,
                 best_baseline_goodput_gbps=base.goodput_gbps if base else None,
                 gain=gain,
+                best_variant=variant.algorithm if variant else None,
+                best_variant_goodput_gbps=variant.goodput_gbps if variant else None,
             )
         )
     return entries, summary
@@ -300,125 +304,10 @@ def _run_tasks(
             if progress:
                 progress()
         return out
-    import multiprocessing
-
     # Largest sizes first so that the long runs do not end the sweep alone.
-    ordered = sorted(tasks, key=lambda t: -t[2])
-    context = multiprocessing.get_context("spawn")
-    with context.Pool(min(jobs, len(tasks)), _worker_init, (setup,)) as pool:
-        done = {}
-        for index, algorithm, result in pool.imap_unordered(_worker_run, ordered):
-            done[(index, algorithm)] = result
-            if progress:
-                progress()
-    return [(index, algorithm, done[(index, algorithm)]) for index, algorithm, _ in tasks]
-
-
-def mpi_world(command: str = "compare"):
-    """(comm, rank, size) when launched by mpirun with more than one process, else None; mpi4py
-    is imported only then. `command` names the caller in the error for a missing mpi4py."""
-    env_size = next(
-        (
-            os.environ[v]
-            for v in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE")
-            if v in os.environ
-        ),
-        None,
+    return process_map(
+        _worker_run, tasks, jobs, _worker_init, (setup,), first=lambda t: -t[2], progress=progress
     )
-    if env_size is None or int(env_size) <= 1:
-        return None
-    try:
-        from mpi4py import MPI
-    except ImportError:
-        raise InputError(
-            f"{command} was launched by mpirun with several processes but mpi4py is not "
-            "installed; accepted: install mpi4py, or run without mpirun"
-        ) from None
-    comm = MPI.COMM_WORLD
-    return comm, comm.Get_rank(), comm.Get_size()
-
-
-def _wait_for_all(comm) -> None:
-    """Returns once every rank has come here, sleeping meanwhile: Open MPI's blocking
-    collectives spin, which would take a core from the ranks still working."""
-    request = comm.Ibarrier()
-    while not request.Test():
-        time.sleep(0.002)
-
-
-def _rebuilt(failure: tuple[type, str, int]) -> Exception:
-    kind, message, rank = failure
-    try:
-        error = kind(message)
-    except Exception:  # a class that takes other arguments
-        error = RuntimeError(f"{kind.__name__} on MPI rank {rank}: {message}")
-    error.on_every_rank = True
-    return error
-
-
-def spread_over_ranks(
-    tasks: Sequence, run: Callable[[list], list], world, *, everywhere: bool = False
-) -> list | None:
-    """`run(tasks)` (one result per task, in task order) spread over the ranks of `world`
-    (`mpi_world()`; None: this process runs them all). The tasks are dealt to the ranks in a
-    snake order (0, 1, .., n-1, n-1, .., 1, 0, 0, 1, ..), so that neither a cost growing along
-    the list nor a period of it (a sweep's algorithms at each size) loads one rank more; each
-    rank runs `run` on its share, and the shares are merged back in task order, so the answer
-    is a single process's. Only rank 0 gets it (the others None) unless `everywhere`. An
-    exception in any rank's share is raised on every rank (the lowest failing rank's, with
-    `on_every_rank` set), so that no rank waits for one that failed."""
-    tasks = list(tasks)
-    if world is None:
-        return run(tasks)
-    comm, rank, nprocs = world
-    owned = _dealt(len(tasks), nprocs)
-    mine, failure = [tasks[k] for k in owned[rank]], None
-    try:
-        share = run(mine)
-        if len(share) != len(mine):
-            raise RuntimeError(f"{len(share)} results for {len(mine)} tasks")
-    except Exception as error:
-        if not isinstance(error, (ValueError, OSError, TypeError)):
-            traceback.print_exc()  # a fault, not an input: its trace from where it happened
-        kind = type(error)
-        try:
-            pickle.dumps(kind)  # sent by reference: a class defined in a function is not
-        except Exception:
-            kind = RuntimeError
-        share, failure = None, (kind, str(error), rank)
-    _wait_for_all(comm)
-    if everywhere:
-        parts = comm.allgather((share, failure))
-        failure = next((f for _, f in parts if f), None)
-    else:
-        parts = comm.gather((share, failure), root=0)
-        failure = comm.bcast(next((f for _, f in parts if f), None) if rank == 0 else None)
-    if failure:
-        raise _rebuilt(failure)
-    if parts is None:
-        return None
-    merged: list = [None] * len(tasks)
-    for indices, (part, _) in zip(owned, parts, strict=True):
-        for k, result in zip(indices, part, strict=True):
-            merged[k] = result
-    return merged
-
-
-def _dealt(count: int, nprocs: int) -> list[list[int]]:
-    """Per rank, the indices of the tasks it runs: dealt in a snake order."""
-    owned: list[list[int]] = [[] for _ in range(nprocs)]
-    for k in range(count):
-        turn, seat = divmod(k, nprocs)
-        owned[seat if turn % 2 == 0 else nprocs - 1 - seat].append(k)
-    return owned
-
-
-def broadcast(value, world):
-    """Rank 0's `value` on every rank of `world` (None: `value`), waiting without spinning."""
-    if world is None:
-        return value
-    _wait_for_all(world[0])
-    return world[0].bcast(value, root=0)
 
 
 def _sweep(network: Network, algorithm: str, sizes: list[int], search: bool):

@@ -1,4 +1,4 @@
-"""`topocoll tune`: the rules file that `auto` reads (TOPOCOLL_RULES, docs/mpi.md), from the
+"""The rules file that `auto` reads (TOPOCOLL_RULES, docs/mpi.md), from the
 simulator. For each size of a range the simulator ranks every algorithm of the collective on the
 given topology and rank count; consecutive sizes with the same fastest algorithm become one rule.
 
@@ -11,16 +11,10 @@ the last one has no upper end (the largest value the runtime's parser takes)."""
 
 from __future__ import annotations
 
-import argparse
-import json
-import sys
 from dataclasses import dataclass
-from pathlib import Path
 
-from topocoll.compare import Comparison, compare
-from topocoll.shapes import InputError
-from topocoll.simulate import CHUNKED
-from topocoll.units import format_bytes
+from topocoll.collectives import CHUNKED
+from topocoll.comparison import Comparison, compare
 
 DEFAULT_SIZES = "8B:64MiB"
 NO_UPPER_END = (1 << 63) - 1  # the runtime reads bounds as non-negative 64-bit signed integers
@@ -121,71 +115,3 @@ def tune(
         **options,
     )
     return rules_from(comparison)
-
-
-def cmd_tune(args: argparse.Namespace) -> int:
-    from topocoll import sim_cli
-
-    if not args.ranks:
-        raise InputError("--ranks is required: the communicator size the rules are for")
-    if args.output:
-        sim_cli.writable(args.output, "--output", sim_cli.setup_from(args))
-    if args.format != "topocoll":  # rank only what that MPI library implements
-        from topocoll import interop_tuning
-
-        args.algorithms = interop_tuning.library_algorithms(
-            args.format, args.collective, args.algorithms
-        )
-    comparison = sim_cli.run_compare(args)
-    if comparison is None:  # an MPI rank other than 0
-        return 0
-    document = rules_from(comparison)
-    text = json.dumps(document, indent=2) + "\n"
-    if args.format != "topocoll":
-        from topocoll import interop_tuning
-
-        write = {"ompi-rules": interop_tuning.ompi_rules, "mpich-json": interop_tuning.mpich_json}
-        text = write[args.format](document, args.collective, comparison.ranks)
-    for rule in document["rules"]:
-        high = rule["max_bytes"]
-        upper = "and up" if high == NO_UPPER_END else f"below {format_bytes(high + 1)}"
-        print(
-            f"{rule['collective']} P={rule['min_ranks']}, from {format_bytes(rule['min_bytes'])} "
-            f"{upper}: {rule['algorithm']}",
-            file=sys.stderr if not args.output else None,
-        )
-    if comparison.skipped:
-        print(f"not simulated (they do not fit): {', '.join(comparison.skipped)}", file=sys.stderr)
-    if args.output:
-        Path(args.output).write_text(text)
-        use = {
-            "topocoll": f"TOPOCOLL_RULES={args.output}",
-            "ompi-rules": "mpiexec --mca coll_tuned_use_dynamic_rules 1 --mca "
-            f"coll_tuned_dynamic_rules_filename {args.output}",
-            "mpich-json": f"MPIR_CVAR_COLL_SELECTION_TUNING_JSON_FILE={args.output}",
-        }[args.format]
-        print(f"rules written to {args.output}; use them with {use}")
-    else:
-        print(text, end="")
-    return 0
-
-
-def add_parser(sub) -> None:
-    from topocoll import sim_cli
-
-    p = sub.add_parser("tune", help="write the rules file of `auto` from the simulator")
-    sim_cli.add_network_arguments(p, defaults=False)
-    p.set_defaults(collective="allreduce")
-    p.add_argument("--algorithms", default="all", help="A,B,... or all (default)")
-    p.add_argument("--sizes", default=DEFAULT_SIZES, help=f"LOW:HIGH or A,B,C ({DEFAULT_SIZES})")
-    p.add_argument("--jobs", "-j", type=int, default=1, help="local processes")
-    p.add_argument("--output", "-o", help="rules file to write (default: standard output)")
-    p.add_argument(
-        "--format",
-        choices=["topocoll", "ompi-rules", "mpich-json"],
-        default="topocoll",
-        help="topocoll (TOPOCOLL_RULES, default), ompi-rules (Open MPI coll_tuned dynamic "
-        "rules) or mpich-json (MPICH collective selection); the last two rank only the "
-        "algorithms that library implements (docs/interchange.md)",
-    )
-    p.set_defaults(run=cmd_tune)

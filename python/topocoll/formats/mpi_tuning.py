@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from topocoll.shapes import InputError
+from topocoll.errors import InputError
 
 # Open MPI 4.1 collective ids (COLLTYPE_T in ompi/mca/coll/base/coll_base_functions.h).
 OMPI_COLLECTIVE_ID = {

@@ -11,8 +11,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from topocoll import tune
-from topocoll.compare import compare
+from topocoll import tuning as tune
+from topocoll.comparison import compare
 
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = Path(os.environ.get("TOPOCOLL_BENCH", ROOT / "build/cpp/bench/mpi/topocoll-bench"))

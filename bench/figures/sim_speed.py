@@ -2,7 +2,7 @@
 `build/cpp/topocoll_sim_bench simgrid --csv FILE` (transfers simulated per CPU second, per
 workload, for the flow model with `minimal` and `dor` routing and SimGrid with `dor`).
 
-    .venv/bin/python bench/sim_speed_plot.py docs/img/sim-speed.csv --out docs/img/sim-speed.png
+    .venv/bin/python bench/figures/sim_speed.py docs/img/sim-speed.csv --out docs/img/sim-speed.png
 
 A SimGrid run stopped at its CPU limit is drawn hatched at transfers / limit, an upper bound of
 its rate (the true rate is lower), and labelled "<"."""

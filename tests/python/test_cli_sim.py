@@ -9,8 +9,8 @@ import json
 
 import pytest
 import topocoll
-from topocoll.compare import size_range
-from topocoll.simulate import is_baseline
+from topocoll.comparison import size_range
+from topocoll.simulation import is_baseline
 
 SIM = ("sim", "-t", "torus:4x4", "-c", "allreduce")
 

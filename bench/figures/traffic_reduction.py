@@ -4,7 +4,7 @@ Reproduces the shape of bine-trees-sc25.txt Fig. 5: for each node count, many jo
 are drawn at random from a Dragonfly-like system (groups of nodes; ranks follow node order), the
 reduction of inter-group bytes of a Bine algorithm against its binomial counterpart, as boxplots.
 
-    .venv/bin/python bench/traffic_allocations.py --output docs/img/traffic-reduction.png
+    .venv/bin/python bench/figures/traffic_reduction.py --output docs/img/traffic-reduction.png
 """
 
 from __future__ import annotations

@@ -7,128 +7,15 @@ import argparse
 import csv
 import json
 import sys
-from concurrent.futures import ThreadPoolExecutor
 
-from topocoll import _core, parameters
-from topocoll.shapes import InputError
-from topocoll.sim_cli import PLOT_FORMATS, write_output
-from topocoll.simulate import parse_size
-from topocoll.units import format_bytes, format_duration, parse_duration
+from topocoll import innet, parameters
+from topocoll.cli.common import write_output
+from topocoll.errors import require
+from topocoll.innet import DEFAULT_ALGORITHMS, options_from
+from topocoll.plots import PLOT_FORMATS, plot_links
+from topocoll.units import format_bytes, format_duration
 
-DEFAULT_ALGORITHMS = "canary,static-1,static-4,ring"
-COUNTERS = ("aggregated", "to_leader", "collisions", "stragglers", "retransmissions")
-COUNTERS += ("restarts", "fallbacks", "drops")
 LINK_COLUMNS = ("algorithm", "link", "label", "bytes", "utilization")
-MAX_JOBS = 64
-BACKGROUND_ROUTINGS = ("default", "ecmp", "adaptive")
-TABLE_INDEXES = ("static", "switch-hash", "shared-hash")
-
-
-def parse_failure(text: str, option: str = "--fail-switch") -> tuple[str, float]:
-    """`spine3@20us` -> ("spine3", 2e-5); `leaf0->spine1@5us` -> ("leaf0->spine1", 5e-6)."""
-    name, at, when = text.rpartition("@")
-    if not at or not name:
-        accepted = (
-            "SWITCH@TIME, e.g. spine3@20us (SWITCH: leafN, spineN or a switch index)"
-            if option == "--fail-switch"
-            else "LINK@TIME, e.g. leaf0->spine1@20us (LINK: a switch-to-switch link label or "
-            "index; both directions fail)"
-        )
-        raise InputError(f"{option} {text!r} not understood; accepted: {accepted}")
-    return name, parse_duration(when)
-
-
-def options_from(args: argparse.Namespace) -> dict:
-    if args.congestion not in ("uniform", "permutation", "none"):
-        raise InputError(
-            f"--congestion {args.congestion!r} unknown; accepted: uniform, permutation, none"
-        )
-    if args.flow_control not in ("input", "output"):
-        raise InputError(f"--flow-control {args.flow_control!r} unknown; accepted: input, output")
-    if args.routing not in ("adaptive", "ecmp"):
-        raise InputError(f"--routing {args.routing!r} unknown; accepted: adaptive, ecmp")
-    if args.background_routing not in BACKGROUND_ROUTINGS:
-        raise InputError(
-            f"--background-routing {args.background_routing!r} unknown; accepted: "
-            + ", ".join(BACKGROUND_ROUTINGS)
-        )
-    if args.table_index not in TABLE_INDEXES:
-        raise InputError(
-            f"--table-index {args.table_index!r} unknown; accepted: " + ", ".join(TABLE_INDEXES)
-        )
-    if not 0 < args.background_load <= 1:
-        raise InputError(
-            f"--background-load {args.background_load} out of range; accepted: (0, 1], a "
-            "fraction of line rate"
-        )
-    if not 0 <= args.seed < 2**64:
-        raise InputError(f"--seed {args.seed} out of range; accepted: 0..2^64-1")
-    for option in ("hosts", "tenants", "table_entries", "elements", "max_attempts", "window"):
-        value = getattr(args, option)
-        if value is not None and not -(2**31) <= value < 2**31:
-            # The engine checks the exact ranges; this keeps values inside its 32-bit fields.
-            raise InputError(
-                f"--{option.replace('_', '-')} {value} out of range; accepted: 1..2^31-1"
-            )
-    failures = [parse_failure(f) for f in args.fail_switch or []]
-    link_failures = [parse_failure(f, "--fail-link") for f in args.fail_link or []]
-    options = {
-        "size_bytes": parse_size(args.size),
-        "tenants": args.tenants,
-        "congestion": args.congestion != "none",
-        "permutation": args.congestion == "permutation",
-        "input_credits": args.flow_control == "input",
-        "adaptive_rto": not args.fixed_rto,
-        "timeout_s": parse_duration(args.timeout),
-        "rto_s": 0.0 if args.rto == "auto" else parse_duration(args.rto),
-        "table_entries": args.table_entries,
-        "table_index": args.table_index,
-        "background_routing": args.background_routing,
-        "background_load": args.background_load,
-        "background_message_bytes": parse_size(args.background_message, "--background-message"),
-        "window": args.window,
-        "force": args.force,
-        "partition_table": args.partition_table,
-        "drop": args.drop,
-        "noise": args.noise,
-        "seed": args.seed,
-        "lossless": not args.lossy,
-        "ecmp": args.routing == "ecmp",
-        "buffer_bytes": parse_size(args.buffer, "--buffer"),
-        "elements_per_packet": args.elements,
-        "max_attempts": args.max_attempts,
-        "fail_switches": [name for name, _ in failures],
-        "fail_times": [when for _, when in failures],
-        "fail_links": [name for name, _ in link_failures],
-        "fail_link_times": [when for _, when in link_failures],
-        "links": bool(args.links) or bool(getattr(args, "plot", None)),
-    }
-    if args.hosts is not None:
-        options["hosts"] = args.hosts
-    if args.max_time:
-        options["max_time_s"] = parse_duration(args.max_time)
-    return options
-
-
-def run(args: argparse.Namespace) -> tuple[object, list[str], dict[str, dict]]:
-    if not 1 <= args.jobs <= MAX_JOBS:
-        raise InputError(f"--jobs {args.jobs} out of range; accepted: 1..{MAX_JOBS}")
-    params = _core.network_preset(args.params)
-    topology = _core.make_topology(args.topology, params)
-    options = options_from(args)
-    algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()]
-    if not algorithms:
-        raise InputError(f"--algorithms is empty; accepted: e.g. {DEFAULT_ALGORITHMS}")
-    if len(set(algorithms)) != len(algorithms):
-        raise InputError("--algorithms names an algorithm twice")
-    # validate every name and option before the (long) runs start
-    for name in algorithms:
-        _core.innet_check(topology, name, options)
-    if sys.stderr.isatty():
-        print(f"simulating {len(algorithms)} allreduces packet by packet...", file=sys.stderr)
-    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        runs = list(pool.map(lambda name: _core.innet_run(topology, name, options), algorithms))
-    return topology, algorithms, dict(zip(algorithms, runs, strict=True))
 
 
 def print_text(args, topology, results: dict[str, dict]) -> None:
@@ -175,44 +62,14 @@ def write_links(path: str, topology, results: dict[str, dict]) -> None:
                 )
 
 
-def utilization_shares(links: list[dict]) -> list[float]:
-    """Percent of the links in each 10% utilization bin (0-10%, ..., 90-100%)."""
-    counts = [0] * 10
-    for row in links:
-        counts[min(int(min(row["utilization"], 1.0) * 10), 9)] += 1
-    return [100 * c / max(1, len(links)) for c in counts]
-
-
-def plot_links(path: str, results: dict[str, dict]) -> None:
-    """The distribution of link utilization per algorithm (the shape of canary-fgcs24 Fig. 7b):
-    the share of links in each 10% utilization bin."""
-    plot_shares(path, {name: utilization_shares(r["links"]) for name, r in results.items()})
-
-
-def plot_shares(path: str, shares: dict[str, list[float]], title: str = "") -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6, 4))
-    for name, values in shares.items():
-        ax.plot([10 * b + 5 for b in range(10)], values, marker="o", label=name)
-    if title:
-        ax.set_title(title, fontsize=9)
-    ax.set_xlabel("link utilization (%)")
-    ax.set_ylabel("links (%)")
-    ax.legend()
-    fig.tight_layout()
-    fig.savefig(path)
-
-
-def cmd_innet(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace) -> int:
     # Checked before the run, in the one place the other simulator commands use.
     parameters.outputs(
         {"--links": args.links, "--plot": args.plot}, {}, suffixes={"--plot": PLOT_FORMATS}
     )
-    topology, _, results = run(args)
+    if args.plot:  # before the runs
+        require("matplotlib", "innet --plot")
+    topology, _, results = innet.run(args)
     if args.links:
         write_output(args.links, "--links", lambda path: write_links(path, topology, results))
     if args.plot:
@@ -248,7 +105,7 @@ def outcome(results: dict[str, dict]) -> int:
     return code
 
 
-def add_parser(sub) -> None:
+def register(sub) -> None:
     p = sub.add_parser("innet", help="in-network allreduce (Canary) simulated packet by packet")
     p.add_argument("--topology", "-t", default="fattree:canary", help="a 2-level fat tree")
     p.add_argument("--params", default="canary", help="parameter preset (default canary)")
@@ -338,4 +195,4 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per algorithm")
     p.add_argument("--links", help="write per-link utilization to this CSV file")
     p.add_argument("--plot", help="write the link-utilization distribution to this PNG file")
-    p.set_defaults(run=cmd_innet)
+    p.set_defaults(run=run)

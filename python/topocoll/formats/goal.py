@@ -1,66 +1,13 @@
-"""Interchange formats (docs/interchange.md): reading MSCCL XML or JSON schedule files, and
-writing LogGOPSim's GOAL text."""
+"""LogGOPSim's GOAL text out (docs/interchange.md, "GOAL out")."""
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from topocoll import _core
-from topocoll.shapes import InputError
-
-SCHEDULE_FILE_LIMIT = 1 << 31
 
 GOAL_DEFAULT_SIZE = 1 << 20
-
-
-def is_xml(text: str) -> bool:
-    """Whether a schedule file's text is XML (MSCCL) rather than JSON."""
-    return text.lstrip("\ufeff \t\r\n").startswith("<")
-
-
-def load_schedule_text(text: str) -> tuple[_core.Schedule, list[str]]:
-    """A schedule from the text of a JSON schedule or an MSCCL XML algorithm, with the notes on
-    what would make the MSCCL executor fall back (empty for JSON). ValueError names a problem."""
-    if is_xml(text):
-        schedule, notes = _core.load_msccl_xml(text)
-        return schedule, list(notes)
-    return _core.load_json(text), []
-
-
-def read_schedule_path(name: str) -> tuple[_core.Schedule, list[str]]:
-    """A JSON schedule or an MSCCL XML algorithm file, with the MSCCL executor's fallback notes."""
-    path = Path(name)
-    accepted = "a JSON schedule or an MSCCL XML file"
-    if path.is_dir():
-        raise InputError(f"--schedule: '{path}' is a directory; accepted: {accepted}")
-    if not path.exists():
-        raise InputError(f"--schedule: no such file '{path}'")
-    if path.stat().st_size > SCHEDULE_FILE_LIMIT:
-        raise InputError(f"--schedule: '{path}' is larger than 2 GiB")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(f"--schedule: '{path}' is not UTF-8 text ({accepted})") from None
-    return load_schedule_text(text)
-
-
-def read_schedule_file(name: str) -> _core.Schedule:
-    """The schedule of a JSON or MSCCL XML file (its fallback notes dropped)."""
-    return read_schedule_path(name)[0]
-
-
-def msccl_document(schedule: _core.Schedule, args) -> str:
-    """`schedule --format msccl-xml`: the schedule as MSCCL XML with the options given
-    (docs/interchange.md, "MSCCL XML out"); ValueError names an option out of range."""
-    return _core.to_msccl_xml(
-        schedule,
-        args.proto or "Simple",
-        args.name or "",
-        args.nchannels or 0,
-        args.instances or 1,
-    )
 
 
 @dataclass
@@ -202,36 +149,3 @@ def _step_order(lanes) -> list[tuple[int, int]]:
         if not progressed:
             raise ValueError("the schedule's lanes wait for each other in a cycle; no GOAL order")
     return order
-
-
-def simulate_file(args, schedule: _core.Schedule) -> int:
-    """`topocoll sim --schedule FILE`: the run of `sim`, on a schedule read from a file."""
-    from topocoll import sim_cli
-    from topocoll.simulate import Network, check_outputs, parse_size
-
-    if not args.size:
-        raise ValueError("--size is required, e.g. 1MiB; accepted: 1B to 1TiB")
-    size = parse_size(args.size)
-    setup = sim_cli.setup_from(args)
-    check_outputs(setup, args.links, args.trace)
-    network = Network(setup)
-    label = args.algorithm
-    network.add_schedule(label, schedule)
-    cost = network.check_limits(label, size, args.force, args.trace)
-    try:
-        with sim_cli.running(args, cost, f"simulating {label} on {args.topology}"):
-            result = network.run(label, size, links=bool(args.links), trace=args.trace)
-    except RuntimeError as error:
-        # A file's schedule may be wrong in ways the registry's never are: a deadlock is a
-        # wrong schedule (exit 1, as `verify` says), anything else an input the run refused.
-        if "deadlock" in str(error):
-            print(f"FAIL {error}")
-            return 1
-        raise ValueError(str(error)) from None
-    if args.links:
-        sim_cli.write_output(args.links, "--links", lambda p: sim_cli.write_links(p, result))
-    if args.json:
-        print(json.dumps(result.to_dict()))
-    else:
-        sim_cli.print_result(result)
-    return 0

@@ -1,6 +1,6 @@
 """Simulating a schedule on a network: `topocoll.simulate` returns a plain dataclass that converts
 to rows (a list of dicts: `csv.DictWriter` or `pandas.DataFrame(result.rows())`); `Network` is
-the topology, router and schedules that `topocoll.compare` (compare.py) reuses across runs.
+the topology, router and schedules that `topocoll.compare` (comparison.py) reuses across runs.
 
 Sizes: `size` is the largest buffer of the MPI call, in bytes: the vector of allreduce, bcast and
 reduce; P x count for the chunked collectives (the receive buffer of allgather and gather, the
@@ -13,6 +13,10 @@ alltoall, gather and scatter, 1 for bcast and reduce (the factors of nccl-tests'
 the smallest host bandwidth of the job (the smaller of the sum of a host's outgoing and of its
 incoming link bandwidths: 2D links on a D-dimensional torus, D on a hypercube, the NIC ports on
 switched networks), the bound is f(P) x size / H, and the peak goodput H x 8 / f(P) / 1e9.
+
+The binding computes size, goodput and peak from the engine's run, in one place
+(src/bindings/simulator.cpp, `simulate_config`); `Setup.sim_config` is the one object that
+carries a run's configuration to the engine.
 """
 
 from __future__ import annotations
@@ -23,19 +27,18 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
 
 from topocoll import _core, limits, parameters
-from topocoll.interop import read_schedule_file
-from topocoll.shapes import MAX_RANKS, InputError, format_dims, parse_dims, product
+from topocoll.collectives import CHUNKED, REDUCING, ROOTED
+from topocoll.errors import InputError
+from topocoll.formats.schedule_files import read_schedule_file
+from topocoll.shapes import MAX_RANKS, format_dims, parse_dims, product
 
 MODELS = ("analytic", "flow", "packet", "simgrid")
-CHUNKED = frozenset({"reduce-scatter", "allgather", "gather", "scatter", "alltoall"})
-ROOTED = frozenset({"bcast", "reduce", "gather", "scatter"})
-REDUCING = frozenset({"allreduce", "reduce-scatter", "reduce"})  # --reduce-cost applies
 # Topology kinds whose hosts reach the network through a NIC (`--nic-ports` cables to the
 # switch); direct networks have one cable per port, graph files give every link.
 NIC_PORT_KINDS = ("fattree", "dragonfly", "dragonfly+")
 # Topologies with global links, where --global-load applies (docs/simulator.md, "Background load")
 GLOBAL_LINK_KINDS = ("dragonfly", "dragonfly+")
-MAX_PORTS = 1 << 20  # as `verify --ports`: more is no machine
+MAX_PORTS: int = _core.MAX_PORTS  # as the schedule reader: more is no machine
 # The packet model moves about ranks x size / mtu packets (twice that for allreduce); past 2^30
 # it is refused even with --force: no run of it was ever checked that far.
 MAX_PACKETS = 1 << 30
@@ -47,18 +50,31 @@ def is_baseline(algorithm: str) -> bool:
     return algorithm in _baselines()
 
 
+# Where the registry's `paper` field says an algorithm departs from its paper: topocoll's own
+# variant of a paper's algorithm (bucket-balanced, the fold variants), not the paper's.
+_OWN_VARIANT_MARKS = ("are ours", "not the paper's")
+
+
+def origin(algorithm: str) -> str:
+    """Where an algorithm comes from: "baseline" (the state of the art the papers compare
+    against), "variant" (topocoll's own variant of a paper's algorithm), "paper" (a paper's
+    algorithm) or "file" (a schedule file, not in the registry)."""
+    info = _registry().get(algorithm)
+    if info is None:
+        return "file"
+    if info["baseline"]:
+        return "baseline"
+    return "variant" if any(m in info["paper"] for m in _OWN_VARIANT_MARKS) else "paper"
+
+
+@functools.cache
+def _registry() -> dict[str, dict]:
+    return algorithm_infos()
+
+
 @functools.cache
 def _baselines() -> frozenset[str]:
     return frozenset(name for name, info in algorithm_infos().items() if info["baseline"])
-
-
-def bandwidth_factor(collective: str, ranks: int) -> float:
-    """f(P): the bytes every rank must inject or eject, as a multiple of the size."""
-    if collective == "allreduce":
-        return 2 * (ranks - 1) / ranks
-    if collective in ("bcast", "reduce"):
-        return 1.0
-    return (ranks - 1) / ranks
 
 
 def parse_size(value: int | str, what: str = "--size") -> int:
@@ -205,6 +221,20 @@ class Setup:
             setattr(p, name, int(value) if name == "nic_ports" else value)
         return p
 
+    def sim_config(
+        self, vector_bytes: int, links: bool = False, trace: str | None = None
+    ) -> _core.SimConfig:
+        """The engine's configuration of one run (src/sim/simulate.hpp, SimConfig), whole: the
+        one object the binding takes."""
+        config = _core.SimConfig()
+        config.model = self.model
+        config.vector_bytes = vector_bytes
+        config.record_links = links
+        config.trace_path = trace or ""
+        config.mtu, config.header, config.buffer = self.packet
+        config.global_load = self.global_load
+        return config
+
 
 def _params_tuple(params: _core.NetworkParams) -> tuple[tuple[str, float], ...]:
     return tuple(sorted(params.to_dict().items()))
@@ -231,6 +261,7 @@ class Network:
             raise InputError(f"--root {setup.root} is out of range; accepted: 0..{self.ranks - 1}")
         self._infos = algorithm_infos()
         self._schedules: dict[str, _core.Schedule] = {}
+        self._mapping: _core.Mapping | None = None  # placed once, at the first run
         for label, path in setup.schedule_files:
             self.add_schedule(label, read_schedule_file(path))
 
@@ -301,19 +332,23 @@ class Network:
         chunk = size // self.ranks
         return chunk, chunk * self.ranks
 
+    def mapping(self) -> _core.Mapping:
+        """The hosts of the ranks (--mapping), placed once for every run on this network."""
+        if self._mapping is None:
+            self._mapping = _core.place(self.setup.mapping, self.ranks, self.topology)
+        return self._mapping
+
     def estimate(self, algorithm: str, size: int, trace: bool = False, search: bool = True) -> dict:
         """The counts a run's work and memory grow with (`_core.estimate_simulation`);
         `search`: run the flow model's symmetry search where it is small enough."""
         engine_bytes, _ = self.vector_bytes(size)
+        config = self.setup.sim_config(engine_bytes, trace="trace" if trace else None)
         return _core.estimate_simulation(
             self.schedule(algorithm),
             self.topology,
             self.router,
-            mapping=self.setup.mapping,
-            model=self.setup.model,
-            vector_bytes=engine_bytes,
-            mtu=self.setup.packet[0],
-            trace=trace,
+            self.mapping(),
+            config,
             search=search,
         )
 
@@ -366,29 +401,12 @@ class Network:
         self, algorithm: str, size: int, links: bool = False, trace: str | None = None
     ) -> SimResult:
         schedule = self.schedule(algorithm)
-        engine_bytes, whole = self.vector_bytes(size)
-        raw = _core.simulate(
-            schedule,
-            self.topology,
-            self.router,
-            mapping=self.setup.mapping,
-            model=self.setup.model,
-            vector_bytes=engine_bytes,
-            record_links=links,
-            trace_path=trace or "",
-            mtu=self.setup.packet[0],
-            header=self.setup.packet[1],
-            buffer=self.setup.packet[2],
-            global_load=self.setup.global_load,
-        )
+        engine_bytes, _ = self.vector_bytes(size)
+        config = self.setup.sim_config(engine_bytes, links, trace)
+        raw = _core.simulate(schedule, self.topology, self.router, self.mapping(), config)
         info = schedule.info
-        goodput = whole * 8 / raw["time_s"] / 1e9 if raw["time_s"] > 0 else 0.0
-        peak = (
-            raw["host_bandwidth_bytes_per_s"]
-            * 8
-            / 1e9
-            / bandwidth_factor(self.setup.collective, info["ranks"])
-        )
+        # Size, goodput and peak as the binding defines them (src/bindings/simulator.cpp).
+        goodput, peak = raw["goodput_gbps"], raw["peak_goodput_gbps"]
         return SimResult(
             topology=self.setup.topology,
             collective=self.setup.collective,
@@ -401,7 +419,7 @@ class Network:
             dims=format_dims(info["dims"]) if info["dims"] else str(info["ranks"]),
             ports=info["ports"],
             root=info["root"],
-            size_bytes=whole,
+            size_bytes=raw["size_bytes"],
             time_s=raw["time_s"],
             goodput_gbps=goodput,
             peak_goodput_gbps=peak,

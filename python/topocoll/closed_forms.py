@@ -745,6 +745,15 @@ class Form:
     kind: str  # "paper", "derived", or "-" (not accepted)
 
 
+def check_rank_limit(max_derived_ranks: int) -> None:
+    """ValueError for a negative limit of `expected`'s derived forms (0: every shape)."""
+    if max_derived_ranks < 0:
+        raise ValueError(
+            f"--max-derived-ranks {max_derived_ranks} is negative; accepted: 0 (every shape) or "
+            "a positive rank count"
+        )
+
+
 def expected(algorithm: str, collective: str, spec: str, max_derived_ranks: int = 0) -> Form:
     """The closed form of one cell of bench/efficiency.py: the paper form where the paper
     defines the algorithm at this size, else the derived form of the schedule's own steps (not

@@ -11,7 +11,7 @@ from topocoll.cli import main
 
 SMALL = ["innet", "--topology", "fattree:2:4:4:4", "--hosts", "10", "--size", "32KiB"]
 SMALL += ["--rto", "30us"]
-# back-to-back congestion messages adaptively routed (the model before issue 19)
+# back-to-back congestion messages adaptively routed (the earlier congestion model)
 BUSY = ["--background-load", "1", "--background-routing", "adaptive"]
 
 
