@@ -5,12 +5,12 @@
 // different sizes) falls back with the reason; a rules file makes `auto` choose a composition;
 // an unknown name's reason lists the composition forms. Every result is checked.
 #include <mpi.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "agreed_check.hpp"
@@ -80,10 +80,10 @@ Observed observe(const char* algorithm, int k) {
 void expect_pattern(const char* algorithm, int k, const std::map<int, int>& expected,
                     const std::map<int, int>& expected_received) {
   const Observed o = observe(algorithm, k);
-  const std::string what = std::string(algorithm) + " on 4 ranks as " + std::to_string(4 / k) +
-                           "x" + std::to_string(k);
-  check(o.right && o.ran == algorithm, what + ": right result, served by " + algorithm +
-                                           " (ran '" + o.ran + "')");
+  const std::string what =
+      std::string(algorithm) + " on 4 ranks as " + std::to_string(4 / k) + "x" + std::to_string(k);
+  check(o.right && o.ran == algorithm,
+        what + ": right result, served by " + algorithm + " (ran '" + o.ran + "')");
   check(o.sent == expected, what + ": sends " + text(o.sent) + "; expected " + text(expected));
   check(o.received == expected_received,
         what + ": receives " + text(o.received) + "; expected " + text(expected_received));
@@ -110,7 +110,8 @@ void message_patterns() {
   }
   check(flat.right && flat.ran == "hier:ring" && ring,
         "hier:ring on 4 ranks as 4x1: 6 sends to one ring neighbour, 6 receives from the other "
-        "(sends " + text(flat.sent) + ", receives " + text(flat.received) + ")");
+        "(sends " +
+            text(flat.sent) + ", receives " + text(flat.received) + ")");
   // hier:ring, 1x4: one node, no inner phase; reduce-scatter and allgather inside the node:
   // one message to each of the 3 others per phase.
   std::map<int, int> all_others;
@@ -151,9 +152,9 @@ void rejected_layouts() {
   ran = topocoll_last_algorithm();
   reason = topocoll_last_reason();
   const bool named = rank_ == 3 || reason.find("same number K on every node") != std::string::npos;
-  check(right && ran == "mpi" && named,
-        "leader:ring on nodes of 2 and 1 ranks: the MPI library serves it (reason: " + reason +
-            ")");
+  check(
+      right && ran == "mpi" && named,
+      "leader:ring on nodes of 2 and 1 ranks: the MPI library serves it (reason: " + reason + ")");
   MPI_Comm_free(&uneven);
   unsetenv("TOPOCOLL_FALLBACK");
 }
@@ -165,8 +166,8 @@ void rules_choose_composition() {
     const int fd = mkstemp(path);
     const std::string rules =
         R"({"version": 1, "rules": [{"collective": "allreduce", "algorithm": "leader:ring"}]})";
-    const bool written = fd >= 0 && write(fd, rules.data(), rules.size()) ==
-                                        static_cast<ssize_t>(rules.size());
+    const bool written =
+        fd >= 0 && write(fd, rules.data(), rules.size()) == static_cast<ssize_t>(rules.size());
     if (fd >= 0) close(fd);
     if (!written) std::fprintf(stderr, "cannot write %s\n", path);
   }

@@ -33,7 +33,8 @@ struct ProgramKey {
   auto operator<=>(const ProgramKey&) const = default;
 
   [[nodiscard]] static ProgramKey of(const std::string& algorithm, const ScheduleRequest& request) {
-    return {algorithm, static_cast<int>(request.collective), request.root, request.commutative,
+    return {algorithm,    static_cast<int>(request.collective),
+            request.root, request.commutative,
             request.dims, request.ranks_per_node};
   }
 };
@@ -93,7 +94,7 @@ class CommState {
     std::uint64_t count = 0;
     const Plan* plan = nullptr;
   };
-  std::vector<Recent> recent_;  // the last few uniform plans, newest last
+  std::vector<Recent> recent_;       // the last few uniform plans, newest last
   std::map<int, NodeLayout> nodes_;  // by TOPOCOLL_RANKS_PER_NODE (0: the machine's)
 };
 

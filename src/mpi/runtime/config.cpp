@@ -109,7 +109,7 @@ void report_emulation(int k) {
   if (rank != 0) return;
   const std::string ks = std::to_string(k);
   warn_once("TOPOCOLL_RANKS_PER_NODE=" + ks + ": emulating nodes of " + ks +
-            " ranks (rank r of MPI_COMM_WORLD on node r / " + ks +
+            (k == 1 ? " rank" : " ranks") + " (rank r of MPI_COMM_WORLD on node r / " + ks +
             ") for the hier: and leader: compositions, instead of MPI_COMM_TYPE_SHARED");
 }
 
