@@ -10,6 +10,10 @@
 //   conformance [--algorithms a,b,...]   all cases for those algorithms (default: all)
 //   conformance --no-large               without auto's count above 64 KiB
 //   conformance --list                   the registry as the driver sees it
+//
+// Compositions (hier:INNER, leader:INNER) are named like any algorithm; with
+// TOPOCOLL_RANKS_PER_NODE=K the runtime gives them nodes of K ranks, and so does the driver's
+// request (ranks per node from the same variable, else 1).
 #include <mpi.h>
 
 #include <algorithm>
@@ -101,6 +105,13 @@ std::vector<int> shape_for(const AlgorithmInfo* algo, int p) {
   return dims;
 }
 
+// The ranks per node the runtime gives compositions: TOPOCOLL_RANKS_PER_NODE, else 1 (the
+// tests run on one machine, where every rank shares MPI_COMM_TYPE_SHARED: K = P then).
+int ranks_per_node(int p) {
+  const char* text = std::getenv("TOPOCOLL_RANKS_PER_NODE");
+  return text && std::atoi(text) > 0 ? std::atoi(text) : p;
+}
+
 void check_algorithm(const std::string& name, const AlgorithmInfo* algo,
                      const std::vector<TypeCase>& types, const std::vector<OpCase>& ops,
                      Tally& tally) {
@@ -114,6 +125,7 @@ void check_algorithm(const std::string& name, const AlgorithmInfo* algo,
     request.ranks = p;
     request.dims = shape_for(algo, p);
     request.root = is_rooted(core) ? p - 1 : 0;
+    request.ranks_per_node = ranks_per_node(p);
     if (algo) {
       if (auto why = Registry::rejection(*algo, request)) {
         tally.skipped.insert(*why);

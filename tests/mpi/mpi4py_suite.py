@@ -3,7 +3,8 @@
 The suite comes from the source distribution of the mpi4py version requirements-dev.txt pins
 (fetched once with `pip download --no-binary :all: --no-deps mpi4py==VERSION` into --cache);
 its test/main.py runs against the installed mpi4py of --python. For each family (the
-defaults, or Bine, Swing, Trivance forced through TOPOCOLL_<COLL>_ALGORITHM) and each rank
+defaults, or Bine, Swing, Trivance, or the hier: and leader: compositions on emulated nodes,
+forced through TOPOCOLL_<COLL>_ALGORITHM) and each rank
 count, every rank must pass, and TOPOCOLL_VERBOSE must show topocoll serving calls: each
 forced algorithm at least once at 2 ranks and more. Prints one summary line per run (calls
 served per algorithm, calls the MPI library served and why).
@@ -53,9 +54,30 @@ FAMILIES: dict[str, dict[str, str]] = {
         "REDUCE_SCATTER": "trivance-bw",
         "ALLGATHER": "trivance-bw",
     },
+    # The compositions (docs/hierarchical.md) on nodes of NODE_SIZES[family] emulated ranks.
+    "hier": {
+        "ALLREDUCE": "hier:ring",
+        "REDUCE_SCATTER_BLOCK": "hier:ring",
+        "REDUCE_SCATTER": "hier:ring",
+        "ALLGATHER": "hier:ring",
+        "BCAST": "hier:binomial-doubling",
+        "REDUCE": "hier:binomial-halving",
+    },
+    "leader": {
+        "ALLREDUCE": "leader:recdoub-lat",
+        "REDUCE_SCATTER_BLOCK": "leader:ring",
+        "REDUCE_SCATTER": "leader:ring",
+        "ALLGATHER": "leader:ring",
+        "BCAST": "leader:binomial-doubling",
+        "REDUCE": "leader:binomial-halving",
+        "GATHER": "leader:binomial",
+        "SCATTER": "leader:binomial",
+    },
 }
+# TOPOCOLL_RANKS_PER_NODE per family (the others: the machine's nodes, unused by them).
+NODE_SIZES: dict[str, int] = {"hier": 2, "leader": 2}
 VERBOSE_LINE = re.compile(
-    r"^topocoll: (\w+) comm_size=(\d+) .*algorithm=([\w-]+)(?: fallback=(.*))?$"
+    r"^topocoll: (\w+) comm_size=(\d+) .*algorithm=([\w:-]+)(?: fallback=(.*))?$"
 )
 # unittest's closing lines, one pair per rank: "Ran 72 tests in 0.437s" and "OK (skipped=3)"
 # or "FAILED (failures=1, errors=2, skipped=3)". The ranks share one stderr, so a line may
@@ -137,6 +159,8 @@ def run_one(args: argparse.Namespace, tests: Path, family: str, ranks: int) -> b
             del env[name]
     forced = FAMILIES[family]
     settings = [f"TOPOCOLL_{c}_ALGORITHM={a}" for c, a in forced.items()]
+    if family in NODE_SIZES:
+        settings.append(f"TOPOCOLL_RANKS_PER_NODE={NODE_SIZES[family]}")
     settings += ["TOPOCOLL_VERBOSE=1", "TOPOCOLL_FALLBACK=silent", f"LD_PRELOAD={args.library}"]
     command = [args.mpiexec, args.np_flag, str(ranks), "env", *settings, args.python, "main.py"]
     command += ["-q", *args.tests]

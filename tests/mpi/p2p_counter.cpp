@@ -17,6 +17,12 @@ std::vector<long long>& sizes(bool send) {
   return send ? sent : received;
 }
 
+// The destination of each send, the source of each receive (ranks of the message's comm).
+std::vector<int>& peers(bool send) {
+  static std::vector<int> to, from;
+  return send ? to : from;
+}
+
 long long bytes_of(int count, MPI_Datatype type) {
   int size = 0;
   PMPI_Type_size(type, &size);
@@ -93,6 +99,7 @@ int PMPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
   using Isend = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
   static const Isend isend = real<Isend>("PMPI_Isend");
   sizes(true).push_back(bytes_of(count, type));
+  peers(true).push_back(dest);
   ++posted;
   return isend(buf, count, type, dest, tag, comm, request);
 }
@@ -102,6 +109,7 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI
   using Irecv = int (*)(void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);
   static const Irecv irecv = real<Irecv>("PMPI_Irecv");
   sizes(false).push_back(bytes_of(count, type));
+  peers(false).push_back(source);
   ++posted;
   return irecv(buf, count, type, source, tag, comm, request);
 }
@@ -109,6 +117,8 @@ int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI
 void p2p_counter_reset(void) {
   sizes(true).clear();
   sizes(false).clear();
+  peers(true).clear();
+  peers(false).clear();
   reductions().clear();
 }
 
@@ -126,6 +136,10 @@ int p2p_counter_messages(int send) { return static_cast<int>(sizes(send != 0).si
 
 long long p2p_counter_bytes(int send, int index) {
   return sizes(send != 0)[static_cast<std::size_t>(index)];
+}
+
+int p2p_counter_peer(int send, int index) {
+  return peers(send != 0)[static_cast<std::size_t>(index)];
 }
 
 }  // extern "C"

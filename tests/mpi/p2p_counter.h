@@ -11,6 +11,8 @@ void p2p_counter_reset(void);
 /* send = 1: PMPI_Isend calls, 0: PMPI_Irecv calls. */
 int p2p_counter_messages(int send);
 long long p2p_counter_bytes(int send, int index);
+/* The destination rank of send `index`, the source rank of receive `index`. */
+int p2p_counter_peer(int send, int index);
 /* PMPI_Reduce_local calls since the last reset: the bytes each reduced, and how many of the
  * messages posted so far had not completed (through PMPI_Wait, Waitall or Waitsome) when it
  * ran: above 0, the reduction overlapped messages in flight. */

@@ -70,10 +70,11 @@ struct Serving {
   Fallback fallback;
   const Settings& settings;
   int size = 0;
+  std::string nodes;  // "nodes=NxK " in the verbose line, when the call looked them up
 
   // The MPI library's collective serves the call.
   int to_library(const std::string& reason) const {
-    if (settings.verbose) log_call(call, size, "algorithm=mpi fallback=" + reason);
+    if (settings.verbose) log_call(call, size, nodes + "algorithm=mpi fallback=" + reason);
     record("mpi", reason);
     return fallback();
   }
@@ -131,7 +132,8 @@ int run_body(const Serving& serving, const Choice& choice, Body body, CommState&
                             "(TOPOCOLL_CHECK=1 checks them before every call)",
                         error_text(code), code);
   }
-  if (settings.verbose) log_call(serving.call, serving.size, "algorithm=" + choice.algorithm);
+  if (settings.verbose)
+    log_call(serving.call, serving.size, serving.nodes + "algorithm=" + choice.algorithm);
   Serving::record(choice.algorithm, "");
   return rc;
 }
@@ -149,15 +151,25 @@ int serve(const Call& call, Body body, Fallback fallback) {
     Serving::record("mpi", why + ": the MPI library reports it");
     return fallback();
   }
-  const Serving serving{call, fallback, read_settings(call.collective, call.algorithm), size};
+  Serving serving{call, fallback, read_settings(call.collective, call.algorithm), size, {}};
   const Settings& settings = serving.settings;
   if (call.raise_misuse) return serving.fail(call.misuse, call.misuse, forbidden_in_place_class());
   if (!call.misuse.empty()) return serving.to_library(call.misuse + ": the MPI library reports it");
   const std::vector<int> cart = inter ? std::vector<int>{} : cartesian_dims(call.comm);
-  const Choice& choice =
-      remembered_choice(settings, call.collective, request_of(call, size, inter != 0), cart,
-                        call.bytes, blocker_of(call, inter != 0));
+  ScheduleRequest request = request_of(call, size, inter != 0);
   int rc = MPI_SUCCESS;
+  std::string node_rejection;
+  if (settings.needs_nodes && !inter) {
+    // Every rank gets here at the same call (the settings agree), as the lookup communicates.
+    CommState* state = state_for(call.comm, &rc);
+    if (!state) return rc;
+    const NodeLayout& layout = state->nodes(settings.ranks_per_node);
+    request.ranks_per_node = layout.per_node;
+    node_rejection = layout.rejection;
+    if (layout.rejection.empty()) serving.nodes = "nodes=" + describe(layout) + " ";
+  }
+  const Choice& choice = remembered_choice(settings, call.collective, request, cart, call.bytes,
+                                           blocker_of(call, inter != 0), node_rejection);
   if (settings.check && !inter) {
     CommState* state = state_for(call.comm, &rc);
     if (!state) return rc;

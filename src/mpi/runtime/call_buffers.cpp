@@ -50,16 +50,10 @@ SlotSizes chunk_offsets(const ScheduleInfo& info, const std::vector<std::uint64_
   return sizes;
 }
 
-ProgramKey key_of(const Choice& c) {
-  return {c.algorithm, static_cast<int>(c.request.collective), c.request.root,
-          c.request.commutative, c.request.dims};
-}
+ProgramKey key_of(const Choice& c) { return ProgramKey::of(c.algorithm, c.request); }
 
 const Plan& uniform_plan(CommState& state, const Choice& c, std::uint64_t count) {
-  if (const Plan* recent =
-          state.recent_plan(c.algorithm, static_cast<int>(c.request.collective), c.request.root,
-                            c.request.commutative, c.request.dims, count))
-    return *recent;
+  if (const Plan* recent = state.recent_plan(c.algorithm, c.request, count)) return *recent;
   const ProgramKey key = key_of(c);
   const RankProgram& program = state.program(c.algorithm, c.request);
   const Plan& plan = state.plan(key, program, offsets_of(BlockPartition(program.info, count)),

@@ -89,8 +89,7 @@ void CommState::release() {
 
 const RankProgram& CommState::program(const std::string& algorithm,
                                       const ScheduleRequest& request) {
-  ProgramKey key{algorithm, static_cast<int>(request.collective), request.root, request.commutative,
-                 request.dims};
+  const ProgramKey key = ProgramKey::of(algorithm, request);
   auto& slot = programs_[key];
   if (!slot) {
     try {
@@ -123,16 +122,24 @@ const Plan& CommState::plan(const ProgramKey& key, const RankProgram& program,
   return *plans_.emplace(std::move(full), std::move(compiled)).first->second;
 }
 
-const Plan* CommState::recent_plan(const std::string& algorithm, int collective, int root,
-                                   bool commutative, const std::vector<int>& dims,
+const Plan* CommState::recent_plan(const std::string& algorithm, const ScheduleRequest& request,
                                    std::uint64_t count) const {
+  const int collective = static_cast<int>(request.collective);
   for (auto it = recent_.rbegin(); it != recent_.rend(); ++it) {
     const ProgramKey& k = it->key;
-    if (it->count == count && k.collective == collective && k.root == root &&
-        k.commutative == commutative && k.algorithm == algorithm && k.dims == dims)
+    if (it->count == count && k.collective == collective && k.root == request.root &&
+        k.commutative == request.commutative && k.ranks_per_node == request.ranks_per_node &&
+        k.algorithm == algorithm && k.dims == request.dims)
       return it->plan;
   }
   return nullptr;
+}
+
+const NodeLayout& CommState::nodes(int emulated_per_node) {
+  auto it = nodes_.find(emulated_per_node);
+  if (it == nodes_.end())
+    it = nodes_.emplace(emulated_per_node, detect_nodes(private_, emulated_per_node)).first;
+  return it->second;
 }
 
 void CommState::remember_plan(const ProgramKey& key, std::uint64_t count, const Plan& plan) {

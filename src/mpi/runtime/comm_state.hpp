@@ -12,6 +12,7 @@
 
 #include "core/registry.hpp"
 #include "element_type.hpp"
+#include "node_layout.hpp"
 #include "plan.hpp"
 
 namespace topocoll::mpi {
@@ -28,7 +29,14 @@ struct ProgramKey {
   int root = 0;
   bool commutative = true;
   std::vector<int> dims;
+  int ranks_per_node = 1;  // the compositions' K (flat algorithms ignore it)
   auto operator<=>(const ProgramKey&) const = default;
+
+  [[nodiscard]] static ProgramKey of(const std::string& algorithm, const ScheduleRequest& request) {
+    return {algorithm,    static_cast<int>(request.collective),
+            request.root, request.commutative,
+            request.dims, request.ranks_per_node};
+  }
 };
 
 class CommState {
@@ -58,10 +66,14 @@ class CommState {
   // The plan of a recent uniform call with this key and element count (a loop repeats its
   // calls: this skips building the two map keys), or nullptr.
   // Compared field by field: building a ProgramKey copies the dims (an allocation per call).
-  [[nodiscard]] const Plan* recent_plan(const std::string& algorithm, int collective, int root,
-                                        bool commutative, const std::vector<int>& dims,
-                                        std::uint64_t count) const;
+  [[nodiscard]] const Plan* recent_plan(const std::string& algorithm,
+                                        const ScheduleRequest& request, std::uint64_t count) const;
   void remember_plan(const ProgramKey& key, std::uint64_t count, const Plan& plan);
+
+  // The nodes of this communicator (node_layout.hpp): from MPI_COMM_TYPE_SHARED when
+  // `emulated_per_node` is 0, else emulated. Collective over the communicator on first use
+  // for each value; every rank asks at the same call (Settings::needs_nodes).
+  const NodeLayout& nodes(int emulated_per_node);
 
   void clear_caches() {
     plans_.clear();
@@ -82,7 +94,8 @@ class CommState {
     std::uint64_t count = 0;
     const Plan* plan = nullptr;
   };
-  std::vector<Recent> recent_;  // the last few uniform plans, newest last
+  std::vector<Recent> recent_;       // the last few uniform plans, newest last
+  std::map<int, NodeLayout> nodes_;  // by TOPOCOLL_RANKS_PER_NODE (0: the machine's)
 };
 
 // The state of `comm`, created on first use (collective over comm: MPI_Comm_dup).

@@ -1,5 +1,7 @@
 #include "config.hpp"
 
+#include <mpi.h>
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -11,6 +13,8 @@
 #include <vector>
 
 #include "byte_size.hpp"
+#include "core/registry.hpp"
+#include "rules.hpp"
 
 extern char** environ;
 
@@ -82,6 +86,49 @@ std::optional<std::vector<int>> parse_dims(const std::string& text) {
 
 namespace {
 
+bool is_composition(const std::string& name) {
+  const AlgorithmInfo* algo = registry().find(name);
+  return algo && algo->composition;
+}
+
+bool may_run_composition(const Settings& s) {
+  if (is_composition(s.algorithm)) return true;
+  if (s.algorithm != "auto" || s.rules_path.empty()) return false;
+  const auto rules = load_rules(s.rules_path);
+  return std::any_of(rules->rules.begin(), rules->rules.end(),
+                     [](const Rule& rule) { return is_composition(rule.algorithm); });
+}
+
+// Reported once per job (by rank 0 of MPI_COMM_WORLD), so that emulated nodes are never
+// mistaken for the machine's.
+void report_emulation(int k) {
+  int initialized = 0, finalized = 0, rank = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (initialized && !finalized) PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank != 0) return;
+  const std::string ks = std::to_string(k);
+  warn_once("TOPOCOLL_RANKS_PER_NODE=" + ks + ": emulating nodes of " + ks +
+            (k == 1 ? " rank" : " ranks") + " (rank r of MPI_COMM_WORLD on node r / " + ks +
+            ") for the hier: and leader: compositions, instead of MPI_COMM_TYPE_SHARED");
+}
+
+int parse_ranks_per_node() {
+  const std::string value = env("TOPOCOLL_RANKS_PER_NODE");
+  if (value.empty()) return 0;
+  if (value.size() <= 9 && value.find_first_not_of("0123456789") == std::string::npos) {
+    const int k = std::stoi(value);
+    if (k >= 1) {
+      report_emulation(k);
+      return k;
+    }
+  }
+  warn_once("TOPOCOLL_RANKS_PER_NODE='" + value +
+            "' is not valid; accepted: a number of ranks per node, at least 1 (using the nodes "
+            "of MPI_COMM_TYPE_SHARED)");
+  return 0;
+}
+
 Settings parse_settings(MpiCollective c, const char* algorithm) {
   Settings s;
   s.algorithm =
@@ -138,6 +185,8 @@ Settings parse_settings(MpiCollective c, const char* algorithm) {
                 "' is not valid; accepted: " + kByteSizeSyntax + ", at least 1 byte; using 256MiB");
     }
   }
+  s.ranks_per_node = parse_ranks_per_node();
+  s.needs_nodes = may_run_composition(s);
   return s;
 }
 

@@ -38,6 +38,13 @@ struct Settings {
   // TOPOCOLL_MAX_VERIFY_BYTES: a file: schedule whose verification needs more memory per
   // rank (the verifier's up-front estimate) is refused and the MPI library serves its calls.
   std::uint64_t max_verify_bytes = kDefaultMaxVerifyBytes;
+  // TOPOCOLL_RANKS_PER_NODE: K > 0 emulates nodes of K ranks (rank r of MPI_COMM_WORLD on
+  // node r / K); 0: the nodes of MPI_COMM_TYPE_SHARED.
+  int ranks_per_node = 0;
+  // Whether a call may run a composition (hier:, leader:): the forced algorithm is one, or
+  // `auto` has a rules file that names one. Only then are the nodes looked up (collective
+  // over the communicator, once per communicator), so every rank decides it alike.
+  bool needs_nodes = false;
   std::uint64_t generation = 0;  // changes whenever the settings are parsed again
 };
 

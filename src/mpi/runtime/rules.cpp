@@ -56,6 +56,14 @@ std::optional<MpiCollective> parse_rule_collective(const std::string& name) {
   return std::nullopt;
 }
 
+// ", hier:INNER, leader:INNER (INNER: ...)": the composition forms, after the flat names.
+std::string composition_names() {
+  std::string out;
+  for (const CompositionForm& form : registry().composition_forms())
+    out += ", " + form.name + ":INNER";
+  return out.empty() ? out : out + " (INNER: one of the algorithms before)";
+}
+
 std::string accepted_collectives() {
   std::string out;
   for (int i = 0; i <= static_cast<int>(MpiCollective::alltoall); ++i) {
@@ -198,7 +206,8 @@ Rule parse_rule(const json& item, const std::string& where) {
   // A file: schedule is read and verified when a call first matches the rule (schedule_file.hpp).
   if (rule.algorithm != "mpi" && !names_file(rule.algorithm) && !registry().find(rule.algorithm))
     throw std::invalid_argument(where + ": unknown algorithm '" + rule.algorithm +
-                                "'; accepted: mpi, file:PATH, " + registry().names());
+                                "'; accepted: mpi, file:PATH, " + registry().names() +
+                                composition_names());
   rule.min_ranks = read_bound<std::int64_t>(item, "min_ranks", 0, where);
   rule.max_ranks = read_bound<std::int64_t>(item, "max_ranks", INT64_MAX, where);
   rule.min_bytes = read_bound<std::uint64_t>(item, "min_bytes", 0, where);

@@ -28,10 +28,13 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 
 // nullopt when `name` can serve the request, else the reason.
 std::optional<std::string> why_not(const Settings& settings, const std::string& name,
-                                   const ScheduleRequest& request) {
+                                   const ScheduleRequest& request,
+                                   const std::string& node_rejection) {
   if (names_file(name)) return file_rejection(name, request, settings.max_verify_bytes);
   const AlgorithmInfo* algo = registry().find(name);
-  if (!algo) return "unknown algorithm '" + name + "'; accepted: auto, mpi, " + registry().names();
+  if (!algo) return "unknown algorithm '" + name + "'; accepted: " + accepted_algorithms();
+  // The compositions assume the block layout of ranks on nodes; flat algorithms ignore nodes.
+  if (algo->composition && !node_rejection.empty()) return name + ": " + node_rejection;
   if (auto why = Registry::rejection(*algo, shaped(*algo, request))) return in_runtime_terms(*why);
   return std::nullopt;
 }
@@ -56,7 +59,8 @@ Choice fallback(const Settings& settings, std::string reason, bool forced) {
 }
 
 Choice choose_auto(const Settings& settings, MpiCollective collective,
-                   const ScheduleRequest& request, std::uint64_t bytes) {
+                   const ScheduleRequest& request, std::uint64_t bytes,
+                   const std::string& node_rejection) {
   std::string rejected;
   if (!settings.rules_path.empty()) {
     const auto rules = load_rules(settings.rules_path);
@@ -69,7 +73,7 @@ Choice choose_auto(const Settings& settings, MpiCollective collective,
     for (const Rule& rule : rules->rules) {
       if (!rule.matches(collective, request.ranks, bytes)) continue;
       if (rule.algorithm == "mpi") return fallback(settings, "rules file chose mpi", false);
-      const auto why = why_not(settings, rule.algorithm, request);
+      const auto why = why_not(settings, rule.algorithm, request, node_rejection);
       if (!why) return served_by(rule.algorithm, request);
       rejected = "rule: " + *why;
       break;
@@ -79,7 +83,7 @@ Choice choose_auto(const Settings& settings, MpiCollective collective,
   // operator, a rank count) rather than only the table.
   std::vector<std::string> reasons;
   for (const std::string& name : default_candidates(collective, request.ranks, bytes)) {
-    const auto why = why_not(settings, name, request);
+    const auto why = why_not(settings, name, request, node_rejection);
     if (!why) return served_by(name, request);
     if (std::find(reasons.begin(), reasons.end(), *why) == reasons.end()) reasons.push_back(*why);
   }
@@ -91,10 +95,19 @@ Choice choose_auto(const Settings& settings, MpiCollective collective,
 
 bool same_request(const ScheduleRequest& a, const ScheduleRequest& b) {
   return a.collective == b.collective && a.ranks == b.ranks && a.root == b.root &&
-         a.commutative == b.commutative && a.ports == b.ports && a.dims == b.dims;
+         a.commutative == b.commutative && a.ports == b.ports && a.dims == b.dims &&
+         a.ranks_per_node == b.ranks_per_node;
 }
 
 }  // namespace
+
+std::string accepted_algorithms() {
+  std::string out = "auto, mpi, file:PATH, " + registry().names();
+  for (const CompositionForm& form : registry().composition_forms())
+    out += ", " + form.name + ":INNER";
+  return registry().composition_forms().empty() ? out
+                                                : out + " (INNER: one of the algorithms before)";
+}
 
 std::string in_runtime_terms(std::string reason) {
   replace_all(reason, "--dims omitted", "TOPOCOLL_DIMS unset");
@@ -107,7 +120,7 @@ std::string in_runtime_terms(std::string reason) {
 
 Choice choose_algorithm(const Settings& settings, MpiCollective collective, ScheduleRequest request,
                         const std::vector<int>& cart_dims, std::uint64_t bytes,
-                        const std::string& blocker) {
+                        const std::string& blocker, const std::string& node_rejection) {
   const bool forced = settings.algorithm != "auto";
   if (settings.algorithm == "mpi") return fallback(settings, "requested", false);
   if (!blocker.empty()) return fallback(settings, blocker, forced);
@@ -121,15 +134,16 @@ Choice choose_algorithm(const Settings& settings, MpiCollective collective, Sche
   // A dimension of size 1 adds nothing to the torus (MPI_Dims_create gives {P, 1} for prime P).
   std::erase(request.dims, 1);
   if (request.dims.empty()) request.dims = {request.ranks};
-  if (!forced) return choose_auto(settings, collective, request, bytes);
-  if (const auto why = why_not(settings, settings.algorithm, request))
+  if (!forced) return choose_auto(settings, collective, request, bytes, node_rejection);
+  if (const auto why = why_not(settings, settings.algorithm, request, node_rejection))
     return fallback(settings, *why, true);
   return served_by(settings.algorithm, request);
 }
 
 const Choice& remembered_choice(const Settings& settings, MpiCollective collective,
                                 const ScheduleRequest& request, const std::vector<int>& cart,
-                                std::uint64_t bytes, const std::string& blocker) {
+                                std::uint64_t bytes, const std::string& blocker,
+                                const std::string& node_rejection) {
   struct Cached {
     bool valid = false;
     std::uint64_t generation = 0;
@@ -137,14 +151,17 @@ const Choice& remembered_choice(const Settings& settings, MpiCollective collecti
     std::vector<int> cart;
     std::uint64_t bytes = 0;
     std::string blocker;
+    std::string node_rejection;
     Choice choice;
   };
   thread_local std::array<Cached, kMpiCollectives.size()> cache;
   Cached& slot = cache[static_cast<std::size_t>(collective)];
   if (slot.valid && slot.generation == settings.generation && slot.bytes == bytes &&
-      same_request(slot.request, request) && slot.cart == cart && slot.blocker == blocker)
+      same_request(slot.request, request) && slot.cart == cart && slot.blocker == blocker &&
+      slot.node_rejection == node_rejection)
     return slot.choice;
-  slot.choice = choose_algorithm(settings, collective, request, cart, bytes, blocker);
+  slot.choice =
+      choose_algorithm(settings, collective, request, cart, bytes, blocker, node_rejection);
   slot.choice.max_message_bytes = settings.max_message_bytes;
   slot.choice.segment_bytes = settings.segment_bytes;
   slot.generation = settings.generation;
@@ -152,6 +169,7 @@ const Choice& remembered_choice(const Settings& settings, MpiCollective collecti
   slot.cart = cart;
   slot.bytes = bytes;
   slot.blocker = blocker;
+  slot.node_rejection = node_rejection;
   slot.valid = true;
   return slot.choice;
 }

@@ -18,12 +18,15 @@ struct Choice {
   std::uint64_t segment_bytes = kDefaultSegmentBytes;
 };
 
-// `request` carries the collective, ranks, root and commutativity; dims are filled here
-// (TOPOCOLL_DIMS or the Cartesian dims when their product is the communicator size).
-// `blocker` is a reason no algorithm can serve the call (intercommunicator, ...), or empty.
+// `request` carries the collective, ranks, root, commutativity and the communicator's ranks
+// per node; dims are filled here (TOPOCOLL_DIMS or the Cartesian dims when their product is
+// the communicator size). `blocker` is a reason no algorithm can serve the call
+// (intercommunicator, ...), or empty; `node_rejection` a reason no composition (hier:,
+// leader:) can (the nodes are not in the block layout), or empty.
 [[nodiscard]] Choice choose_algorithm(const Settings& settings, MpiCollective collective,
                                       ScheduleRequest request, const std::vector<int>& cart_dims,
-                                      std::uint64_t bytes, const std::string& blocker);
+                                      std::uint64_t bytes, const std::string& blocker,
+                                      const std::string& node_rejection = {});
 
 // choose_algorithm, remembered per collective on this thread for the same inputs (loops
 // repeat their calls): choosing walks the registry's requirements and builds strings, a
@@ -33,7 +36,12 @@ struct Choice {
 [[nodiscard]] const Choice& remembered_choice(const Settings& settings, MpiCollective collective,
                                               const ScheduleRequest& request,
                                               const std::vector<int>& cart, std::uint64_t bytes,
-                                              const std::string& blocker);
+                                              const std::string& blocker,
+                                              const std::string& node_rejection = {});
+
+// The names an algorithm setting accepts, for "accepted:" lines: auto, mpi, file:PATH, the
+// registry's algorithms and its composition forms (hier:INNER, leader:INNER).
+[[nodiscard]] std::string accepted_algorithms();
 
 // A registry reason in the runtime's words: the registry writes its rules for the command
 // line (--dims, --ports); here the shape comes from TOPOCOLL_DIMS or an MPI_Cart
