@@ -172,10 +172,55 @@ void Engine::count_step_links(int step, std::vector<std::uint32_t>& counts) {
 
 void Engine::add_timer(double time, int id, TimerKind kind) { timers_.push({time, id, kind}); }
 
-double Engine::use_cpu(int rank, double now, double seconds) {
-  RankState& rs = ranks_[static_cast<std::size_t>(rank)];
-  rs.cpu_free = std::max(now, rs.cpu_free) + seconds;
-  return rs.cpu_free;
+void Engine::compute(int lane) {
+  const LaneState& ls = lanes_[static_cast<std::size_t>(lane)];
+  request_cpu({ls.rank, CpuKind::compute, lane - ranks_[static_cast<std::size_t>(ls.rank)].first_lane,
+               0, ls.compute, 0, static_cast<std::uint32_t>(lane)});
+}
+
+std::uint64_t Engine::sender_offset(int sender, int receiver) const {
+  const int s = host_of_[static_cast<std::size_t>(sender)];
+  const int r = host_of_[static_cast<std::size_t>(receiver)];
+  if (!topology_.translatable()) return static_cast<std::uint64_t>(s);
+  std::uint64_t offset = 0, stride = 1;
+  int sc = s, rc = r;
+  for (const int size : topology_.grid_dims()) {
+    const int d = ((sc % size) - (rc % size) + size) % size;
+    offset += static_cast<std::uint64_t>(d) * stride;
+    stride *= static_cast<std::uint64_t>(size);
+    sc /= size;
+    rc /= size;
+  }
+  return offset;
+}
+
+void Engine::serve_cpu(double now) {
+  if (cpu_requests_.empty()) return;
+  std::stable_sort(cpu_requests_.begin(), cpu_requests_.end(),
+                   [](const CpuRequest& a, const CpuRequest& b) {
+                     if (a.rank != b.rank) return a.rank < b.rank;
+                     if (a.kind != b.kind) return a.kind < b.kind;
+                     if (a.lane != b.lane) return a.lane < b.lane;
+                     return a.order < b.order;
+                   });
+  for (const CpuRequest& q : cpu_requests_) {
+    RankState& rs = ranks_[static_cast<std::size_t>(q.rank)];
+    rs.cpu_free = std::max(now, rs.cpu_free) + q.seconds;
+    switch (q.kind) {
+      case CpuKind::send:
+        add_timer(rs.cpu_free + q.then, static_cast<int>(q.id), TimerKind::inject);
+        break;
+      case CpuKind::compute: add_timer(rs.cpu_free, static_cast<int>(q.id), TimerKind::finish); break;
+      case CpuKind::receive: {
+        SendOp& op = ops_[q.id];
+        op.received = std::max(op.received, rs.cpu_free);
+        if (--op.cpu_pending == 0 && op.messages_left == 0)
+          add_timer(op.received, static_cast<int>(q.id), TimerKind::deliver);
+        break;
+      }
+    }
+  }
+  cpu_requests_.clear();
 }
 
 int Engine::representative(int rank) const {
@@ -204,7 +249,7 @@ void Engine::run_lane(int lane, double now) {
   while (ls.step < ls.steps) {
     if (!post(lane, now)) return;  // waits for the network or for other lanes
     if (ls.compute > 0) {
-      add_timer(use_cpu(ls.rank, now, ls.compute), lane, TimerKind::finish);
+      compute(lane);
       return;
     }
     if (!advance(lane, now)) return;
@@ -308,7 +353,7 @@ void Engine::post_send(int lane, const Operation& op, double now) {
     return;
   }
   const std::uint32_t id = allocate(ops_, free_ops_);
-  ops_[id] = {rank, op.peer, op.port, lane, 0, 0};
+  ops_[id] = {rank, op.peer, op.port, lane, 0, 0, 0};
   ++ls.pending;
   const std::size_t ranges = op.blocks.range_count();
   if (!config_.message_per_range || ranges <= 1) {
@@ -332,15 +377,19 @@ void Engine::send_message(std::uint32_t op, double bytes, bool packed, int step,
   }
   const topo::HostCosts& h = params_.host;
   const SendOp& o = ops_[op];
-  double ready =
-      use_cpu(o.sender, now, (packed ? bytes * h.copy_s_per_byte : 0) + h.send_overhead_s);
-  if (bytes > static_cast<double>(h.eager_threshold_bytes))
-    ready += round_trip(host_of_[static_cast<std::size_t>(o.sender)],
-                        host_of_[static_cast<std::size_t>(o.receiver)]);
-  if (ready > instant_end(now))
-    add_timer(ready, static_cast<int>(m), TimerKind::inject);
-  else
+  const double cpu = (packed ? bytes * h.copy_s_per_byte : 0) + h.send_overhead_s;
+  const double then = bytes > static_cast<double>(h.eager_threshold_bytes)
+                          ? round_trip(host_of_[static_cast<std::size_t>(o.sender)],
+                                       host_of_[static_cast<std::size_t>(o.receiver)])
+                          : 0;
+  if (cpu > 0) {
+    const int lane = o.lane - ranks_[static_cast<std::size_t>(o.sender)].first_lane;
+    request_cpu({o.sender, CpuKind::send, lane, 0, cpu, then, m});
+  } else if (then > 0) {
+    add_timer(now + then, static_cast<int>(m), TimerKind::inject);
+  } else {
     inject(m, now);
+  }
 }
 
 // The message leaves its NIC ports, at least g after their previous message.
@@ -401,7 +450,7 @@ void Engine::operation_done(int lane, double now) {
 void Engine::communication_done(int lane, double now) {
   const LaneState& ls = lanes_[static_cast<std::size_t>(lane)];
   if (ls.compute > 0)
-    add_timer(use_cpu(ls.rank, now, ls.compute), lane, TimerKind::finish);
+    compute(lane);
   else
     step_done(lane, now);
 }
@@ -425,13 +474,19 @@ void Engine::message_arrived(std::uint32_t tag, double now) {
   if (host_costs_) {
     const topo::HostCosts& h = params_.host;
     const double cpu = h.recv_overhead_s + (m.packed ? m.bytes * h.copy_s_per_byte : 0);
-    if (cpu > 0) op.received = std::max(op.received, use_cpu(representative(op.receiver), now, cpu));
+    if (cpu > 0) {
+      ++op.cpu_pending;
+      request_cpu({representative(op.receiver), CpuKind::receive, op.port,
+                   sender_offset(op.sender, op.receiver), cpu, 0, id});
+    }
   }
   free_messages_.push_back(tag);
   if (--op.messages_left > 0) return;
   const SendOp done = op;
-  if (done.received > instant_end(now)) {
-    add_timer(done.received, static_cast<int>(id), TimerKind::deliver);
+  if (done.cpu_pending > 0 || done.received > instant_end(now)) {
+    // The receive completes when the receiver's CPU is done (serve_cpu sets the timer when
+    // requests are still pending).
+    if (done.cpu_pending == 0) add_timer(done.received, static_cast<int>(id), TimerKind::deliver);
     operation_done(done.lane, now);
     return;
   }
@@ -479,6 +534,7 @@ SimResult Engine::run() {
     }
     for (int l = rs.first_lane; l < rs.first_lane + rs.lane_count; ++l) start_lane(l, 0);
   }
+  serve_cpu(0);
   double now = 0;
   for (;;) {
     const double t_timer = timers_.empty() ? Network::kNever : timers_.top().time;
@@ -497,6 +553,7 @@ SimResult Engine::run() {
         case TimerKind::deliver: delivered(static_cast<std::uint32_t>(t.id), now); break;
       }
     }
+    serve_cpu(now);
   }
   if (finished_ranks_ != simulated_ranks) {
     for (const LaneState& ls : lanes_) {

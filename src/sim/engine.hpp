@@ -85,6 +85,21 @@ class Engine {
     int lane = 0;  // the sender's lane
     int messages_left = 0;
     double received = 0;  // when the receiver's CPU is done with the messages that arrived
+    int cpu_pending = 0;  // receive overheads requested, not yet placed on the CPU
+  };
+  // CPU work asked for at the current instant. Requests of one instant are served in an order
+  // that does not depend on the order the engine processes the instant's events (which follows
+  // rank numbers): by rank, kind, then lane (or port and the sender's offset), so that ranks
+  // that are translations of each other are served alike (the symmetry reduction relies on it).
+  enum class CpuKind : std::uint8_t { receive, send, compute };
+  struct CpuRequest {
+    int rank = 0;
+    CpuKind kind = CpuKind::compute;
+    int lane = 0;             // receive: the port
+    std::uint64_t order = 0;  // receive: the sender's offset from the receiver
+    double seconds = 0;
+    double then = 0;        // send: the rendezvous round trip after the CPU work
+    std::uint32_t id = 0;   // receive: the send operation; send: the message; compute: the lane
   };
   struct Message {
     std::uint32_t op = 0;
@@ -119,9 +134,14 @@ class Engine {
   void inject(std::uint32_t message, double now);
   void message_arrived(std::uint32_t message, double now);
   void delivered(std::uint32_t op, double now);
-  // Books `seconds` of the rank's CPU from `now` on (after what it already does); returns
-  // when they end.
-  double use_cpu(int rank, double now, double seconds);
+  void request_cpu(const CpuRequest& request) { cpu_requests_.push_back(request); }
+  // Places the instant's CPU requests (first come, first served after what each CPU already
+  // does) and sets the timers of what follows them.
+  void serve_cpu(double now);
+  void compute(int lane);  // the lane's reductions and copies, once its communication is done
+  void receive_done(std::uint32_t op, double now);
+  // The receiver's offset to the sender, the same for every translation of the pair.
+  [[nodiscard]] std::uint64_t sender_offset(int sender, int receiver) const;
   // Request and ready message of a rendezvous: the latency from src to dst and back.
   double round_trip(int src, int dst);
   // The simulated rank that stands for `rank` (itself unless a symmetry leaves it out).
@@ -150,6 +170,7 @@ class Engine {
   const topo::NetworkParams& params_;
   const bool host_costs_;          // params_.host charges anything
   std::vector<double> port_free_;  // per link: when it may inject the next message (gap)
+  std::vector<CpuRequest> cpu_requests_;
   MessageBytes message_bytes_;
   std::optional<TranslationSymmetry> symmetry_;
   std::unique_ptr<OrbitRouter> orbit_router_;  // routes_ of a symmetric run use it
