@@ -549,8 +549,8 @@ int peak_run(const std::string& algorithm, const std::string& collective, const 
   const auto r = sim::simulate(*schedule, *topology, *router, mapping, config);
   const double p = schedule->ranks();
   const double f = request.collective == Collective::allreduce ? 2 * (p - 1) / p
-                   : chunked                                    ? (p - 1) / p
-                                                                : 1.0;
+                   : chunked                                   ? (p - 1) / p
+                                                               : 1.0;
   double host_bw = std::numeric_limits<double>::infinity();
   for (int h = 0; h < topology->host_count(); ++h)
     host_bw = std::min(host_bw, topology->host_injection_bandwidth(h));

@@ -39,8 +39,8 @@ void check_host_costs(const topo::NetworkParams& params) {
                                                   {"copy cost", h.copy_s_per_byte}};
   for (const auto& [what, value] : costs)
     if (!(value >= 0 && value < Network::kNever))
-      throw UnsupportedRequest(std::string("the host's ") + what + " is " +
-                               std::to_string(value) + "; accepted: a finite value >= 0");
+      throw UnsupportedRequest(std::string("the host's ") + what + " is " + std::to_string(value) +
+                               "; accepted: a finite value >= 0");
 }
 
 }  // namespace
@@ -174,8 +174,9 @@ void Engine::add_timer(double time, int id, TimerKind kind) { timers_.push({time
 
 void Engine::compute(int lane) {
   const LaneState& ls = lanes_[static_cast<std::size_t>(lane)];
-  request_cpu({ls.rank, CpuKind::compute, lane - ranks_[static_cast<std::size_t>(ls.rank)].first_lane,
-               0, ls.compute, 0, static_cast<std::uint32_t>(lane)});
+  request_cpu({ls.rank, CpuKind::compute,
+               lane - ranks_[static_cast<std::size_t>(ls.rank)].first_lane, 0, ls.compute, 0,
+               static_cast<std::uint32_t>(lane)});
 }
 
 std::uint64_t Engine::sender_offset(int sender, int receiver) const {
@@ -210,7 +211,9 @@ void Engine::serve_cpu(double now) {
       case CpuKind::send:
         add_timer(rs.cpu_free + q.then, static_cast<int>(q.id), TimerKind::inject);
         break;
-      case CpuKind::compute: add_timer(rs.cpu_free, static_cast<int>(q.id), TimerKind::finish); break;
+      case CpuKind::compute:
+        add_timer(rs.cpu_free, static_cast<int>(q.id), TimerKind::finish);
+        break;
       case CpuKind::receive: {
         SendOp& op = ops_[q.id];
         op.received = std::max(op.received, rs.cpu_free);

@@ -21,9 +21,10 @@
 // - Under multi-path routing a message is split over its paths by Path::share: one transfer
 //   per path.
 // - Host costs (topo::HostCosts, LogGP; docs/host-costs.md), per rank on one CPU that its
-//   lanes share, first come first served: a message costs its sender o (after packing a
-//   multi-range message at the copy rate) before it is injected, and its receiver o (then the
-//   unpacking copy) once it has arrived; the receive completes after both. Consecutive
+//   lanes share, first come first served (requests of one instant in the order of CpuRequest):
+//   a message costs its sender o (after packing a multi-range message at the copy rate) before
+//   it is injected, and its receiver o (then the unpacking copy) once it has arrived; the
+//   receive completes after both. Consecutive
 //   messages leave one NIC port (the first link of a path) at least g apart. A message above
 //   the eager threshold waits one round trip (request and ready, latency only) between its
 //   overhead and its injection; the receiver's readiness is not awaited.
@@ -98,8 +99,8 @@ class Engine {
     int lane = 0;             // receive: the port
     std::uint64_t order = 0;  // receive: the sender's offset from the receiver
     double seconds = 0;
-    double then = 0;        // send: the rendezvous round trip after the CPU work
-    std::uint32_t id = 0;   // receive: the send operation; send: the message; compute: the lane
+    double then = 0;       // send: the rendezvous round trip after the CPU work
+    std::uint32_t id = 0;  // receive: the send operation; send: the message; compute: the lane
   };
   struct Message {
     std::uint32_t op = 0;

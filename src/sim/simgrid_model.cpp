@@ -40,7 +40,7 @@ struct Plan {
   // The receiving lane of each channel, for ranks of several lanes (lane 0 otherwise).
   std::unordered_map<std::uint64_t, int> receiving_lane;
   std::uint64_t messages = 0;
-  int max_ranges = 1;  // messages of the largest send
+  int max_ranges = 1;              // messages of the largest send
   bool message_per_range = false;  // SimConfig::message_per_range
   std::uint64_t hosts = 0;
   [[nodiscard]] std::uint64_t route_key(int src, int dst) const {
@@ -99,9 +99,9 @@ Plan make_plan(const Schedule& schedule, const topo::Topology& topology, const t
           if (op.peer < 0 || op.peer >= ranks)
             throw UnsupportedRequest("rank " + std::to_string(r) + " sends to rank " +
                                      std::to_string(op.peer) + ", which does not exist");
-          const int ranges =
-              plan.message_per_range ? std::max<int>(1, static_cast<int>(op.blocks.range_count()))
-                                     : 1;
+          const int ranges = plan.message_per_range
+                                 ? std::max<int>(1, static_cast<int>(op.blocks.range_count()))
+                                 : 1;
           plan.messages += static_cast<std::uint64_t>(ranges);
           plan.max_ranges = std::max(plan.max_ranges, ranges);
           plan.channels.push_back(channel_key(r, op.peer, op.port, ranks));

@@ -18,8 +18,8 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kFormat = "topocoll-machine/1";
-constexpr std::array<std::string_view, 7> kTopKeys{"format",   "name",    "description", "topology",
-                                                   "network", "host",    "nodes"};
+constexpr std::array<std::string_view, 7> kTopKeys{"format",  "name", "description", "topology",
+                                                   "network", "host", "nodes"};
 constexpr std::array<std::string_view, 4> kNetworkKeys{"bandwidth", "link_latency", "hop_latency",
                                                        "nic_ports"};
 constexpr std::array<std::string_view, 7> kHostKeys{
@@ -50,8 +50,8 @@ class Reader {
   template <std::size_t N>
   void check_keys(const json& object, std::string_view where,
                   const std::array<std::string_view, N>& accepted) const {
-    if (!object.is_object()) fail(where, "is not an object; accepted: {KEY: ...} with keys " +
-                                             joined(accepted));
+    if (!object.is_object())
+      fail(where, "is not an object; accepted: {KEY: ...} with keys " + joined(accepted));
     for (const auto& [key, _] : object.items()) {
       if (std::find(accepted.begin(), accepted.end(), key) == accepted.end())
         fail(path(where, printable(key)), "is unknown; accepted: " + joined(accepted));
@@ -62,12 +62,14 @@ class Reader {
   const json& entry(const json& item, const std::string& key) const {
     constexpr std::array<std::string_view, 2> kEntryKeys{"value", "source"};
     check_keys(item, key, kEntryKeys);
-    if (!item.contains("value")) fail(key, "has no \"value\"; accepted: {\"value\": ..., \"source\": \"...\"}");
+    if (!item.contains("value"))
+      fail(key, "has no \"value\"; accepted: {\"value\": ..., \"source\": \"...\"}");
     const auto source = item.find("source");
     if (source == item.end() || !source->is_string() ||
         source->get_ref<const std::string&>().find_first_not_of(" \t") == std::string::npos)
-      fail(key, "needs a non-empty \"source\" string (a paper's section, a datasheet, a "
-                "simulator's default or a calibration)");
+      fail(key,
+           "needs a non-empty \"source\" string (a paper's section, a datasheet, a "
+           "simulator's default or a calibration)");
     machine_.sources[key] = source->get<std::string>();
     return item["value"];
   }
@@ -124,10 +126,9 @@ class Reader {
 };
 
 bool valid_name(const std::string& name) {
-  return !name.empty() && name.size() <= 64 &&
-         std::all_of(name.begin(), name.end(), [](char c) {
-           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
-         });
+  return !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
 }
 
 void read_header(const Reader& r, const json& doc, Machine& m) {
@@ -147,8 +148,9 @@ void read_header(const Reader& r, const json& doc, Machine& m) {
                         "a topology spec such as torus:8x8");
   // Reserved for ranks per node: refused until the simulator models nodes, rather than ignored.
   if (doc.contains("nodes") && !(doc["nodes"].is_object() && doc["nodes"].empty()))
-    r.fail("nodes", "is not read yet (the simulator has one rank per host); accepted: {} or no "
-                    "\"nodes\"");
+    r.fail("nodes",
+           "is not read yet (the simulator has one rank per host); accepted: {} or no "
+           "\"nodes\"");
 }
 
 void read_network(const Reader& r, const json& network, NetworkParams& p) {
@@ -163,8 +165,7 @@ void read_network(const Reader& r, const json& network, NetworkParams& p) {
     } else if (key == "hop_latency") {
       p.hop_latency_s = r.ranged(at, "hop_latency", r.time(value, at));
     } else {  // nic_ports
-      if (!value.is_number_integer())
-        r.fail(at, "is not a whole number; accepted: 1..64");
+      if (!value.is_number_integer()) r.fail(at, "is not a whole number; accepted: 1..64");
       p.nic_ports = static_cast<int>(r.ranged(at, "nic_ports", value.get<double>()));
     }
   }

@@ -14,8 +14,8 @@
 namespace topocoll::topo {
 
 struct Machine {
-  std::string name;         // [a-z0-9-]+
-  std::string description;  // one line
+  std::string name;                     // [a-z0-9-]+
+  std::string description;              // one line
   std::optional<std::string> topology;  // the default topology spec, when the file gives one
   // The file's values over topocoll's defaults. reduce_s_per_byte holds the single reduction
   // rate when the file gives one; with rates per datatype class it stays 0 and the caller

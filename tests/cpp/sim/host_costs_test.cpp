@@ -120,11 +120,11 @@ TEST_P(HostCosts, LocalCopiesAndReductionsCostPerByte) {
   p.reduce_s_per_byte = 2e-9;
   p.host.copy_s_per_byte = 1e-9;
   Pair pair(p);
-  const auto s = hand_schedule(
-      4, {{step({Operation::local_copy(BlockSet::range(0, 1), BlockSet::range(2, 3)),
-                 Operation::local_copy(BlockSet::range(1, 2), BlockSet::range(3, 4),
-                                       Combine::reduce)})},
-          {}});
+  const auto s =
+      hand_schedule(4, {{step({Operation::local_copy(BlockSet::range(0, 1), BlockSet::range(2, 3)),
+                               Operation::local_copy(BlockSet::range(1, 2), BlockSet::range(3, 4),
+                                                     Combine::reduce)})},
+                        {}});
   const auto r = simulate(s, pair.net, pair.router, linear(2), config(GetParam(), 4000));
   EXPECT_NEAR(r.rank_finish_s[0], 1000 * 1e-9 + 1000 * 2e-9, kTol);
 }
@@ -139,9 +139,10 @@ TEST_P(HostCosts, TwoMessagesOnOnePortAreAGapApart) {
   HandRouter router;
   router.set(0, 1, {{{net.link(0, 1, kBw, 0)}, 1.0}});
   const auto a = BlockSet::range(0, 1), b = BlockSet::range(1, 2);
-  const auto s = hand_schedule(2, {{step({Operation::send(1, a, 0), Operation::send(1, b, 1)})},
-                                   {step({Operation::recv(0, a, Combine::copy, 0),
-                                          Operation::recv(0, b, Combine::copy, 1)})}});
+  const auto s = hand_schedule(
+      2,
+      {{step({Operation::send(1, a, 0), Operation::send(1, b, 1)})},
+       {step({Operation::recv(0, a, Combine::copy, 0), Operation::recv(0, b, Combine::copy, 1)})}});
   const auto r = simulate(s, net, router, linear(2), config(GetParam(), 2000));
   const double per_message = (GetParam() == Model::flow ? 1000 : 2000) / kBw;
   EXPECT_NEAR(r.time_s, 5e-6 + per_message, kTol);
@@ -201,8 +202,9 @@ TEST(HostCostsZero, ZeroCostsReproduceTheIdleHost) {
   zero.host.eager_threshold_bytes = std::uint64_t{1} << 40;
   for (const char* name : {"swing-bw", "bucket", "ring"}) {
     const std::string algorithm = name;
-    const auto s = testing::build(name, Collective::allreduce, 16,
-                                  algorithm == "ring" ? std::vector<int>{} : std::vector<int>{4, 4});
+    const auto s =
+        testing::build(name, Collective::allreduce, 16,
+                       algorithm == "ring" ? std::vector<int>{} : std::vector<int>{4, 4});
     for (const Model model : {Model::analytic, Model::flow, Model::packet}) {
       const auto idle = testing::make_network("torus:4x4", 16, "minimal");
       const auto costed = testing::make_network("torus:4x4", 16, "minimal", zero);

@@ -1,6 +1,8 @@
 // Machine files (topology/machine_file.hpp): a full file read value by value with its sources,
 // the defaults of what a file leaves out, and one refusal per way a file can be malformed,
 // each naming the key and the accepted values.
+#include "topology/machine_file.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -8,7 +10,6 @@
 #include <string>
 
 #include "core/registry.hpp"
-#include "topology/machine_file.hpp"
 
 namespace topocoll::topo {
 namespace {
@@ -21,21 +22,33 @@ const std::string kFull = R"({
   "format": "topocoll-machine/1",
   "name": "test-machine",
   "description": "every key once",
-  "topology": )" + entry(R"("torus:8x8")") + R"(,
+  "topology": )" + entry(R"("torus:8x8")") +
+                          R"(,
   "network": {
-    "bandwidth": )" + entry(R"("400Gbps")") + R"(,
-    "link_latency": )" + entry(R"("100ns")") + R"(,
-    "hop_latency": )" + entry(R"("0.3us")") + R"(,
-    "nic_ports": )" + entry("2") + R"(
+    "bandwidth": )" + entry(R"("400Gbps")") +
+                          R"(,
+    "link_latency": )" + entry(R"("100ns")") +
+                          R"(,
+    "hop_latency": )" + entry(R"("0.3us")") +
+                          R"(,
+    "nic_ports": )" + entry("2") +
+                          R"(
   },
   "host": {
-    "step_overhead": )" + entry(R"("1.5us")") + R"(,
-    "send_overhead": )" + entry(R"("200ns")") + R"(,
-    "recv_overhead": )" + entry(R"("300ns")") + R"(,
-    "gap": )" + entry(R"("50ns")") + R"(,
-    "copy_rate": )" + entry(R"("20GBps")") + R"(,
-    "reduce_rate": )" + entry(R"("10GBps")") + R"(,
-    "eager_threshold": )" + entry(R"("64KiB")") + R"(
+    "step_overhead": )" + entry(R"("1.5us")") +
+                          R"(,
+    "send_overhead": )" + entry(R"("200ns")") +
+                          R"(,
+    "recv_overhead": )" + entry(R"("300ns")") +
+                          R"(,
+    "gap": )" + entry(R"("50ns")") +
+                          R"(,
+    "copy_rate": )" + entry(R"("20GBps")") +
+                          R"(,
+    "reduce_rate": )" + entry(R"("10GBps")") +
+                          R"(,
+    "eager_threshold": )" +
+                          entry(R"("64KiB")") + R"(
   }
 })";
 
@@ -86,8 +99,7 @@ TEST(MachineFile, ReductionRatesPerDatatypeClass) {
     (void)m.params_for("int");
     FAIL() << "no rate for int";
   } catch (const UnsupportedRequest& e) {
-    EXPECT_NE(std::string(e.what()).find("accepted: double, float"), std::string::npos)
-        << e.what();
+    EXPECT_NE(std::string(e.what()).find("accepted: double, float"), std::string::npos) << e.what();
   }
 }
 
