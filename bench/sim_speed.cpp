@@ -4,6 +4,8 @@
 // Every measurement runs in a child process, so its peak RSS is its own.
 //
 //   build/cpp/topocoll_sim_bench speed|scaling|rings|simgrid|compare|deficiency|all [--jobs N]
+//   build/cpp/topocoll_sim_bench peak ALGORITHM COLLECTIVE TOPOLOGY [--message-per-range]
+//     (docs/efficiency.md's % of peak of one cell: flow model, zero latency, 1 GiB)
 //                                [--case-limit CPU_SECONDS]   (compare: per algorithm, 25 sizes)
 //                                [--skip A,B]   (compare: leave these algorithms out)
 //                                [--simgrid-limit CPU_SECONDS] [--csv FILE]   (simgrid)
@@ -23,6 +25,7 @@
 #include <cstring>
 #include <ctime>
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -508,6 +511,56 @@ void deficiency_table(int limit_s) {
   }
 }
 
+bool has_flag(int argc, char** argv, const char* flag) {
+  for (int i = 2; i < argc; ++i)
+    if (std::strcmp(argv[i], flag) == 0) return true;
+  return false;
+}
+
+// docs/efficiency.md's cell: the flow model at zero latency with a 1 GiB vector, as % of the
+// collective's bandwidth bound f(P) x size / H (python/topocoll/simulate.py, "Peak goodput").
+int peak_run(const std::string& algorithm, const std::string& collective, const std::string& spec,
+             bool message_per_range) {
+  topo::NetworkParams params;
+  params.link_latency_s = 0;
+  params.hop_latency_s = 0;
+  const auto topology = topo::make_topology(spec, params);
+  ScheduleRequest request;
+  const auto parsed = parse_collective(collective);
+  if (!parsed) {
+    std::fprintf(stderr, "unknown collective '%s'\n", collective.c_str());
+    return 2;
+  }
+  request.collective = *parsed;
+  request.ranks = topology->host_count();
+  request.dims = topology->grid_dims();
+  const auto schedule = registry().build(algorithm, request);
+  const auto router = topo::make_router(*topology, "minimal");
+  const auto mapping = topo::make_mapping("linear", schedule->ranks(), *topology);
+  // size: the largest buffer (1 GiB); the chunked collectives' vector is one rank's 1/P of it.
+  const std::uint64_t size = 1ull << 30;
+  const bool chunked = request.collective != Collective::allreduce &&
+                       request.collective != Collective::bcast &&
+                       request.collective != Collective::reduce;
+  sim::SimConfig config;
+  config.vector_bytes = chunked ? size / static_cast<std::uint64_t>(schedule->ranks()) : size;
+  config.message_per_range = message_per_range;
+  config.use_symmetry = g_use_symmetry;
+  const auto r = sim::simulate(*schedule, *topology, *router, mapping, config);
+  const double p = schedule->ranks();
+  const double f = request.collective == Collective::allreduce ? 2 * (p - 1) / p
+                   : chunked                                   ? (p - 1) / p
+                                                               : 1.0;
+  double host_bw = std::numeric_limits<double>::infinity();
+  for (int h = 0; h < topology->host_count(); ++h)
+    host_bw = std::min(host_bw, topology->host_injection_bandwidth(h));
+  const double bound = f * static_cast<double>(size) / host_bw;
+  std::printf("%s %s %s: time_s %.9g peak_percent %.2f messages %llu\n", algorithm.c_str(),
+              collective.c_str(), spec.c_str(), r.time_s, 100 * bound / r.time_s,
+              static_cast<unsigned long long>(r.messages));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -544,6 +597,9 @@ int main(int argc, char** argv) {
                 static_cast<long long>(r.symmetry_group), r.mean_link_utilization);
     return 0;
   }
+  if (mode == "peak" && argc >= 5) {  // peak ALGORITHM COLLECTIVE TOPOLOGY [--message-per-range]
+    return peak_run(argv[2], argv[3], argv[4], has_flag(argc, argv, "--message-per-range"));
+  }
   if (all || mode == "speed") {
     std::printf("\n### Transfers per second (flow model, 64 MiB allreduce, swing parameters)\n\n");
     speed_table({"swing-bw", "recdoub-bw", "ring", "bucket"}, {{16, 16}, {32, 32}, {64, 64}},
@@ -572,11 +628,11 @@ int main(int argc, char** argv) {
     deficiency_table(limit_s);
   }
   if (!all && mode != "speed" && mode != "scaling" && mode != "compare" && mode != "deficiency" &&
-      mode != "simgrid" && mode != "rings") {
+      mode != "simgrid" && mode != "rings" && mode != "peak") {
     std::fprintf(
         stderr,
         "unknown mode '%s'; accepted: speed, scaling, rings, simgrid, compare, deficiency, one, "
-        "all\n",
+        "peak, all\n",
         mode.c_str());
     return 2;
   }

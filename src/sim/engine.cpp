@@ -31,6 +31,18 @@ void check_mapping(const Schedule& schedule, const topo::Topology& topology,
   }
 }
 
+void check_host_costs(const topo::NetworkParams& params) {
+  const topo::HostCosts& h = params.host;
+  const std::pair<const char*, double> costs[] = {{"send overhead", h.send_overhead_s},
+                                                  {"receive overhead", h.recv_overhead_s},
+                                                  {"gap", h.gap_s},
+                                                  {"copy cost", h.copy_s_per_byte}};
+  for (const auto& [what, value] : costs)
+    if (!(value >= 0 && value < Network::kNever))
+      throw UnsupportedRequest(std::string("the host's ") + what + " is " + std::to_string(value) +
+                               "; accepted: a finite value >= 0");
+}
+
 }  // namespace
 
 Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const topo::Router& router,
@@ -39,9 +51,12 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
       topology_(topology),
       config_(config),
       params_(topology.params()),
+      host_costs_(!topology.params().host.idle()),
       message_bytes_(schedule.info(), config),
       count_routes_(topology, router) {
   check_mapping(schedule, topology, mapping);
+  check_host_costs(params_);
+  if (params_.host.gap_s > 0) port_free_.assign(topology.links().size(), 0);
   // The schedule's placement puts rank r on node node_of(r) of its shape; the mapping puts
   // that node on a host (ScheduleInfo::placement).
   if (const auto problem = placement_problem(schedule.info()))
@@ -141,16 +156,88 @@ void Engine::count_step_links(int step, std::vector<std::uint32_t>& counts) {
       if (op.kind != OpKind::send || op.peer == r) continue;
       const int src = host_of_[static_cast<std::size_t>(r)];
       const int dst = host_of_[static_cast<std::size_t>(op.peer)];
-      for (const auto& range : op.blocks.ranges()) {
-        if (range_bytes(range.begin, range.end) <= 0) continue;
+      auto count = [&] {
         for (const PathView& p : count_routes_.paths(src, dst))
           for (int h = 0; h < p.hops; ++h) ++counts[static_cast<std::size_t>(p.links[h])];
+      };
+      if (!config_.message_per_range) {
+        if (set_bytes(op.blocks) > 0) count();
+        continue;
       }
+      for (const auto& range : op.blocks.ranges())
+        if (range_bytes(range.begin, range.end) > 0) count();
     }
   }
 }
 
-void Engine::add_timer(double time, int lane, TimerKind kind) { timers_.push({time, lane, kind}); }
+void Engine::add_timer(double time, int id, TimerKind kind) { timers_.push({time, id, kind}); }
+
+void Engine::compute(int lane) {
+  const LaneState& ls = lanes_[static_cast<std::size_t>(lane)];
+  request_cpu({ls.rank, CpuKind::compute,
+               lane - ranks_[static_cast<std::size_t>(ls.rank)].first_lane, 0, ls.compute, 0,
+               static_cast<std::uint32_t>(lane)});
+}
+
+std::uint64_t Engine::sender_offset(int sender, int receiver) const {
+  const int s = host_of_[static_cast<std::size_t>(sender)];
+  const int r = host_of_[static_cast<std::size_t>(receiver)];
+  if (!topology_.translatable()) return static_cast<std::uint64_t>(s);
+  std::uint64_t offset = 0, stride = 1;
+  int sc = s, rc = r;
+  for (const int size : topology_.grid_dims()) {
+    const int d = ((sc % size) - (rc % size) + size) % size;
+    offset += static_cast<std::uint64_t>(d) * stride;
+    stride *= static_cast<std::uint64_t>(size);
+    sc /= size;
+    rc /= size;
+  }
+  return offset;
+}
+
+void Engine::serve_cpu(double now) {
+  if (cpu_requests_.empty()) return;
+  std::stable_sort(cpu_requests_.begin(), cpu_requests_.end(),
+                   [](const CpuRequest& a, const CpuRequest& b) {
+                     if (a.rank != b.rank) return a.rank < b.rank;
+                     if (a.kind != b.kind) return a.kind < b.kind;
+                     if (a.lane != b.lane) return a.lane < b.lane;
+                     return a.order < b.order;
+                   });
+  for (const CpuRequest& q : cpu_requests_) {
+    RankState& rs = ranks_[static_cast<std::size_t>(q.rank)];
+    rs.cpu_free = std::max(now, rs.cpu_free) + q.seconds;
+    switch (q.kind) {
+      case CpuKind::send:
+        add_timer(rs.cpu_free + q.then, static_cast<int>(q.id), TimerKind::inject);
+        break;
+      case CpuKind::compute:
+        add_timer(rs.cpu_free, static_cast<int>(q.id), TimerKind::finish);
+        break;
+      case CpuKind::receive: {
+        SendOp& op = ops_[q.id];
+        op.received = std::max(op.received, rs.cpu_free);
+        if (--op.cpu_pending == 0 && op.messages_left == 0)
+          add_timer(op.received, static_cast<int>(q.id), TimerKind::deliver);
+        break;
+      }
+    }
+  }
+  cpu_requests_.clear();
+}
+
+int Engine::representative(int rank) const {
+  if (simulated(rank)) return rank;
+  return rank_of_host_[static_cast<std::size_t>(
+      symmetry_->representative(host_of_[static_cast<std::size_t>(rank)]))];
+}
+
+// The request and the ready message are small control messages: they pay their paths'
+// latency (the first path each way) and no overhead, bandwidth or gap.
+double Engine::round_trip(int src, int dst) {
+  const double there = count_routes_.paths(src, dst).front().latency_s;
+  return there + count_routes_.paths(dst, src).front().latency_s;
+}
 
 void Engine::start_lane(int lane, double now) {
   if (lanes_[static_cast<std::size_t>(lane)].steps == 0) return;
@@ -165,7 +252,7 @@ void Engine::run_lane(int lane, double now) {
   while (ls.step < ls.steps) {
     if (!post(lane, now)) return;  // waits for the network or for other lanes
     if (ls.compute > 0) {
-      add_timer(now + ls.compute, lane, TimerKind::finish);
+      compute(lane);
       return;
     }
     if (!advance(lane, now)) return;
@@ -249,6 +336,8 @@ bool Engine::post(int lane, double now) {
       case OpKind::copy:
         if (op.combine == Combine::reduce)
           ls.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte;
+        else if (params_.host.copy_s_per_byte > 0)
+          ls.compute += set_bytes(op.blocks) * params_.host.copy_s_per_byte;
         break;
     }
   }
@@ -260,26 +349,73 @@ bool Engine::post(int lane, double now) {
 void Engine::post_send(int lane, const Operation& op, double now) {
   LaneState& ls = lanes_[static_cast<std::size_t>(lane)];
   const int rank = ls.rank;
-  if (op.peer == rank) {  // a send to oneself never touches the network
+  if (op.peer == rank) {  // a send to oneself never touches the network: a local copy
+    if (params_.host.copy_s_per_byte > 0)
+      ls.compute += set_bytes(op.blocks) * params_.host.copy_s_per_byte;
     deliver(rank, rank, op.port, now);
     return;
   }
   const std::uint32_t id = allocate(ops_, free_ops_);
-  ops_[id] = {rank, op.peer, op.port, lane, 0};
+  ops_[id] = {rank, op.peer, op.port, lane, 0, 0, 0};
   ++ls.pending;
-  const int src = host_of_[static_cast<std::size_t>(rank)];
-  const int dst = host_of_[static_cast<std::size_t>(op.peer)];
-  const auto paths = routes_->paths(src, dst);  // one lookup for all the ranges
-  auto send_message = [&](double bytes) {
-    const std::uint32_t m = allocate(messages_, free_messages_);
-    messages_[m] = {id, static_cast<int>(paths.size()), bytes, now};
-    ++ops_[id].messages_left;
-    ++message_count_;
-    transfer_count_ += paths.size();
-    for (const PathView& p : paths) network_->start(now, p, bytes * p.share, ls.step, m);
-  };
-  if (op.blocks.empty()) send_message(0);
-  for (const auto& r : op.blocks.ranges()) send_message(range_bytes(r.begin, r.end));
+  const std::size_t ranges = op.blocks.range_count();
+  if (!config_.message_per_range || ranges <= 1) {
+    send_message(id, set_bytes(op.blocks), ranges > 1, ls.step, now);
+    return;
+  }
+  for (const auto& r : op.blocks.ranges())
+    send_message(id, range_bytes(r.begin, r.end), false, ls.step, now);
+}
+
+// The sender's CPU packs a multi-range message and pays o; a rendezvous message then waits for
+// the receiver's ready message (LogGOPSim's protocol above S).
+void Engine::send_message(std::uint32_t op, double bytes, bool packed, int step, double now) {
+  const std::uint32_t m = allocate(messages_, free_messages_);
+  messages_[m] = {op, 0, bytes, now, step, packed};
+  ++ops_[op].messages_left;
+  ++message_count_;
+  if (!host_costs_) {
+    inject(m, now);
+    return;
+  }
+  const topo::HostCosts& h = params_.host;
+  const SendOp& o = ops_[op];
+  const double cpu = (packed ? bytes * h.copy_s_per_byte : 0) + h.send_overhead_s;
+  const double then = bytes > static_cast<double>(h.eager_threshold_bytes)
+                          ? round_trip(host_of_[static_cast<std::size_t>(o.sender)],
+                                       host_of_[static_cast<std::size_t>(o.receiver)])
+                          : 0;
+  if (cpu > 0) {
+    const int lane = o.lane - ranks_[static_cast<std::size_t>(o.sender)].first_lane;
+    request_cpu({o.sender, CpuKind::send, lane, 0, cpu, then, m});
+  } else if (then > 0) {
+    add_timer(now + then, static_cast<int>(m), TimerKind::inject);
+  } else {
+    inject(m, now);
+  }
+}
+
+// The message leaves its NIC ports, at least g after their previous message.
+void Engine::inject(std::uint32_t m, double now) {
+  const SendOp& op = ops_[messages_[m].op];
+  const auto paths = routes_->paths(host_of_[static_cast<std::size_t>(op.sender)],
+                                    host_of_[static_cast<std::size_t>(op.receiver)]);
+  if (!port_free_.empty()) {
+    double at = now;
+    for (const PathView& p : paths)
+      if (p.hops > 0) at = std::max(at, port_free_[static_cast<std::size_t>(p.links[0])]);
+    if (at > instant_end(now)) {
+      add_timer(at, static_cast<int>(m), TimerKind::inject);
+      return;
+    }
+    for (const PathView& p : paths)
+      if (p.hops > 0) port_free_[static_cast<std::size_t>(p.links[0])] = now + params_.host.gap_s;
+  }
+  Message& msg = messages_[m];
+  msg.transfers_left = static_cast<int>(paths.size());
+  msg.start = now;
+  transfer_count_ += paths.size();
+  for (const PathView& p : paths) network_->start(now, p, msg.bytes * p.share, msg.step, m);
 }
 
 void Engine::post_recv(int lane, const Operation& op) {
@@ -317,7 +453,7 @@ void Engine::operation_done(int lane, double now) {
 void Engine::communication_done(int lane, double now) {
   const LaneState& ls = lanes_[static_cast<std::size_t>(lane)];
   if (ls.compute > 0)
-    add_timer(now + ls.compute, lane, TimerKind::finish);
+    compute(lane);
   else
     step_done(lane, now);
 }
@@ -327,17 +463,45 @@ void Engine::step_done(int lane, double now) {
 }
 
 void Engine::transfer_done(std::uint32_t tag, double now) {
-  Message& m = messages_[tag];
-  if (--m.transfers_left > 0) return;
+  if (--messages_[tag].transfers_left > 0) return;
+  message_arrived(tag, now);
+}
+
+// The receiver's CPU pays o and unpacks; the send completes now, the receive when the
+// receiver's CPU is done with every message of the send.
+void Engine::message_arrived(std::uint32_t tag, double now) {
+  const Message& m = messages_[tag];
   const std::uint32_t id = m.op;
   SendOp& op = ops_[id];
   if (trace_) trace_->message(op.sender, op.receiver, m.bytes, m.start, now);
+  if (host_costs_) {
+    const topo::HostCosts& h = params_.host;
+    const double cpu = h.recv_overhead_s + (m.packed ? m.bytes * h.copy_s_per_byte : 0);
+    if (cpu > 0) {
+      ++op.cpu_pending;
+      request_cpu({representative(op.receiver), CpuKind::receive, op.port,
+                   sender_offset(op.sender, op.receiver), cpu, 0, id});
+    }
+  }
   free_messages_.push_back(tag);
   if (--op.messages_left > 0) return;
   const SendOp done = op;
+  if (done.cpu_pending > 0 || done.received > instant_end(now)) {
+    // The receive completes when the receiver's CPU is done (serve_cpu sets the timer when
+    // requests are still pending).
+    if (done.cpu_pending == 0) add_timer(done.received, static_cast<int>(id), TimerKind::deliver);
+    operation_done(done.lane, now);
+    return;
+  }
   free_ops_.push_back(id);
   deliver(done.sender, done.receiver, done.port, now);
   operation_done(done.lane, now);
+}
+
+void Engine::delivered(std::uint32_t id, double now) {
+  const SendOp done = ops_[id];
+  free_ops_.push_back(id);
+  deliver(done.sender, done.receiver, done.port, now);
 }
 
 // From the domain's orbit copies to every rank and link: each orbit is |group| copies of its
@@ -373,6 +537,7 @@ SimResult Engine::run() {
     }
     for (int l = rs.first_lane; l < rs.first_lane + rs.lane_count; ++l) start_lane(l, 0);
   }
+  serve_cpu(0);
   double now = 0;
   for (;;) {
     const double t_timer = timers_.empty() ? Network::kNever : timers_.top().time;
@@ -384,11 +549,14 @@ SimResult Engine::run() {
     for (std::uint32_t tag : completed_) transfer_done(tag, now);
     while (!timers_.empty() && timers_.top().time <= end) {
       const Timer t = timers_.pop();
-      if (t.kind == TimerKind::post)
-        run_lane(t.lane, now);
-      else
-        step_done(t.lane, now);
+      switch (t.kind) {
+        case TimerKind::post: run_lane(t.id, now); break;
+        case TimerKind::finish: step_done(t.id, now); break;
+        case TimerKind::inject: inject(static_cast<std::uint32_t>(t.id), now); break;
+        case TimerKind::deliver: delivered(static_cast<std::uint32_t>(t.id), now); break;
+      }
     }
+    serve_cpu(now);
   }
   if (finished_ranks_ != simulated_ranks) {
     for (const LaneState& ls : lanes_) {

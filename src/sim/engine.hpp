@@ -10,19 +10,28 @@
 // - Sends are eager (sender-driven, as the papers' SST/packet simulations inject): a send's
 //   messages enter the network when its step is posted, whether or not the receiver has
 //   reached the matching receive. A send completes when its last byte has arrived; a
-//   receive completes when the matching send's data has arrived and the receive is posted
-//   (data arriving early waits in the receiver's buffer at no cost).
+//   receive completes when the matching send's data has arrived (and its receive overhead is
+//   paid) and the receive is posted (data arriving early waits in the receiver's buffer).
 // - Sends and receives match per (sender, receiver, port) in posting order, as the verifier
 //   matches them (a port belongs to one lane at a time, which the verifier checks).
-// - Each range of a send's block set is one message (the schedule model has no packed sends:
-//   a sender issues one message per range, DESIGN.md "The schedule model"); a send with no
-//   blocks, or only zero-size blocks, is a zero-byte message that pays latency only.
+// - A send to another rank is one message, whatever the ranges of its block set (the runtime
+//   sends one derived datatype; DESIGN.md "Machines, not networks"); a send with no bytes is a
+//   zero-byte message that pays latency only. SimConfig::message_per_range models a runtime
+//   that sends each range as its own message instead.
 // - Under multi-path routing a message is split over its paths by Path::share: one transfer
 //   per path.
-// - A lane's step completes when all its operations completed, plus its reductions: every reduced
-//   byte (receives with Combine::reduce and local reductions) costs reduce_s_per_byte,
-//   charged after the step's communication, since receives apply at the end of the step.
-//   Local copies cost nothing.
+// - Host costs (topo::HostCosts, LogGP; docs/host-costs.md), per rank on one CPU that its
+//   lanes share, first come first served (requests of one instant in the order of CpuRequest):
+//   a message costs its sender o (after packing a multi-range message at the copy rate) before
+//   it is injected, and its receiver o (then the unpacking copy) once it has arrived; the
+//   receive completes after both. Consecutive
+//   messages leave one NIC port (the first link of a path) at least g apart. A message above
+//   the eager threshold waits one round trip (request and ready, latency only) between its
+//   overhead and its injection; the receiver's readiness is not awaited.
+// - A lane's step completes when all its operations completed, plus its CPU work: every reduced
+//   byte (receives with Combine::reduce and local reductions) costs reduce_s_per_byte and every
+//   copied byte (local copies, sends to oneself) copy_s_per_byte, charged on the rank's CPU
+//   after the step's communication, since receives and copies apply at the end of the step.
 // - Rank r runs on host mapping.host_of[info.node_of(r)]: the schedule's placement composed with
 //   the user's mapping.
 // - Message bytes come from BlockPartition(info, vector_bytes / element_bytes); slots past the
@@ -61,7 +70,7 @@ class Engine {
     int step = 0;
     int steps = 0;
     int pending = 0;       // operations of the current step not yet complete
-    double compute = 0;    // seconds of reductions charged when the communication is done
+    double compute = 0;    // CPU seconds (reductions, copies) charged after the communication
     bool posting = false;  // inside post(): completions are handled when posting ends
     bool waiting = false;  // its next step waits for steps of other lanes
   };
@@ -70,27 +79,47 @@ class Engine {
     int lane_count = 0;
     int unfinished = 0;  // lanes with steps left
     double finish = 0;
+    double cpu_free = 0;  // its CPU is busy until then (host costs)
   };
   struct SendOp {
     int sender = 0, receiver = 0, port = 0;
     int lane = 0;  // the sender's lane
     int messages_left = 0;
+    double received = 0;  // when the receiver's CPU is done with the messages that arrived
+    int cpu_pending = 0;  // receive overheads requested, not yet placed on the CPU
+  };
+  // CPU work asked for at the current instant. Requests of one instant are served in an order
+  // that does not depend on the order the engine processes the instant's events (which follows
+  // rank numbers): by rank, kind, then lane (or port and the sender's offset), so that ranks
+  // that are translations of each other are served alike (the symmetry reduction relies on it).
+  enum class CpuKind : std::uint8_t { receive, send, compute };
+  struct CpuRequest {
+    int rank = 0;
+    CpuKind kind = CpuKind::compute;
+    int lane = 0;             // receive: the port
+    std::uint64_t order = 0;  // receive: the sender's offset from the receiver
+    double seconds = 0;
+    double then = 0;       // send: the rendezvous round trip after the CPU work
+    std::uint32_t id = 0;  // receive: the send operation; send: the message; compute: the lane
   };
   struct Message {
     std::uint32_t op = 0;
     int transfers_left = 0;
     double bytes = 0;
     double start = 0;
+    int step = 0;         // the sender's step (the analytic model's congestion)
+    bool packed = false;  // several ranges: packed and unpacked at the copy rate
   };
   struct Channel {  // sends delivered and receives posted on one (sender, receiver, port)
     std::uint32_t delivered = 0;
     std::uint32_t posted = 0;
     int lane = 0;  // the receiver's lane that posted the receives
   };
-  enum class TimerKind : std::uint8_t { post, finish };
+  // post, finish: `id` is a lane; inject: a message; deliver: a send operation.
+  enum class TimerKind : std::uint8_t { post, finish, inject, deliver };
   struct Timer {
     double time = 0;
-    int lane = 0;
+    int id = 0;
     TimerKind kind = TimerKind::post;
   };
 
@@ -102,6 +131,22 @@ class Engine {
   bool dependencies_met(int lane, const Step& step) const;
   bool post(int lane, double now);  // true when the step completed at once
   void post_send(int lane, const Operation& op, double now);
+  void send_message(std::uint32_t op, double bytes, bool packed, int step, double now);
+  void inject(std::uint32_t message, double now);
+  void message_arrived(std::uint32_t message, double now);
+  void delivered(std::uint32_t op, double now);
+  void request_cpu(const CpuRequest& request) { cpu_requests_.push_back(request); }
+  // Places the instant's CPU requests (first come, first served after what each CPU already
+  // does) and sets the timers of what follows them.
+  void serve_cpu(double now);
+  void compute(int lane);  // the lane's reductions and copies, once its communication is done
+  void receive_done(std::uint32_t op, double now);
+  // The receiver's offset to the sender, the same for every translation of the pair.
+  [[nodiscard]] std::uint64_t sender_offset(int sender, int receiver) const;
+  // Request and ready message of a rendezvous: the latency from src to dst and back.
+  double round_trip(int src, int dst);
+  // The simulated rank that stands for `rank` (itself unless a symmetry leaves it out).
+  [[nodiscard]] int representative(int rank) const;
   void post_recv(int lane, const Operation& op);
   void deliver(int sender, int receiver, int port, double now);
   void operation_done(int lane, double now);
@@ -111,7 +156,7 @@ class Engine {
   bool advance(int lane, double now);
   void wake_waiting(int rank, double now);
   void transfer_done(std::uint32_t tag, double now);
-  void add_timer(double time, int lane, TimerKind kind);
+  void add_timer(double time, int id, TimerKind kind);
   void use_symmetry_if_any(const topo::Router& router);
   // Whether the rank is simulated: all are, unless a symmetry leaves one host per orbit.
   [[nodiscard]] bool simulated(int rank) const;
@@ -124,6 +169,9 @@ class Engine {
   const topo::Topology& topology_;
   const SimConfig& config_;
   const topo::NetworkParams& params_;
+  const bool host_costs_;          // params_.host charges anything
+  std::vector<double> port_free_;  // per link: when it may inject the next message (gap)
+  std::vector<CpuRequest> cpu_requests_;
   MessageBytes message_bytes_;
   std::optional<TranslationSymmetry> symmetry_;
   std::unique_ptr<OrbitRouter> orbit_router_;  // routes_ of a symmetric run use it

@@ -64,7 +64,7 @@ std::uint64_t FlowNetwork::group_key(const PathView& path, bool moves) {
 }
 
 // The group started at `now` on this very path that still waits out its latency, or -1. The
-// engine starts a send's ranges one after the other, each on all its paths, so a Dragonfly's
+// engine starts a step's messages one after the other, each on all its paths, so a Dragonfly's
 // or fat tree's dozens of minimal paths interleave: the groups of the instant are looked up by
 // path. A group missed here would only be a smaller group, never a different result.
 int FlowNetwork::forming_group(double now, const PathView& path, bool moves) {

@@ -6,11 +6,12 @@
 // outgoing and incoming links are its NIC ports (on a torus each neighbour link is one), so
 // injection and ejection are limited per port. Memory: the active flows and the links.
 //
-// Transfers that start at one instant on one path (the ranges of a non-contiguous send, for
-// instance) are kept as one group: they cross the same links from the same instant on, so
-// max-min fairness gives each of them the same rate, and the group is filled once with its
-// transfer count as weight. Each transfer still ends at its own instant, when its own bytes
-// have been sent. Zero-byte transfers started together on one path end together too.
+// Transfers that start at one instant on one path (several sends to one peer in a step, or the
+// ranges of a send under SimConfig::message_per_range) are kept as one group: they cross the same
+// links from the same instant on, so max-min fairness gives each of them the same rate, and the
+// group is filled once with its transfer count as weight. Each transfer still ends at its own
+// instant, when its own bytes have been sent. Zero-byte transfers started together on one path end
+// together too.
 //
 // Background load (issue 23): other jobs' traffic on a link is modelled as a constant share of
 // its capacity that the simulated job cannot use (`link_load[l]` in [0, 1)); the job's flows

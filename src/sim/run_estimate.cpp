@@ -50,7 +50,8 @@ class StepCounter {
         router_(router),
         host_of_(std::move(host_of)),
         bytes_(schedule.info(), config),
-        mtu_(static_cast<double>(config.packet.mtu_bytes)) {}
+        mtu_(static_cast<double>(config.packet.mtu_bytes)),
+        message_per_range_(config.message_per_range) {}
 
   // Adds the peers of `rank`'s step `step` that are not in `peers` yet, with their routes.
   void add_peers(int rank, int step, std::unordered_set<int>& peers, double& paths, double& links) {
@@ -77,7 +78,10 @@ class StepCounter {
                         host_of_[static_cast<std::size_t>(op.peer)], routes_);
       tally.groups += routes_.size();
       tally.group_crossings += static_cast<double>(routes_.links.size());
-      if (op.blocks.empty()) message(0, tally);
+      if (!message_per_range_ || op.blocks.empty()) {
+        message(static_cast<double>(bytes_.set(op.blocks)), tally);
+        continue;
+      }
       for (const auto& r : op.blocks.ranges())
         message(static_cast<double>(bytes_.range(r.begin, r.end)), tally);
     }
@@ -103,6 +107,7 @@ class StepCounter {
   std::vector<int> host_of_;
   MessageBytes bytes_;
   double mtu_;
+  bool message_per_range_;
   Step step_;
   topo::RouteSet routes_;
 };

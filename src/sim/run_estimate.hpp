@@ -1,10 +1,10 @@
 #pragma once
 // What a simulation will cost, before it runs (issue 21): the counts the models' work and
 // memory grow with, from the schedule's step counts and a sample of its steps routed on the
-// topology as the engine routes them (one message per range of a send, one transfer per
-// path, packets of the packet model's mtu). The Python front end (python/topocoll/limits.py)
-// turns them into seconds and bytes and refuses runs beyond the machine's memory or about ten
-// minutes.
+// topology as the engine routes them (one message per send, or per range under
+// SimConfig::message_per_range, one transfer per path, packets of the packet model's mtu). The
+// Python front end (python/topocoll/limits.py) turns them into seconds and bytes and refuses runs
+// beyond the machine's memory or about ten minutes.
 //
 // Sampling, by step index, since ranks run their step k at about the same time: every step
 // index up to kEstimateStepIndices of them (else that many, evenly spaced, each standing for
@@ -35,7 +35,7 @@ struct RunEstimate {
   std::uint64_t ranks = 0;
   std::uint64_t rank_steps = 0;  // exact: the sum of every rank's step count
   std::uint64_t max_steps = 0;   // exact: the largest step count of a rank
-  double messages = 0;           // point-to-point messages (one per range of a send)
+  double messages = 0;           // point-to-point messages (as SimResult::messages counts them)
   double transfers = 0;          // messages x paths (the flows of the flow model)
   double link_crossings = 0;     // transfers x links of their path
   // The flow model keeps the transfers of one send (its ranges on one path, started together)

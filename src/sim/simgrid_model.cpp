@@ -40,7 +40,8 @@ struct Plan {
   // The receiving lane of each channel, for ranks of several lanes (lane 0 otherwise).
   std::unordered_map<std::uint64_t, int> receiving_lane;
   std::uint64_t messages = 0;
-  int max_ranges = 1;
+  int max_ranges = 1;              // messages of the largest send
+  bool message_per_range = false;  // SimConfig::message_per_range
   std::uint64_t hosts = 0;
   [[nodiscard]] std::uint64_t route_key(int src, int dst) const {
     return static_cast<std::uint64_t>(src) * hosts + static_cast<std::uint64_t>(dst);
@@ -77,8 +78,9 @@ std::vector<int> hosts_of_ranks(const Schedule& schedule, const topo::Topology& 
 }
 
 Plan make_plan(const Schedule& schedule, const topo::Topology& topology, const topo::Router& router,
-               const topo::Mapping& mapping) {
+               const topo::Mapping& mapping, bool message_per_range) {
   Plan plan;
+  plan.message_per_range = message_per_range;
   plan.host_of = hosts_of_ranks(schedule, topology, mapping);
   plan.hosts = static_cast<std::uint64_t>(topology.host_count());
   const int ranks = schedule.ranks();
@@ -97,7 +99,9 @@ Plan make_plan(const Schedule& schedule, const topo::Topology& topology, const t
           if (op.peer < 0 || op.peer >= ranks)
             throw UnsupportedRequest("rank " + std::to_string(r) + " sends to rank " +
                                      std::to_string(op.peer) + ", which does not exist");
-          const int ranges = std::max<int>(1, static_cast<int>(op.blocks.range_count()));
+          const int ranges = plan.message_per_range
+                                 ? std::max<int>(1, static_cast<int>(op.blocks.range_count()))
+                                 : 1;
           plan.messages += static_cast<std::uint64_t>(ranges);
           plan.max_ranges = std::max(plan.max_ranges, ranges);
           plan.channels.push_back(channel_key(r, op.peer, op.port, ranks));
@@ -342,9 +346,14 @@ class Simulation {
         s4u::Mailbox* box = mailbox(rank, op.peer, op.port);
         const double latency = route_latency(rank, op.peer);
         // The first message of a send says how many it has, so the receiver takes them all.
-        const int count = std::max<int>(1, static_cast<int>(op.blocks.range_count()));
+        const int count = plan_.message_per_range
+                              ? std::max<int>(1, static_cast<int>(op.blocks.range_count()))
+                              : 1;
         void* payload = &counts_[static_cast<std::size_t>(count)];
-        if (op.blocks.empty()) outgoing.push_back({latency, box, payload, 0});
+        if (!plan_.message_per_range || op.blocks.empty()) {
+          outgoing.push_back({latency, box, payload, bytes_.set(op.blocks)});
+          continue;
+        }
         for (const auto& r : op.blocks.ranges())
           outgoing.push_back({latency, box, payload, bytes_.range(r.begin, r.end)});
       }
@@ -477,7 +486,11 @@ SimResult simulate_simgrid(const Schedule& schedule, const topo::Topology& topol
     throw UnsupportedRequest(
         "--trace is not available with the simgrid model; accepted: --model analytic or flow");
   const MessageBytes bytes(schedule.info(), config);
-  const Plan plan = make_plan(schedule, topology, router, mapping);
+  if (!topology.params().host.idle())
+    throw UnsupportedRequest(
+        "host costs (overheads, gap, copy cost, eager threshold) are not modelled by the simgrid "
+        "model; accepted: --model flow, packet or analytic, or no host costs");
+  const Plan plan = make_plan(schedule, topology, router, mapping, config.message_per_range);
   const ChildResult child = run_in_child(schedule, topology, plan, bytes);
   SimResult result;
   result.time_s = child.time_s;

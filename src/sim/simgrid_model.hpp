@@ -16,10 +16,10 @@
 //
 // Execution mirrors the flow model's rules (src/sim/engine.hpp): one actor per rank runs its
 // lazily generated steps; step k is posted alpha after step k-1 completed (step 0 at alpha);
-// each range of a send's block set is one message (put_async on the mailbox of (sender,
-// receiver, port)); sends are eager (every mailbox has its receiver as permanent receiver, so
-// data flows before the receive is posted); a step completes when its messages have arrived,
-// then its reductions cost reduce_s_per_byte per reduced byte. Rank r runs on host
+// a send is one message (put_async on the mailbox of (sender, receiver, port); one per range
+// under SimConfig::message_per_range); sends are eager (every mailbox has its receiver as permanent
+// receiver, so data flows before the receive is posted); a step completes when its messages have
+// arrived, then its reductions cost reduce_s_per_byte per reduced byte. Rank r runs on host
 // mapping.host_of[placement(r)] (the schedule's placement composed with the user's mapping).
 //
 // SimGrid keeps global state per process and cannot run a second simulation after the first
@@ -29,7 +29,8 @@
 //
 // Reported: time, goodput, messages, transfers (= messages, single-path) and per-rank finish
 // times. Per-link figures (--links, utilizations) and traces are the analytic and flow models'
-// (a request for a trace is refused).
+// (a request for a trace is refused). Host costs (topo::HostCosts) are the other models'; a
+// request with any is refused.
 #include "sim/simulate.hpp"
 
 namespace topocoll::sim {

@@ -39,6 +39,11 @@ struct SimConfig {
   // Flow model on a Dragonfly or Dragonfly+: the fraction of every global link's capacity that
   // other jobs take (flow_network.hpp, "Background load"); 0: the job is alone.
   double global_load = 0;
+  // Models a runtime that sends each range of a send's block set as its own message (one
+  // overhead and one flow each, no packing). Off: a send is one message, whatever its ranges,
+  // as the MPI runtime sends it (one derived datatype), and host costs charge the pack and
+  // unpack copies (docs/host-costs.md).
+  bool message_per_range = false;
 };
 
 struct LinkUsage {
@@ -50,7 +55,8 @@ struct LinkUsage {
 struct SimResult {
   double time_s = 0;                // completion time of the last rank
   double goodput_gbps = 0;          // vector bytes x 8 / time_s / 1e9 (the papers' goodput)
-  std::uint64_t messages = 0;       // point-to-point messages (one per range unless packed)
+  std::uint64_t messages = 0;       // point-to-point messages: one per send to another rank
+                                    // (one per range under SimConfig::message_per_range)
   std::uint64_t transfers = 0;      // flows simulated (messages x paths)
   double max_link_utilization = 0;  // busy fraction of time_s, over links that carried data
   double mean_link_utilization = 0;

@@ -3,6 +3,8 @@
 // the parameters of DESIGN.md "Simulator". Direct networks (ring, torus, mesh, hypercube,
 // hyperx) have no switches: hosts are the routers. Built from a spec string such as
 // "torus:8x8" by make_topology (topology_spec.cpp), the CLI contract of issue 7.
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -11,14 +13,38 @@
 
 namespace topocoll::topo {
 
+// What a host's CPU and NIC charge per message and per byte, per rank: LogGP (Alexandrov et al.,
+// "LogGP", SPAA 1995: o, g) with LogGOPSim's eager threshold S (Hoefler et al., HPDC 2010), and
+// per-byte copies. The wire's L and G are the links' latency and bandwidth. All zero and always
+// eager by default: an idealised host. docs/host-costs.md says when each is charged.
+struct HostCosts {
+  static constexpr std::uint64_t kAlwaysEager = std::numeric_limits<std::uint64_t>::max();
+  double send_overhead_s = 0;  // o at the sender: CPU time per message sent
+  double recv_overhead_s = 0;  // o at the receiver: CPU time per message received
+  double gap_s = 0;            // g: least interval between two messages leaving one NIC port
+  double copy_s_per_byte = 0;  // local copies, packing and unpacking a multi-range message
+  // Messages above it are rendezvous: a request and a ready message (one round trip) precede
+  // the data.
+  std::uint64_t eager_threshold_bytes = kAlwaysEager;
+
+  // Whether every cost is zero and every message eager (the engines then skip the host).
+  [[nodiscard]] bool idle() const {
+    return send_overhead_s == 0 && recv_overhead_s == 0 && gap_s == 0 && copy_s_per_byte == 0 &&
+           eager_threshold_bytes == kAlwaysEager;
+  }
+};
+
 // Parameters shared by every link unless a graph file overrides them (units: SI, bytes).
 struct NetworkParams {
   double bandwidth_bytes_per_s = 400e9 / 8;  // per direction of a link
   double link_latency_s = 100e-9;
   double hop_latency_s = 300e-9;  // per link crossed, on top of link latency
-  double alpha_s = 0;             // per-step software overhead
-  double reduce_s_per_byte = 0;   // cost of reducing one received byte
-  int nic_ports = 1;              // host-to-switch links per host (indirect networks)
+  double alpha_s = 0;             // per-step software overhead of a lane (not on the CPU)
+  // Cost of reducing one byte (received or local) on the rank's CPU; the caller picks the
+  // rate of the datatype class it simulates (machine files give one per class).
+  double reduce_s_per_byte = 0;
+  int nic_ports = 1;  // host-to-switch links per host (indirect networks)
+  HostCosts host;     // per rank
 };
 
 // A directed link. Both directions of a cable are two links, so the two directions never

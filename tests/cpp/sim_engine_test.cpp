@@ -229,23 +229,27 @@ TEST_P(StepDependencies, ZeroByteMessagesPayLatencyOnly) {
   EXPECT_EQ(r.messages, 3u);
 }
 
-TEST_P(StepDependencies, EachRangeIsOneMessageAndReductionsCostPerByte) {
+TEST_P(StepDependencies, ASendOfManyRangesIsOneMessageAndReductionsCostPerByte) {
   topo::NetworkParams p = quiet();
   p.reduce_s_per_byte = 1e-9;
   HandNetwork net(2, p);
   HandRouter router;
   router.set(0, 1, {{{net.link(0, 1, kBw, 0)}, 1.0}});
-  BlockSet gaps;  // blocks 0, 2, 4: three ranges, three messages
+  BlockSet gaps;  // blocks 0, 2, 4: three ranges, one message (three as a runtime per range)
   gaps.add(0);
   gaps.add(2);
   gaps.add(4);
   const auto s = hand_schedule(
       6, {{step({Operation::send(1, gaps)})}, {step({Operation::recv(0, gaps, Combine::reduce)})}});
   const double bytes = 6000;  // 1000 per block
-  const auto r = simulate(s, net, router, linear(2), config(GetParam(), bytes));
-  EXPECT_EQ(r.messages, 3u);
-  EXPECT_NEAR(r.rank_finish_s[0], 3000 / kBw, 1e-15);
-  EXPECT_NEAR(r.rank_finish_s[1], 3000 / kBw + 3000 * p.reduce_s_per_byte, 1e-15);
+  for (const bool per_range : {false, true}) {
+    auto c = config(GetParam(), bytes);
+    c.message_per_range = per_range;
+    const auto r = simulate(s, net, router, linear(2), c);
+    EXPECT_EQ(r.messages, per_range ? 3u : 1u);
+    EXPECT_NEAR(r.rank_finish_s[0], 3000 / kBw, 1e-15);
+    EXPECT_NEAR(r.rank_finish_s[1], 3000 / kBw + 3000 * p.reduce_s_per_byte, 1e-15);
+  }
 }
 
 TEST_P(StepDependencies, MultiPathMessagesSplitBySharePerPath) {
