@@ -48,7 +48,7 @@ constexpr std::array<ParameterRange, 15> kRanges{{
     {"copy_rate", "--copy-rate", 1e6, 1e15, "B/s", false, "1MBps to 1PBps, or none",
      "local copies and packing; slower than 1 MB/s is no processor, faster than 1 PB/s is no "
      "memory ('none': copies cost nothing)"},
-    {"eager_threshold", "--eager-threshold", 0, kTiB, "B", true, "0B to 1TiB, or none",
+    {"eager_threshold", "--eager-threshold", 0, 1024 * kTiB, "B", true, "0B to 1PiB, or none",
      "largest eager message; above it a message waits a round trip (rendezvous); 'none': every "
      "message is eager"},
 }};
