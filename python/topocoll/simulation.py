@@ -83,25 +83,23 @@ def parse_size(value: int | str, what: str = "--size") -> int:
     return int(parameters.number("size", value, what))
 
 
-# The `--params` presets: the link values (bandwidth, latencies, per-step overhead, NIC ports)
-# of these machine files, without their host costs, so that the presets' runs stay those of the
-# idealised host. `--machine` gives the whole machine.
+# The `--params` presets and the machine file each one is the link-only part of. The values stay
+# those of src/topology/params.cpp: the machine files give the same values as text ("100ns"),
+# which the unit parser turns into doubles one rounding away (1.0000000000000001e-07), and the
+# presets' results must not move (tests/python/test_machine.py checks the two agree).
 PRESET_MACHINES = {"swing": "swing-sst", "trivance": "trivance-sst", "canary": "canary"}
 
 
 def preset_params(name: str) -> _core.NetworkParams:
-    """The link-only parameters of preset `name` (PRESET_MACHINES): the machine file's network
-    section and step overhead, no host costs and no reduction cost."""
+    """The link-only parameters of preset `name`: the network values and step overhead of its
+    machine file (PRESET_MACHINES), no host costs and no reduction cost."""
     name = parameters.text("params (preset)", name)
     if name not in PRESET_MACHINES:
         raise InputError(
             f"unknown parameter preset '{name}'; accepted: {', '.join(PRESET_MACHINES)} (or "
             "--machine for a whole machine)"
         )
-    params = load_machine(PRESET_MACHINES[name]).params
-    params.host = _core.HostCosts()
-    params.reduce_s_per_byte = 0.0
-    return params
+    return _core.network_preset(name)
 
 
 # Host-cost options: (keyword, the field of HostCosts, the parameter of the table).

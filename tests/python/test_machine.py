@@ -10,7 +10,7 @@ import pytest
 
 from topocoll import _core, simulate
 from topocoll.machine import load_machine, shipped_machines
-from topocoll.simulation import make_setup, preset_params
+from topocoll.simulation import PRESET_MACHINES, make_setup, preset_params
 
 # swing-sst's host costs (python/topocoll/machines/swing-sst.json, SST firefly's defaults)
 SEND_O, RECV_O, GAP, EAGER = 130e-9, 250e-9, 50e-9, 12000
@@ -45,11 +45,15 @@ def test_unknown_machine_names_the_shipped_ones():
 
 
 def test_presets_are_the_machine_files_links_without_host_costs():
-    """--params keeps exactly the numbers of the C++ presets (one source: the machine files)."""
-    for preset in ("swing", "trivance", "canary"):
-        ours, old = preset_params(preset).to_dict(), _core.network_preset(preset).to_dict()
-        assert ours == old, preset
-        assert preset_params(preset).host.idle
+    """--params gives the machine file's link values (to the last rounding of the unit parser)
+    and no host costs."""
+    for preset, machine in PRESET_MACHINES.items():
+        ours = preset_params(preset)
+        assert ours.host.idle and ours.reduce_s_per_byte == 0
+        full = load_machine(machine).params.to_dict()
+        for key in ("bandwidth_bytes_per_s", "link_latency_s", "hop_latency_s", "alpha_s"):
+            assert ours.to_dict()[key] == pytest.approx(full[key], rel=1e-12), (preset, key)
+        assert ours.nic_ports == full["nic_ports"]
 
 
 def test_single_options_override_the_machine():
@@ -72,9 +76,7 @@ def test_reduction_rate_per_datatype_class(tmp_path):
         "format": "topocoll-machine/1",
         "name": "classes",
         "description": "two reduction rates",
-        "host": {
-            "reduce_rate": {"value": {"float": "1GBps", "double": "2GBps"}, "source": "test"}
-        },
+        "host": {"reduce_rate": {"value": {"float": "1GBps", "double": "2GBps"}, "source": "test"}},
     }
     path = tmp_path / "classes.json"
     path.write_text(json.dumps(doc))
@@ -90,8 +92,8 @@ def test_reduction_rate_per_datatype_class(tmp_path):
 
 def _time(*extra: str, run_cli) -> float:
     code, out, err = run_cli(
-        "sim", "-t", "ring:4", "--ranks", "2", "-a", "ring", "--size", "8KiB",
-        "--format", "json", *extra,
+        "sim", "-t", "ring:4", "-c", "allreduce", "--ranks", "2", "-a", "ring", "--size", "8KiB",
+        "--json", *extra,
     )  # fmt: skip
     assert code == 0, err
     return json.loads(out)["time_s"]
@@ -119,10 +121,21 @@ def test_rendezvous_adds_one_round_trip_per_message(run_cli):
 
 
 def test_all_host_costs_zero_reproduce_the_link_only_result(run_cli):
-    zero = ("--send-overhead", "0", "--recv-overhead", "0", "--gap", "0")
+    zero = ("--send-overhead", "0ns", "--recv-overhead", "0ns", "--gap", "0ns")
     zero += ("--eager-threshold", "none", "--copy-rate", "none")
     for size in ("8KiB", "1MiB"):
-        base = ["sim", "-t", "torus:4x4", "-a", "swing-bw", "--size", size, "--format", "json"]
+        base = [
+            "sim",
+            "-t",
+            "torus:4x4",
+            "-c",
+            "allreduce",
+            "-a",
+            "swing-bw",
+            "--size",
+            size,
+            "--json",
+        ]
         code, out, err = run_cli(*base, "--params", "swing")
         assert code == 0, err
         code2, out2, err2 = run_cli(*base, "--machine", "swing-sst", *zero)
@@ -141,10 +154,14 @@ def test_a_bad_machine_file_is_exit_2_on_one_line(run_cli, tmp_path):
     bad.write_text('{"format": "topocoll-machine/1", "name": "x", "description": "d", "hots": {}}')
     for command in ("sim", "compare", "tune"):
         extra = ["-a", "ring", "--size", "1KiB"] if command == "sim" else ["--ranks", "4"]
-        code, out, err = run_cli(command, "-t", "ring:4", "--machine", str(bad), *extra)
+        code, out, err = run_cli(
+            command, "-t", "ring:4", "-c", "allreduce", "--machine", str(bad), *extra
+        )
         assert code == 2, (command, err)
         assert len(err.strip().splitlines()) == 1 and "hots" in err, err
-    code, _, err = run_cli("sim", "-a", "ring", "--size", "1KiB", "--machine", "nosuch")
+    code, _, err = run_cli(
+        "sim", "-c", "allreduce", "-a", "ring", "--size", "1KiB", "--machine", "nosuch"
+    )
     assert code == 2 and "accepted: canary" in err
 
 
@@ -165,4 +182,5 @@ def test_innet_refuses_host_costs_and_takes_link_values(run_cli):
         None, "canary"
     )
     assert topology == "fattree:canary"
-    assert params.to_dict() == _core.network_preset("canary").to_dict()
+    preset = _core.network_preset("canary").to_dict()
+    assert params.to_dict() == pytest.approx(preset, rel=1e-12)
