@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from topocoll import _core, simulate
 from topocoll.machine import load_machine, shipped_machines
 from topocoll.simulation import PRESET_MACHINES, make_setup, preset_params
