@@ -1,5 +1,5 @@
 #pragma once
-// The `simgrid` model (issue 7): the same schedules on SimGrid 3.32, the independent check of the
+// The `simgrid` model (docs/simulator-simgrid.md): the same schedules on SimGrid 3.32, the independent check of the
 // flow model. Built only when CMake finds SimGrid (TOPOCOLL_HAVE_SIMGRID).
 //
 // Network: pure latency plus max-min sharing (network/model:CM02 with TCP-gamma 0, crosstraffic

@@ -1,5 +1,5 @@
 #pragma once
-// Runs a schedule on a network model and measures it (issue 7). The engines consume the
+// Runs a schedule on a network model and measures it (docs/design.md, "4.1 Engine semantics"). The engines consume the
 // lazily generated per-rank steps and never know which algorithm they run.
 #include <cstdint>
 #include <string>

@@ -1,5 +1,5 @@
 #pragma once
-// Fingerprint content for large P (DESIGN.md, "Fingerprint mode"): each contribution (q, b)
+// Fingerprint content for large P (docs/design.md, "3.3 Fingerprint mode"): each contribution (q, b)
 // gets the random value A[q] + C[b]; a slot holds the wrapping sum and the count of its
 // contributions. A missing, doubled or misplaced contribution changes the sum unless random
 // values cancel. In commutative mode the sum and the count share one 64-bit word (a 40-bit

@@ -1,5 +1,5 @@
 #pragma once
-// Runs a compiled plan over MPI point-to-point (DESIGN.md "MPI runtime"): per step of a lane,
+// Runs a compiled plan over MPI point-to-point (docs/design.md, "5.2 Execution"): per step of a lane,
 // every receive and send is posted nonblocking (one message per operation; an operation whose
 // slots are not contiguous in memory is sent as one message with an hindexed datatype over
 // the element type, and messages above 1 GiB or INT_MAX elements are split in pieces both

@@ -1,0 +1,51 @@
+#pragma once
+// The rotating sample of the exhaustive sweeps (tests/README.md, "Slow and exhaustive tests").
+//
+// A sweep names each of its instances (for example "swing-bw allreduce P=97 ports=2") and asks
+// in_sample() whether to run it. Without TOPOCOLL_TEST_SAMPLE every instance runs (`make
+// test-exhaustive`, or the test binary run by hand). With TOPOCOLL_TEST_SAMPLE=N:KEY (`make
+// test` sets N=8 and KEY=the commit's hash) an instance runs when the hash of KEY and its name
+// is 0 mod N: a deterministic eighth of each sweep per commit, a different eighth at the next
+// commit, so that every instance is covered over successive commits. The small instances that
+// cover each shape class (every family on even, odd, power-of-two and power-of-three sizes,
+// square and rectangular tori) are passed with always=true and run at every commit.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+namespace topocoll::sweep {
+
+struct SampleSetting {
+  std::uint64_t share = 1;  // run 1 instance in `share`
+  std::string key;
+};
+
+inline SampleSetting sample_setting() {
+  SampleSetting setting;
+  const char* text = std::getenv("TOPOCOLL_TEST_SAMPLE");
+  if (text == nullptr || *text == '\0') return setting;
+  const std::string value(text);
+  const std::size_t colon = value.find(':');
+  const unsigned long long share = std::strtoull(value.substr(0, colon).c_str(), nullptr, 10);
+  setting.share = share == 0 ? 1 : share;
+  if (colon != std::string::npos) setting.key = value.substr(colon + 1);
+  return setting;
+}
+
+// FNV-1a over the key and the instance's name: stable across compilers and platforms, unlike
+// std::hash, so that one TOPOCOLL_TEST_SAMPLE picks the same instances everywhere.
+inline std::uint64_t sample_hash(std::string_view key, std::string_view name) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (std::string_view part : {key, std::string_view("\n"), name})
+    for (const char c : part) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+
+inline bool in_sample(std::string_view name, bool always = false) {
+  static const SampleSetting setting = sample_setting();
+  if (always || setting.share <= 1) return true;
+  return sample_hash(setting.key, name) % setting.share == 0;
+}
+
+}  // namespace topocoll::sweep
