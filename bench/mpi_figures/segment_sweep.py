@@ -8,7 +8,7 @@ alike; the segment sizes alternate round by round. A cell is the ratio of topoco
 Open MPI's for the same algorithm (below 1: topocoll faster), the median over the rounds of
 each run's median-iteration ratio (and of its fastest-iteration ratio).
 
-    .venv/bin/python bench/mpi/segment_sweep.py --ranks 2,4 --sizes 64K,1M,16M,64M \\
+    .venv/bin/python bench/mpi_figures/segment_sweep.py --ranks 2,4 --sizes 64K,1M,16M,64M \\
         --segments 0,64K,256K,1M --rounds 3
 """
 
@@ -68,7 +68,7 @@ def run(args: argparse.Namespace, ranks: int, size: str, segment: str) -> dict:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bench", default="build/cpp/bench/mpi/topocoll-bench")
+    parser.add_argument("--bench", default="build/cpp/topocoll-bench")
     parser.add_argument("--ranks", default="2,4")
     parser.add_argument("--sizes", default="64K,256K,1M,4M,16M,64M")
     parser.add_argument("--segments", default="0,64K,256K,1M")

@@ -6,8 +6,8 @@ builds run by run (so that load changes on a shared machine hit both alike), and
 size the median over runs of each run's fastest iteration (interference only adds time) and
 its ratio to Open MPI's, per build. docs/mpi-benchmark.md ("Small messages") has a result.
 
-    python bench/mpi/small_messages.py --bench before=/tmp/before/topocoll-bench \\
-        --bench after=build/cpp/bench/mpi/topocoll-bench --ranks 2 --runs 4
+    python bench/mpi_figures/small_messages.py --bench before=/tmp/before/topocoll-bench \\
+        --bench after=build/cpp/topocoll-bench --ranks 2 --runs 4
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ iterations, and compares them by the fastest and the median iteration. Writes th
 section of docs/mpi-benchmark.md (between the BEGIN/END GENERATED markers, keeping the prose
 around it) and prints it.
 
-    .venv/bin/python bench/mpi/run_comparison.py --ranks 2,4 --output docs/mpi-benchmark.md
+    .venv/bin/python bench/mpi_figures/run_comparison.py --ranks 2,4 --output docs/mpi-benchmark.md
 """
 
 from __future__ import annotations
@@ -206,14 +206,14 @@ def generate(args: argparse.Namespace) -> str:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--bench", default="build/cpp/bench/mpi/topocoll-bench")
+    parser.add_argument("--bench", default="build/cpp/topocoll-bench")
     parser.add_argument("--ranks", default="2,4", help="comma-separated rank counts")
     parser.add_argument("--min-bytes", type=int, default=8)
     parser.add_argument("--max-bytes", type=int, default=64 * KIB * KIB)
     parser.add_argument("--factor", type=int, default=4)
     parser.add_argument("--output", help="Markdown file whose generated section is replaced")
     args = parser.parse_args()
-    args.command = "python bench/mpi/run_comparison.py " + shlex.join(sys.argv[1:])
+    args.command = "python bench/mpi_figures/run_comparison.py " + shlex.join(sys.argv[1:])
     args.ranks = [int(r) for r in args.ranks.split(",")]
     if not Path(args.bench).is_file():
         sys.exit(f"error: no topocoll-bench at {args.bench}; build it (make build) or pass --bench")
