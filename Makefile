@@ -61,11 +61,14 @@ build-cpp: venv
 
 test-cpp: build-cpp
 	@echo "exhaustive sweeps: TOPOCOLL_TEST_SAMPLE=$(TEST_SAMPLE) (rerun a failure with the same value)"
-	TOPOCOLL_TEST_SAMPLE=$(TEST_SAMPLE) ctest --test-dir build/cpp --output-on-failure -j$(JOBS)
+	TOPOCOLL_TEST_SAMPLE=$(TEST_SAMPLE) ctest --test-dir build/cpp -LE exhaustive \
+	  --output-on-failure -j$(JOBS)
 
-# Every instance of every sweep: the GoogleTests labelled slow, unsampled.
+# What `make test` samples or leaves out (tests/README.md): every instance of the sweeps (the
+# GoogleTests labelled slow, unsampled) and the tests labelled exhaustive.
 test-exhaustive: build-cpp
-	env -u TOPOCOLL_TEST_SAMPLE ctest --test-dir build/cpp -L slow --output-on-failure -j$(JOBS)
+	env -u TOPOCOLL_TEST_SAMPLE ctest --test-dir build/cpp -L 'slow|exhaustive' \
+	  --output-on-failure -j$(JOBS)
 
 # The MPI libraries and their tests against MPICH as well (docs/mpi.md, "Open MPI or MPICH"):
 # a second build through MPICH's own compiler wrapper and launcher, side by side with the Open
@@ -78,7 +81,7 @@ build-mpich: venv
 	cmake --build $(MPICH_DIR) -j$(JOBS) --target topocoll_mpi_tests
 
 test-mpich: build-mpich
-	ctest --test-dir $(MPICH_DIR) -L mpi --output-on-failure -j$(JOBS)
+	ctest --test-dir $(MPICH_DIR) -L mpi -LE exhaustive --output-on-failure -j$(JOBS)
 
 test-python: build-python
 	TOPOCOLL_BENCH=$(CURDIR)/build/cpp/topocoll-bench $(VENV)/bin/pytest -q -p no:cacheprovider tests/python
