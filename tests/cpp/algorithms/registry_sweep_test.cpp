@@ -12,6 +12,7 @@
 
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"
+#include "support/sweep_sample.hpp"
 
 namespace topocoll {
 namespace {
@@ -38,7 +39,7 @@ std::vector<std::vector<int>> shapes_for(const AlgorithmInfo& algo, int ranks) {
 }
 
 struct SweepCounts {
-  int verified = 0;
+  int built = 0;
   int rejected = 0;
 };
 
@@ -51,13 +52,21 @@ void sweep_request(const AlgorithmInfo& algo, ScheduleRequest request, SweepCoun
     ++counts.rejected;
     return;
   }
+  ++counts.built;
+  // Every request is built (a rejection is cheap and always checked); the verification, the
+  // cost of the sweep, runs for a rotating sample above P = 16 (tests/README.md).
+  if (!sweep::in_sample(
+          sweep::instance_name(algo.name, " ", collective_name(request.collective),
+                               " P=", request.ranks, " ", sweep::shape_text(request.dims),
+                               " ports=", request.ports, " root=", request.root),
+          request.ranks <= 16))
+    return;
   VerifyOptions options;
   options.threads = 1;
   const VerifyReport report = verify(*schedule, options);
   EXPECT_TRUE(report.ok) << algo.name << " " << collective_name(request.collective)
                          << " P=" << request.ranks << " ports=" << request.ports
                          << " root=" << request.root << ": " << report.message;
-  ++counts.verified;
 }
 
 TEST(RegistrySweepSlow, EveryRequestVerifiesOrIsRejected) {
@@ -83,7 +92,7 @@ TEST(RegistrySweepSlow, EveryRequestVerifiesOrIsRejected) {
         }
       }
     }
-    EXPECT_GT(counts.verified, 0) << algo.name << " served no request up to P=" << kMaxRanks;
+    EXPECT_GT(counts.built, 0) << algo.name << " served no request up to P=" << kMaxRanks;
   }
 }
 

@@ -1,11 +1,12 @@
 // The flow model (src/sim/flow_network.cpp): max-min sharing computed by FlowNetwork on its
 // own, then through the engine. Every expected time is a closed form of the hand-built case.
+#include "sim/flow_network.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "sim/flow_network.hpp"
 #include "sim/simulate.hpp"
 #include "support/converging_case.hpp"
 #include "support/sim_test_support.hpp"

@@ -7,17 +7,18 @@
 // waits one full packet time behind its predecessor at each further link (store and forward,
 // pipelined). With congestion the packet and flow models differ; on large messages they agree
 // within a few percent, which the sweep here checks.
+#include "sim/packet_network.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "core/registry.hpp"
-#include "sim/packet_network.hpp"
 #include "sim/simulate.hpp"
 #include "support/sim_test_support.hpp"
+#include "support/topology_test_support.hpp"
 #include "topology/mapping.hpp"
 #include "topology/routing.hpp"
-#include "support/topology_test_support.hpp"
 
 namespace topocoll::sim {
 namespace {

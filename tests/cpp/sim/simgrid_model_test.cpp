@@ -3,6 +3,8 @@
 // each of ring, torus, hypercube and fat tree (dor routing); repeated runs in one process; and
 // refusal of what it cannot model. Compiled only when SimGrid was found.
 #ifdef TOPOCOLL_HAVE_SIMGRID
+#include "sim/simgrid_model.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -11,7 +13,6 @@
 #include <vector>
 
 #include "core/registry.hpp"
-#include "sim/simgrid_model.hpp"
 #include "sim/simulate.hpp"
 #include "support/sim_test_support.hpp"
 #include "topology/mapping.hpp"

@@ -1,12 +1,13 @@
 // Registered algorithms on the real topologies: on congestion-free schedules the analytic and
 // flow models agree with each other and with the closed-form costs of the papers
 // (swing-nsdi24.txt section 2.3, each step costing alpha + path latency + bytes / bandwidth).
+#include "sim/simulate.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "core/registry.hpp"
-#include "sim/simulate.hpp"
 #include "support/sim_test_support.hpp"
 #include "topology/mapping.hpp"
 #include "topology/routing.hpp"

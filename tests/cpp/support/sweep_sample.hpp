@@ -11,8 +11,10 @@
 // square and rectangular tori) are passed with always=true and run at every commit.
 #include <cstdint>
 #include <cstdlib>
+#include <sstream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace topocoll::sweep {
 
@@ -40,6 +42,27 @@ inline std::uint64_t sample_hash(std::string_view key, std::string_view name) {
   for (std::string_view part : {key, std::string_view("\n"), name})
     for (const char c : part) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
   return h;
+}
+
+// The rank count of a torus, and its name ("4x6"), for instance names and the always-run rule.
+inline int product_of(const std::vector<int>& dims) {
+  int p = 1;
+  for (int side : dims) p *= side;
+  return p;
+}
+
+inline std::string shape_text(const std::vector<int>& dims) {
+  std::string out;
+  for (int side : dims) out += (out.empty() ? "" : "x") + std::to_string(side);
+  return out;
+}
+
+// An instance's name from its parameters, separated by spaces: instance_name("ring", "P=", 7).
+template <typename... Parts>
+std::string instance_name(const Parts&... parts) {
+  std::ostringstream out;
+  ((out << parts), ...);
+  return out.str();
 }
 
 inline bool in_sample(std::string_view name, bool always = false) {

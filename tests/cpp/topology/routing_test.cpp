@@ -8,9 +8,9 @@
 #include <string>
 
 #include "core/registry.hpp"
+#include "support/topology_test_support.hpp"
 #include "topology/grid.hpp"
 #include "topology/topology.hpp"
-#include "support/topology_test_support.hpp"
 
 namespace topocoll::topo {
 namespace {

@@ -7,9 +7,9 @@
 #include <string>
 
 #include "core/registry.hpp"
+#include "support/topology_test_support.hpp"
 #include "topology/params.hpp"
 #include "topology/units.hpp"
-#include "support/topology_test_support.hpp"
 
 namespace topocoll::topo {
 namespace {

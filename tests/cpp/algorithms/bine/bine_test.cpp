@@ -9,6 +9,7 @@
 #include "algorithms/common/negabinary.hpp"
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"
+#include "support/sweep_sample.hpp"
 
 namespace topocoll {
 namespace {
@@ -201,6 +202,9 @@ TEST(BineBandwidthSlow, ExactForEveryEvenSizeStrategyAndCollective) {
   for (const auto& name : kBandwidth)
     for (Collective c : kCollectives)
       for (int p = 2; p <= 130; p += 2) {
+        if (!sweep::in_sample(sweep::instance_name(name, " ", collective_name(c), " P=", p),
+                              p <= 16))
+          continue;
         auto report = check(name, c, p, VerifyMode::exact);
         EXPECT_TRUE(report.ok) << name << " " << collective_name(c) << " P=" << p << ": "
                                << report.message;
@@ -211,6 +215,9 @@ TEST(BineBandwidthSlow, ExactForOddSizesThroughTheFold) {
   for (const auto& name : kBandwidth)
     for (Collective c : kCollectives)
       for (int p = 3; p <= 129; p += 2) {
+        if (!sweep::in_sample(sweep::instance_name(name, " ", collective_name(c), " P=", p),
+                              p <= 16))
+          continue;
         auto report = check(name, c, p, VerifyMode::exact);
         EXPECT_TRUE(report.ok) << name << " " << collective_name(c) << " P=" << p << ": "
                                << report.message;
@@ -244,6 +251,10 @@ TEST(BineTorusSlow, BandwidthExactOnEvenToriForEveryPortCount) {
     for (int d : dims) p *= d;
     for (int ports : port_choices(dims))
       for (Collective c : kCollectives) {
+        if (!sweep::in_sample(sweep::instance_name("bine-bw-torus ", sweep::shape_text(dims),
+                                                   " ports=", ports, " ", collective_name(c)),
+                              p <= 16))
+          continue;
         auto report = check("bine-bw-torus", c, p, VerifyMode::exact, dims, ports);
         EXPECT_TRUE(report.ok) << shape(dims) << " ports=" << ports << " " << collective_name(c)
                                << ": " << report.message;

@@ -1,9 +1,10 @@
 // Lanes (docs/design.md, "2.2 Lanes and steps"): the verifier checks lanes with their dependencies,
 // the JSON format carries them, the simulator runs each lane on its own, and the combinators
 // give multi-port algorithms their lanes.
+#include "algorithms/common/compose.hpp"
+
 #include <gtest/gtest.h>
 
-#include "algorithms/common/compose.hpp"
 #include "core/registry.hpp"
 #include "core/schedule_io.hpp"
 #include "core/verifier/verifier.hpp"

@@ -14,6 +14,7 @@
 #include "core/rank_math.hpp"
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"
+#include "support/sweep_sample.hpp"
 
 namespace topocoll {
 namespace {
@@ -188,6 +189,7 @@ TEST(PersonalizedGatherScatter, FingerprintAtLargeP) {
 TEST(PersonalizedAlltoallSlow, EveryAlgorithmEveryP) {
   for (const char* algorithm : {"pairwise", "bruck", "bine"})
     for (int p = 2; p <= 130; ++p) {
+      if (!sweep::in_sample(sweep::instance_name(algorithm, " alltoall P=", p), p <= 16)) continue;
       auto report = check(algorithm, Collective::alltoall, p, 0, VerifyMode::exact);
       ASSERT_TRUE(report.ok) << algorithm << " P=" << p << ": " << report.message;
     }
@@ -206,6 +208,7 @@ TEST(PersonalizedAlltoall, BuildersServeSeveralBlocksPerRank) {
 // Section 4.4: every Bine send is one contiguous range; placement, log2 steps, permutation.
 TEST(PersonalizedAlltoallSlow, BineSendsContiguousDataInLogSteps) {
   for (int p = 2; p <= 130; ++p) {
+    if (!sweep::in_sample(sweep::instance_name("bine alltoall ranges P=", p), p <= 16)) continue;
     auto s = build("bine", Collective::alltoall, p);
     auto report = run(*s, VerifyMode::exact);
     ASSERT_TRUE(report.ok) << report.message;

@@ -14,6 +14,7 @@
 #include "core/rank_math.hpp"
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"
+#include "support/sweep_sample.hpp"
 
 namespace topocoll {
 namespace {
@@ -407,6 +408,11 @@ TEST(TorusTreesSlow, VerifyExactlyOnTheFoundationTori) {
     for (Collective c : kRooted)
       for (int ports : {1, 2 * d})
         for (int root : roots_for(p)) {
+          if (!sweep::in_sample(
+                  sweep::instance_name("bine-torus ", collective_name(c), " ", shape_name(dims),
+                                       " root=", root, " ports=", ports),
+                  p <= 16))
+            continue;
           const auto report = run_torus(c, dims, root, ports);
           ASSERT_TRUE(report.ok) << "bine-torus " << collective_name(c) << " " << shape_name(dims)
                                  << " root=" << root << " ports=" << ports << ": "
@@ -420,6 +426,10 @@ TEST(TorusTreesSlow, VerifyExactlyOnRings) {
     for (Collective c : kRooted)
       for (int ports : {1, 2})
         for (int root : {0, p / 2, p - 1}) {
+          if (!sweep::in_sample(sweep::instance_name("bine-torus ", collective_name(c), " P=", p,
+                                                     " root=", root, " ports=", ports),
+                                p <= 16))
+            continue;
           const auto report = run_torus(c, {p}, root, ports);
           ASSERT_TRUE(report.ok) << "bine-torus " << collective_name(c) << " P=" << p
                                  << " root=" << root << " ports=" << ports << ": "
