@@ -12,12 +12,14 @@
 #include "core/registry.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/simulate.hpp"
+#include "support/converging_case.hpp"
 #include "support/sim_test_support.hpp"
 
 namespace topocoll::sim {
 namespace {
 
 using testing::config;
+using testing::Converging;
 using testing::hand_schedule;
 using testing::HandNetwork;
 using testing::HandRouter;
