@@ -9,6 +9,8 @@
 // commit, so that every instance is covered over successive commits. The small instances that
 // cover each shape class (every family on even, odd, power-of-two and power-of-three sizes,
 // square and rectangular tori) are passed with always=true and run at every commit.
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <sstream>
@@ -71,4 +73,17 @@ inline bool in_sample(std::string_view name, bool always = false) {
   return sample_hash(setting.key, name) % setting.share == 0;
 }
 
+// A test that is one large instance (a fingerprint run at P = 4096, say): skipped, and reported
+// as skipped, unless the sample picks it by its full name.
+inline bool current_test_in_sample() {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return in_sample(std::string(info->test_suite_name()) + "." + info->name());
+}
+
 }  // namespace topocoll::sweep
+
+#define TOPOCOLL_SKIP_UNLESS_SAMPLED()                                                       \
+  do {                                                                                       \
+    if (!::topocoll::sweep::current_test_in_sample())                                        \
+      GTEST_SKIP() << "not in this commit's sample (TOPOCOLL_TEST_SAMPLE, tests/README.md)"; \
+  } while (false)

@@ -75,6 +75,7 @@ TEST(BucketScheduleSlow, VerifiesOnEvery2DTorusUpTo8x8) {
 }
 
 TEST(BucketScheduleSlow, VerifiesOnListedTori) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   const std::vector<std::vector<int>> shapes = {{4, 6},   {6, 6}, {2, 8, 2}, {4, 6, 4},
                                                 {10, 10}, {3, 9}, {9, 9},    {3, 4, 5, 2}};
   for (const auto& dims : shapes) expect_verifies(dims, port_counts(dims), VerifyMode::exact);
@@ -87,10 +88,12 @@ TEST(BucketSchedule, VerifiesWithDimensionsOfSizeOne) {
 }
 
 TEST(BucketScheduleSlow, Fingerprint27x27) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   expect_verifies({27, 27}, {0}, VerifyMode::fingerprint);
 }
 
 TEST(BucketScheduleSlow, Fingerprint64x64) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   expect_verifies({64, 64}, {0}, VerifyMode::fingerprint);
 }
 

@@ -12,6 +12,7 @@
 
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"
+#include "support/sweep_sample.hpp"
 
 namespace topocoll {
 namespace {
@@ -60,7 +61,8 @@ TEST(HamiltonianRings, VerifiesExactlyWithNeighbourPeersOnEveryBuildableShape) {
   EXPECT_GE(shapes, 20);  // squares 2..12, 4x2, 6x2, 8x4, 9x3, 10x5, 12x6, ... both ways round
 }
 
-TEST(HamiltonianRings, FingerprintsOnLargeTori) {
+TEST(HamiltonianRingsSlow, FingerprintsOnLargeTori) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   const std::pair<Collective, std::vector<int>> cases[] = {
       {Collective::allreduce, {32, 32}},
       {Collective::reduce_scatter, {32, 8}},

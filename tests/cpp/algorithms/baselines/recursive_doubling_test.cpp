@@ -117,7 +117,8 @@ TEST(RecursiveDoubling, ReduceScatterHalvesTheData) {
   EXPECT_EQ(first.ops[0].blocks.to_string(), "{1,3,5,7,9,11,13,15}");
 }
 
-TEST(RecursiveDoubling, FingerprintAtLargeP) {
+TEST(RecursiveDoublingSlow, FingerprintAtLargeP) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   for (const Case& c : kCases) {
     const auto report = check(c.algorithm, c.collective, 4096, VerifyMode::fingerprint, true);
     EXPECT_TRUE(report.ok) << label(c, 4096) << ": " << report.message;

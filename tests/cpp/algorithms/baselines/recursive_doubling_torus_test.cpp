@@ -9,6 +9,7 @@
 
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"
+#include "support/sweep_sample.hpp"
 
 namespace topocoll {
 namespace {
@@ -80,7 +81,8 @@ TEST(RecursiveDoublingTorus, TwoPortRingVerifiesExactlyForEveryP) {
 
 // The chunked collectives send one range per chunk (MPI's layout), so their fingerprints cost
 // O(P^2 log P): up to 1024 ranks keep them to seconds.
-TEST(RecursiveDoublingTorus, FingerprintsOnLargeTori) {
+TEST(RecursiveDoublingTorusSlow, FingerprintsOnLargeTori) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   const std::vector<std::vector<int>> shapes = {{32, 32}, {8, 8, 8}, {4, 4, 4, 4}};
   for (const Case& c : kCases)
     for (const auto& dims : shapes)

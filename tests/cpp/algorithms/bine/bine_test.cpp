@@ -295,7 +295,8 @@ TEST(BineTorus, RejectsOddDimensionsWithTheReason) {
   }
 }
 
-TEST(BineLarge, FingerprintAt4096And16384) {
+TEST(BineLargeSlow, FingerprintAt4096And16384) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   for (int p : {4096, 16384}) {
     auto report = check("bine-bw", Collective::allreduce, p, VerifyMode::fingerprint);
     EXPECT_TRUE(report.ok) << p << ": " << report.message;
@@ -372,7 +373,8 @@ TEST(BineTorus, LatencyExactOnEvenToriForEveryPortCount) {
   }
 }
 
-TEST(BineLarge, LatencyFingerprint) {
+TEST(BineLargeSlow, LatencyFingerprint) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   for (int p : {4096, 16384, 4094, 6000}) {
     auto report = check("bine-lat", Collective::allreduce, p, VerifyMode::fingerprint);
     EXPECT_TRUE(report.ok) << p << ": " << report.message;

@@ -11,6 +11,7 @@
 #include "algorithms/hypercube/hypercube_common.hpp"
 #include "core/registry.hpp"
 #include "core/verifier/verifier.hpp"
+#include "support/sweep_sample.hpp"
 
 namespace topocoll {
 namespace {
@@ -106,7 +107,8 @@ TEST(HamiltonianSlow, VerifiesExactlyOnEveryCubeUpToD7) {
   for (const std::string& name : all_names())
     for (Collective c : kCollectives)
       for (int d = 1; d <= 7; ++d)
-        expect_correct(*build(name, c, d, true), name, d, VerifyMode::exact);
+        if (sweep::in_sample(sweep::instance_name(name, " ", collective_name(c), " d=", d), d <= 4))
+          expect_correct(*build(name, c, d, true), name, d, VerifyMode::exact);
 }
 
 TEST(HamiltonianSlow, OnePortFormsVerifyExactlyUpToD6) {
@@ -114,6 +116,9 @@ TEST(HamiltonianSlow, OnePortFormsVerifyExactlyUpToD6) {
   for (const std::string& name : all_names())
     for (Collective c : kCollectives)
       for (int d = 1; d <= 6; ++d) {
+        if (!sweep::in_sample(sweep::instance_name(name, " ", collective_name(c), " 1-port d=", d),
+                              d <= 4))
+          continue;
         auto s = build(name, c, d, false);
         EXPECT_EQ(s->info().ports, 1) << name;
         expect_correct(*s, name, d, VerifyMode::exact);
@@ -124,7 +129,9 @@ TEST(HamiltonianSlow, BidirectionalCycleVerifiesExactlyUpToD7) {
   for (const char* name : {"hamiltonian-cycle", "hamiltonian-cycle-gray"})
     for (Collective c : kCollectives)
       for (int d = 1; d <= 7; ++d)
-        expect_correct(*build(name, c, d, true, 2), name, d, VerifyMode::exact);
+        if (sweep::in_sample(sweep::instance_name(name, " ", collective_name(c), " 2-port d=", d),
+                             d <= 4))
+          expect_correct(*build(name, c, d, true, 2), name, d, VerifyMode::exact);
 }
 
 // The d-cycles move P(P-1)d single-block messages per phase (10^7 at d = 10), so above d = 8
@@ -137,6 +144,7 @@ bool large_case(const std::string& name, Collective c, int d) {
 }
 
 TEST(HamiltonianSlow, FingerprintVerifiesCubesD8ToD10) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   for (const std::string& name : all_names())
     for (Collective c : kCollectives)
       for (int d = 8; d <= 10; ++d)
@@ -148,6 +156,7 @@ TEST(HamiltonianSlow, FingerprintVerifiesCubesD8ToD10) {
 // 10 million reductions of lists up to 1024 long the exact mode keeps as ropes (about 1.8 GB,
 // 14 s on two cores).
 TEST(HamiltonianSlow, VerifiesExactlyAtD10) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   for (const char* name : {"hamiltonian-cycle", "hamiltonian-d-cycles", "reduce-and-spread"})
     expect_correct(*build(name, Collective::allgather, 10, true), name, 10, VerifyMode::exact);
   expect_correct(*build("hamiltonian-d-cycles", Collective::reduce_scatter, 10, true),

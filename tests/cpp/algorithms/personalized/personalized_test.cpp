@@ -176,7 +176,8 @@ TEST(PersonalizedGatherScatter, BineShortensTheDistanceTravelled) {
     }
 }
 
-TEST(PersonalizedGatherScatter, FingerprintAtLargeP) {
+TEST(PersonalizedGatherScatterSlow, FingerprintAtLargeP) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   for (const char* algorithm : {"binomial", "bine"})
     for (Collective c : {Collective::gather, Collective::scatter})
       for (auto [p, root] : {std::pair{4096, 0}, std::pair{4096, 4095}, std::pair{4095, 1234}}) {
@@ -219,6 +220,7 @@ TEST(PersonalizedAlltoallSlow, BineSendsContiguousDataInLogSteps) {
 }
 
 TEST(PersonalizedAlltoallSlow, BineShortensTheDistanceTravelledAgainstBruck) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   for (int p : {8, 16, 64, 100, 256, 1000}) {
     const long long bine = distance_volume(*build("bine", Collective::alltoall, p));
     const long long bruck = distance_volume(*build("bruck", Collective::alltoall, p));
@@ -236,7 +238,8 @@ TEST(PersonalizedAlltoall, AMissingPermutationIsCaught) {
 }
 
 // 4096, plus a non-power-of-two even P and an odd P (the fold through rank P - 2).
-TEST(PersonalizedAlltoall, BineFingerprintAtLargeP) {
+TEST(PersonalizedAlltoallSlow, BineFingerprintAtLargeP) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   for (int p : {4096, 1000, 1023}) {
     auto report = check("bine", Collective::alltoall, p, 0, VerifyMode::fingerprint);
     EXPECT_TRUE(report.ok) << "P=" << p << ": " << report.message;
@@ -244,12 +247,14 @@ TEST(PersonalizedAlltoall, BineFingerprintAtLargeP) {
 }
 
 TEST(PersonalizedAlltoallSlow, BruckFingerprintAt4096) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   auto report = check("bruck", Collective::alltoall, 4096, 0, VerifyMode::fingerprint);
   EXPECT_TRUE(report.ok) << report.message;
 }
 
 // Linear in P: 4096 ranks take P - 1 = 4095 steps (about 6 s on two cores).
 TEST(PersonalizedAlltoallSlow, PairwiseFingerprintAt4096) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   auto report = check("pairwise", Collective::alltoall, 4096, 0, VerifyMode::fingerprint);
   EXPECT_TRUE(report.ok) << report.message;
 }

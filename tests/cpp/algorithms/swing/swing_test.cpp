@@ -77,6 +77,7 @@ TEST(SwingTorusSlow, VerifiesExactlyOnEveryTestShape) {
 }
 
 TEST(SwingTorusSlow, Verifies27x27) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   for (const Case& c : kCases)
     for (int ports : {1, 4}) {
       // Exact is cheap for one block per lane; the bandwidth-optimal runs use fingerprints.
@@ -92,7 +93,8 @@ TEST(SwingTorus, OddAndTrivialDimensionsInThreeDimensions) {
         expect_verifies(c, dims, ports, VerifyMode::exact);
 }
 
-TEST(SwingLarge, FingerprintsAt4096) {
+TEST(SwingLargeSlow, FingerprintsAt4096) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   expect_verifies({"swing-bw", Collective::allreduce}, {4096}, 1, VerifyMode::fingerprint);
   expect_verifies({"swing-bw", Collective::allreduce}, {4095}, 1, VerifyMode::fingerprint);
   expect_verifies({"swing-bw", Collective::reduce_scatter}, {4096}, 1, VerifyMode::fingerprint);
@@ -104,8 +106,8 @@ TEST(SwingLarge, FingerprintsAt4096) {
 
 // The large runs of the issue (16384 ranks, 64x64 and 128x128 tori). They need several GiB
 // and most of a minute on two cores, so they only run on request:
-// --gtest_also_run_disabled_tests --gtest_filter='SwingLarge.DISABLED_*'
-TEST(SwingLarge, DISABLED_FingerprintsAt16384) {
+// --gtest_also_run_disabled_tests --gtest_filter='SwingLargeSlow.DISABLED_*'
+TEST(SwingLargeSlow, DISABLED_FingerprintsAt16384) {
   expect_verifies({"swing-bw", Collective::allreduce}, {16384}, 1, VerifyMode::fingerprint);
   expect_verifies({"swing-bw", Collective::allreduce}, {64, 64}, 4, VerifyMode::fingerprint);
   expect_verifies({"swing-bw", Collective::allreduce}, {128, 128}, 1, VerifyMode::fingerprint);

@@ -55,15 +55,19 @@ TEST(BruckTorus, WholeVectorVerifiesOnMixedSizes) {
 }
 
 TEST(BruckTorusSlow, VerifiesExactlyOn27x27) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   for (const Case& c : kCases) expect_verifies(c, {27, 27}, VerifyMode::exact);
 }
 
-TEST(BruckLarge, FingerprintsAt4096) { expect_large_fingerprints(kCases); }
+TEST(BruckLargeSlow, FingerprintsAt4096) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
+  expect_large_fingerprints(kCases);
+}
 
 // The runs of the issue that take more than a few seconds on two cores (see
 // docs/verification-benchmark.md for the allreduce times):
-// --gtest_also_run_disabled_tests --gtest_filter='BruckLarge.DISABLED_*'
-TEST(BruckLarge, DISABLED_FingerprintsAt16384) { expect_huge_fingerprints(kCases); }
+// --gtest_also_run_disabled_tests --gtest_filter='BruckLargeSlow.DISABLED_*'
+TEST(BruckLargeSlow, DISABLED_FingerprintsAt16384) { expect_huge_fingerprints(kCases); }
 
 // Section 2.4: ceil(log3 P) steps per phase (Bruck's concatenation with two ports), so
 // 2 ceil(log3 P) for the bandwidth-optimal allreduce. The whole-vector variant keeps

@@ -59,15 +59,19 @@ TEST(TrivanceTorus, WholeVectorVerifiesOnMixedSizes) {
 }
 
 TEST(TrivanceTorusSlow, VerifiesExactlyOn27x27) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   for (const Case& c : kCases) expect_verifies(c, {27, 27}, VerifyMode::exact);
 }
 
-TEST(TrivanceLarge, FingerprintsAt4096) { expect_large_fingerprints(kCases); }
+TEST(TrivanceLargeSlow, FingerprintsAt4096) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
+  expect_large_fingerprints(kCases);
+}
 
 // The runs of the issue that take more than a few seconds on two cores (see
 // docs/verification-benchmark.md for the allreduce times):
-// --gtest_also_run_disabled_tests --gtest_filter='TrivanceLarge.DISABLED_*'
-TEST(TrivanceLarge, DISABLED_FingerprintsAt16384) { expect_huge_fingerprints(kCases); }
+// --gtest_also_run_disabled_tests --gtest_filter='TrivanceLargeSlow.DISABLED_*'
+TEST(TrivanceLargeSlow, DISABLED_FingerprintsAt16384) { expect_huge_fingerprints(kCases); }
 
 // The sizes whose whole-vector Trivance has no last step of partial sums (see find_last_step in
 // trivance_patterns.cpp): after the steps at distance 3^k a rank's window is built of atoms of

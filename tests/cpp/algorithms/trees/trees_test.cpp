@@ -233,7 +233,7 @@ TEST(TreeCollectives, RejectOutOfRangeRoots) {
 
 const std::vector<std::string> kLargeAlgorithms = {"binomial-large", "bine-large"};
 
-TEST(LargeCollectives, VerifyExactlyForEveryRankCountAndRoot) {
+TEST(LargeCollectivesSlow, VerifyExactlyForEveryRankCountAndRoot) {
   for (const auto& a : kLargeAlgorithms)
     for (Collective c : {Collective::bcast, Collective::reduce})
       for (int p = 2; p <= 130; ++p)
@@ -243,7 +243,8 @@ TEST(LargeCollectives, VerifyExactlyForEveryRankCountAndRoot) {
         }
 }
 
-TEST(LargeCollectives, FingerprintAtScale) {
+TEST(LargeCollectivesSlow, FingerprintAtScale) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   for (const auto& a : kLargeAlgorithms)
     for (Collective c : {Collective::bcast, Collective::reduce})
       for (int p : {4096}) {
@@ -252,7 +253,7 @@ TEST(LargeCollectives, FingerprintAtScale) {
       }
 }
 
-TEST(LargeCollectives, SendOneRangePerMessageOnPowersOfTwo) {
+TEST(LargeCollectivesSlow, SendOneRangePerMessageOnPowersOfTwo) {
   // Section 4.5: blocks are placed so that both phases transmit contiguous data.
   for (const auto& a : kLargeAlgorithms)
     for (Collective c : {Collective::bcast, Collective::reduce})
@@ -279,7 +280,7 @@ double inter_group_reduction(Collective c, int p, int group_size, int root) {
   return 1.0 - inter[1] / inter[0];
 }
 
-TEST(LargeCollectives, BineBroadcastKeepsTheLargeTransfersInsideGroups) {
+TEST(LargeCollectivesSlow, BineBroadcastKeepsTheLargeTransfersInsideGroups) {
   // Section 5.1.1: MPICH scatters at distance P/2 first and allgathers at distance P/2 last;
   // Bine runs both phases the other way round and removes most inter-group traffic (88-94%
   // on LUMI).
@@ -438,6 +439,7 @@ TEST(TorusTreesSlow, VerifyExactlyOnRings) {
 }
 
 TEST(TorusTreesSlow, FingerprintAtScale) {
+  TOPOCOLL_SKIP_UNLESS_SAMPLED();
   // Four lanes split every chunk of gather and scatter four ways (16384 blocks per rank at this
   // size), so those run on one port here; the foundation tori cover their four-lane form.
   for (Collective c : kRooted) {
