@@ -4,7 +4,8 @@
 // posts its messages on a Network, matches sends and receives, and measures the run.
 //
 // Semantics (docs/design.md, "4.1 Engine semantics"):
-// - Every lane of a rank progresses on its own (docs/design.md, "2.2 Lanes and steps"): a lane posts
+// - Every lane of a rank progresses on its own (docs/design.md, "2.2 Lanes and steps"): a lane
+// posts
 //   step k alpha after its step k-1 completed and once the steps of other lanes it depends on
 //   completed (step 0 at time alpha): alpha is the per-step software overhead.
 // - Sends are eager (sender-driven, as the papers' SST/packet simulations inject): a send's
@@ -15,8 +16,8 @@
 // - Sends and receives match per (sender, receiver, port) in posting order, as the verifier
 //   matches them (a port belongs to one lane at a time, which the verifier checks).
 // - Each range of a send's block set is one message (the schedule model has no packed sends:
-//   a sender issues one message per range, docs/design.md, "2.5 Ports and messages"); a send with no
-//   blocks, or only zero-size blocks, is a zero-byte message that pays latency only.
+//   a sender issues one message per range, docs/design.md, "2.5 Ports and messages"); a send with
+//   no blocks, or only zero-size blocks, is a zero-byte message that pays latency only.
 // - Under multi-path routing a message is split over its paths by Path::share: one transfer
 //   per path.
 // - A lane's step completes when all its operations completed, plus its reductions: every reduced

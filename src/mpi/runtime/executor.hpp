@@ -1,6 +1,6 @@
 #pragma once
-// Runs a compiled plan over MPI point-to-point (docs/design.md, "5.2 Execution"): per step of a lane,
-// every receive and send is posted nonblocking (one message per operation; an operation whose
+// Runs a compiled plan over MPI point-to-point (docs/design.md, "5.2 Execution"): per step of a
+// lane, every receive and send is posted nonblocking (one message per operation; an operation whose
 // slots are not contiguous in memory is sent as one message with an hindexed datatype over
 // the element type, and messages above 1 GiB or INT_MAX elements are split in pieces both
 // sides cut identically); once they all completed, the receives and copies are applied in list

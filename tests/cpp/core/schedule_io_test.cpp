@@ -1,13 +1,14 @@
 // No schedule document crashes the loader or the verifier: malformed files are
 // ScheduleFormatError, requests beyond a mode's limits are VerifyRequestError, and anything
 // that loads verifies to a report. The fuzz loop at the end runs under the sanitizer build.
+#include "core/schedule_io.hpp"
+
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <random>
 
 #include "core/registry.hpp"
-#include "core/schedule_io.hpp"
 #include "core/verifier/estimate.hpp"
 #include "core/verifier/verifier.hpp"
 

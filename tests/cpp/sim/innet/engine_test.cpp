@@ -1,9 +1,10 @@
 // The in-network packet engine (src/sim/innet/engine.cpp): its speed-ups kept every result of
 // the earlier engine (pinned below), the RFC 6298 host timer removes spurious retransmission
 // storms, both lossless flow controls lose nothing, and both congestion patterns run.
+#include "sim/innet/engine.hpp"
+
 #include <gtest/gtest.h>
 
-#include "sim/innet/engine.hpp"
 #include "topology/params.hpp"
 #include "topology/topology.hpp"
 
