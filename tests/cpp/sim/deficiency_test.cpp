@@ -117,7 +117,7 @@ double recdoub_table2_deficiency(int side, int dims) {
   return step_sum(p, dims, 2, [](int k) { return std::pow(2, k); }) / ((p - 1) / p);
 }
 
-TEST(SimDeficiency, MultiPortRecursiveDoublingMatchesTheCongestionOfItsMirroredLanes) {
+TEST(SimDeficiencySlow, MultiPortRecursiveDoublingMatchesTheCongestionOfItsMirroredLanes) {
   for (auto [side, dims] : {std::pair{32, 2}, {16, 3}, {8, 4}}) {
     const double expected = recdoub_mirrored_lanes_deficiency(side, dims);
     const double simulated = simulated_deficiency("recdoub-bw", side, dims, 2 * dims);

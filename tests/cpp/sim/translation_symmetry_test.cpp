@@ -73,7 +73,7 @@ SchedulePtr build_for(const AlgorithmInfo& algo, const std::vector<int>& dims,
 
 // Every allreduce algorithm, both routings, two sizes whose blocks are equal (the reduction's
 // precondition): the reduced run equals the full one wherever a symmetry was found.
-TEST(SimSymmetry, ReducedRunsEqualFullRunsForEveryAllreduceAlgorithm) {
+TEST(SimSymmetrySlow, ReducedRunsEqualFullRunsForEveryAllreduceAlgorithm) {
   int reduced = 0;
   for (const std::vector<int>& dims : {std::vector<int>{8, 8}, std::vector<int>{4, 4, 4}}) {
     const std::string spec = dims.size() == 2 ? "torus:8x8" : "torus:4x4x4";
@@ -95,7 +95,7 @@ TEST(SimSymmetry, ReducedRunsEqualFullRunsForEveryAllreduceAlgorithm) {
 
 // The other collectives: chunked ones (blocks per rank), rooted ones (the root breaks every
 // translation but a tree can still repeat), alltoall (receive slots mirror the send slots).
-TEST(SimSymmetry, ReducedRunsEqualFullRunsForEveryCollective) {
+TEST(SimSymmetrySlow, ReducedRunsEqualFullRunsForEveryCollective) {
   const auto net = make_network("torus:8x8", 64, "minimal");
   int reduced = 0;
   for (const Collective c : all_collectives()) {

@@ -43,7 +43,7 @@ VerifyReport check(Collective c, const std::vector<int>& dims, VerifyMode mode) 
   return verify(*schedule, options);
 }
 
-TEST(HamiltonianRings, VerifiesExactlyWithNeighbourPeersOnEveryBuildableShape) {
+TEST(HamiltonianRingsSlow, VerifiesExactlyWithNeighbourPeersOnEveryBuildableShape) {
   int shapes = 0;
   for (int a = 2; a <= 12; ++a)
     for (int b = 2; b <= 12; ++b) {

@@ -102,7 +102,7 @@ TEST(SideFold, RefusesShapesWithNothingToCut) {
         << shape(dims);
 }
 
-TEST(SideFold, OddSizesKeepThreeQuartersOfTheEvenNeighbour) {
+TEST(SideFoldSlow, OddSizesKeepThreeQuartersOfTheEvenNeighbour) {
   const std::pair<std::vector<int>, std::vector<int>> pairs[] = {
       {{27}, {26}}, {{31}, {30}}, {{15, 15}, {14, 16}}};
   for (const auto& [odd, even] : pairs) {
