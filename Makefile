@@ -5,10 +5,24 @@ PY := $(VENV)/bin/python
 JOBS ?= 2
 SYSTEM_PACKAGES := build-essential cmake python3-venv python3-dev libgtest-dev nlohmann-json3-dev \
                    pkg-config libsimgrid-dev openmpi-bin libopenmpi-dev mpich libmpich-dev \
-                   libexpat1-dev
+                   libexpat1-dev ccache
 
 .PHONY: run test deps venv build build-python build-cpp test-cpp test-python lint format bench clean \
-	build-asan test-asan build-mpich test-mpich
+	build-asan test-asan build-mpich test-mpich test-exhaustive
+
+# One compiler cache for every build of this checkout (the Python extension, build/cpp,
+# build/mpich and build/asan): the core compiled for the extension is reused by build/cpp and
+# build/mpich instead of being compiled again. Kept in build/ccache, so a fresh clone starts
+# empty; set CCACHE_DIR to share one cache between checkouts.
+export CCACHE_DIR ?= $(CURDIR)/build/ccache
+export CMAKE_CXX_COMPILER_LAUNCHER ?= $(shell command -v ccache)
+export CMAKE_C_COMPILER_LAUNCHER ?= $(shell command -v ccache)
+
+# The rotating sample of the exhaustive sweeps (tests/README.md): 1 instance in 8, chosen by
+# the commit, so that successive commits cover every instance; `make test-exhaustive` runs
+# them all.
+SAMPLE_KEY := $(shell git rev-parse --short=12 HEAD 2>/dev/null || date +%F)
+TEST_SAMPLE ?= 8:$(SAMPLE_KEY)
 
 # The simulator's answer on an embedded default: every allreduce algorithm that fits an 8x8
 # torus, 32 B to 512 MiB, as a table and a plot.
@@ -46,7 +60,15 @@ build-cpp: venv
 	cmake --build build/cpp -j$(JOBS)
 
 test-cpp: build-cpp
-	ctest --test-dir build/cpp --output-on-failure -j$(JOBS)
+	@echo "exhaustive sweeps: TOPOCOLL_TEST_SAMPLE=$(TEST_SAMPLE) (rerun a failure with the same value)"
+	TOPOCOLL_TEST_SAMPLE=$(TEST_SAMPLE) ctest --test-dir build/cpp -LE exhaustive \
+	  --output-on-failure -j$(JOBS)
+
+# What `make test` samples or leaves out (tests/README.md): every instance of the sweeps (the
+# GoogleTests labelled slow, unsampled) and the tests labelled exhaustive.
+test-exhaustive: build-cpp
+	env -u TOPOCOLL_TEST_SAMPLE ctest --test-dir build/cpp -L 'slow|exhaustive' \
+	  --output-on-failure -j$(JOBS)
 
 # The MPI libraries and their tests against MPICH as well (docs/mpi.md, "Open MPI or MPICH"):
 # a second build through MPICH's own compiler wrapper and launcher, side by side with the Open
@@ -59,10 +81,10 @@ build-mpich: venv
 	cmake --build $(MPICH_DIR) -j$(JOBS) --target topocoll_mpi_tests
 
 test-mpich: build-mpich
-	ctest --test-dir $(MPICH_DIR) -L mpi --output-on-failure -j$(JOBS)
+	ctest --test-dir $(MPICH_DIR) -L mpi -LE exhaustive --output-on-failure -j$(JOBS)
 
 test-python: build-python
-	$(VENV)/bin/pytest -q -p no:cacheprovider tests/python
+	TOPOCOLL_BENCH=$(CURDIR)/build/cpp/topocoll-bench $(VENV)/bin/pytest -q -p no:cacheprovider tests/python
 
 # The sanitizer pass: the core, the GoogleTest suite and the Python extension built with
 # AddressSanitizer + UndefinedBehaviorSanitizer (-fno-sanitize-recover=all: any report fails)
@@ -73,52 +95,11 @@ test-python: build-python
 ASAN_DIR := build/asan
 ASAN_PKG := $(ASAN_DIR)/pkg
 ASAN_ENV := ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
-# Excluded under the sanitizers, to keep the pass near 12 minutes on 2 cores (CI budget 45 min;
-# the sanitized tests run 4-12x slower than Release): every test that takes 1 s or more in the
-# Release build (measured with build/cpp/topocoll_tests on the 2-core development machine, list
-# below), i.e. the exhaustive sweeps (RegistrySweep.*, every-P and every-torus exact runs) and
-# the large-P fingerprint runs (*Large*, *At4096*, 27x27, 64x64, D10). They execute the same
-# code as the smaller instances that stay in (every algorithm family, the verifier, the loader
-# and its fuzz loop: 140 tests, 8.7 s in Release, plus the 74 simulator and topology tests of
-# the merge, 1.4 s); the normal `make test-cpp` runs them all.
-ASAN_GTEST_EXCLUDED := RegistrySweep.*:RequirementsSweep.*:*Large*
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):BineBandwidth.ExactForEveryEvenSizeStrategyAndCollective
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):BineBandwidth.ExactForOddSizesThroughTheFold
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):BineTorus.BandwidthExactOnEvenToriForEveryPortCount
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):BruckRing.VerifiesExactlyForEveryPUpTo130
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):BruckTorus.VerifiesExactlyOn27x27
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):BruckTorus.VerifiesExactlyOnEveryTestShape
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):BucketSchedule.Fingerprint27x27
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):BucketSchedule.Fingerprint64x64
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):BucketSchedule.VerifiesOnEvery2DTorusUpTo8x8
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):BucketSchedule.VerifiesOnEveryRingUpTo130
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):BucketSchedule.VerifiesOnListedTori
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):Hamiltonian.BidirectionalCycleVerifiesExactlyUpToD7
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):Hamiltonian.FingerprintVerifiesCubesD8ToD10
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):Hamiltonian.OnePortFormsVerifyExactlyUpToD6
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):Hamiltonian.VerifiesExactlyAtD10
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):Hamiltonian.VerifiesExactlyOnEveryCubeUpToD7
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):HypercubeRooted.GatherBcastVerifiesAtD10
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):InteropMscclRoundTrip.EveryAlgorithmP2To16
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):HypercubeRooted.OnePortFormsVerifyExactlyUpToD5
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):HypercubeRooted.RootedCollectivesVerifyAtP4096
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):HypercubeRooted.VerifiesExactlyForD1ToD7AndTheRequiredRoots
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):PersonalizedAlltoall.BineSendsContiguousDataInLogSteps
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):PersonalizedAlltoall.BineShortensTheDistanceTravelledAgainstBruck
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):PersonalizedAlltoall.BruckFingerprintAt4096
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):PersonalizedAlltoall.EveryAlgorithmEveryP
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):PersonalizedAlltoall.PairwiseFingerprintAt4096
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):RecursiveDoubling.VerifiesExactlyForEveryP
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):SwingRing.VerifiesExactlyForEveryPUpTo130
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):SwingTorus.Verifies27x27
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):SwingTorus.VerifiesExactlyOnEveryTestShape
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):TorusTrees.FingerprintAtScale
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):TorusTrees.VerifyExactlyOnRings
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):TorusTrees.VerifyExactlyOnTheFoundationTori
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):TrivanceRing.VerifiesExactlyForEveryNUpTo243
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):TrivanceTorus.VerifiesExactlyOn27x27
-ASAN_GTEST_EXCLUDED := $(ASAN_GTEST_EXCLUDED):TrivanceTorus.VerifiesExactlyOnEveryTestShape
-ASAN_GTEST_FILTER ?= -$(ASAN_GTEST_EXCLUDED)
+# Left out under the sanitizers (4-12x slower than Release): the GoogleTests labelled slow, whose
+# suite name ends in Slow (tests/README.md): the exhaustive sweeps and the large-P fingerprint
+# runs. They execute the same code as the smaller instances of every family that stay in; the
+# Release pass of `make test-cpp` runs them. The suite runs in $(JOBS) shards at once.
+ASAN_GTEST_FILTER ?= -*Slow.*
 ASAN_PRELOAD = $(shell $(CXX) -print-file-name=libasan.so) $(shell $(CXX) -print-file-name=libstdc++.so)
 ASAN_PYTESTS := tests/python/test_fuzz.py tests/python/test_robustness.py \
 	tests/python/test_broken_schedules.py tests/python/test_cli_options.py \
@@ -136,12 +117,17 @@ build-asan: venv
 	cp $(ASAN_DIR)/_core*.so $(ASAN_PKG)/topocoll/
 
 test-asan: build-asan build-python
-	$(ASAN_ENV) $(ASAN_DIR)/topocoll_tests --gtest_filter='$(ASAN_GTEST_FILTER)' --gtest_brief=1
+	@status=0; pids=; for i in $$(seq 0 $$(($(JOBS) - 1))); do \
+	  $(ASAN_ENV) GTEST_TOTAL_SHARDS=$(JOBS) GTEST_SHARD_INDEX=$$i $(ASAN_DIR)/topocoll_tests \
+	    --gtest_filter='$(ASAN_GTEST_FILTER)' --gtest_brief=1 > $(ASAN_DIR)/gtest-shard-$$i.log 2>&1 & \
+	  pids="$$pids $$!"; done; \
+	for p in $$pids; do wait $$p || status=1; done; cat $(ASAN_DIR)/gtest-shard-*.log; exit $$status
 	$(ASAN_ENV) LD_PRELOAD="$(ASAN_PRELOAD)" PYTHONPATH=$(ASAN_PKG) \
 	  $(VENV)/bin/python -c 'import topocoll._core as c, sys; sys.exit("$(ASAN_PKG)" not in c.__file__)'
 	$(ASAN_ENV) LD_PRELOAD="$(ASAN_PRELOAD)" PYTHONPATH=$(ASAN_PKG) \
 	  TOPOCOLL_FUZZ_EXAMPLES=100 $(VENV)/bin/pytest -q -p no:cacheprovider $(ASAN_PYTESTS)
 
+# lint-imports: added when the Python layers land
 lint: venv
 	$(VENV)/bin/ruff check python tests bench
 	$(VENV)/bin/ruff format --check python tests bench

@@ -1,6 +1,6 @@
 #pragma once
-// One step of one rank: a set of operations executed concurrently (DESIGN.md, "The schedule
-// model"). Sends read the buffer as it was when the step began; receives and local copies
+// One step of one rank: a set of operations executed concurrently (docs/design.md, "2.3 Snapshot
+// semantics"). Sends read the buffer as it was when the step began; receives and local copies
 // are applied, in list order, when every operation of the step has completed. Copies marked
 // after_receives then read the result and apply last, in list order.
 #include <string>
@@ -55,7 +55,7 @@ struct Operation {
 };
 
 // A step of another lane of the same rank that must have completed before a step starts
-// (DESIGN.md, "The schedule model": lanes meet only where the schedule says so).
+// (docs/design.md, "2.2 Lanes and steps": lanes meet only where the schedule says so).
 struct Dependency {
   int lane = 0;
   int step = 0;

@@ -1,6 +1,6 @@
 #pragma once
 // The contract every part of topocoll consumes: a collective on P ranks over B blocks, given
-// lazily as per-rank lanes of steps (DESIGN.md, "The schedule model").
+// lazily as per-rank lanes of steps (docs/design.md, "2. The schedule model").
 //
 // Lanes: a rank runs one or more lanes, each an ordered list of steps that progresses on its
 // own (one per concurrent sub-collective, port or channel). A lane starts step k+1 once its step

@@ -1,7 +1,7 @@
 #pragma once
-// The analytic model (issue 7): alpha-beta with the congestion of the actual routes. A
-// transfer sent in step k costs its path latency plus bytes x beta x c, where beta is the
-// inverse bandwidth of the slowest link of its path and c is the largest number of step-k
+// The analytic model (docs/design.md, "4.3 Network models"): alpha-beta with the congestion of the
+// actual routes. A transfer sent in step k costs its path latency plus bytes x beta x c, where beta
+// is the inverse bandwidth of the slowest link of its path and c is the largest number of step-k
 // transfers (over all ranks, zero-byte ones excluded) that share a link of its path. Steps
 // are aligned by index: step k of every rank counts as concurrent with step k of every other
 // rank, whatever the time at which each rank reaches it. The rank driver adds alpha per step

@@ -3,8 +3,9 @@
 // lazily generated steps (one step per rank in memory at a time, never the whole schedule),
 // posts its messages on a Network, matches sends and receives, and measures the run.
 //
-// Semantics (issue 7, DESIGN.md "Simulator"):
-// - Every lane of a rank progresses on its own (DESIGN.md, "The schedule model"): a lane posts
+// Semantics (docs/design.md, "4.1 Engine semantics"):
+// - Every lane of a rank progresses on its own (docs/design.md, "2.2 Lanes and steps"): a lane
+// posts
 //   step k alpha after its step k-1 completed and once the steps of other lanes it depends on
 //   completed (step 0 at time alpha): alpha is the per-step software overhead.
 // - Sends are eager (sender-driven, as the papers' SST/packet simulations inject): a send's
@@ -15,7 +16,7 @@
 // - Sends and receives match per (sender, receiver, port) in posting order, as the verifier
 //   matches them (a port belongs to one lane at a time, which the verifier checks).
 // - A send to another rank is one message, whatever the ranges of its block set (the runtime
-//   sends one derived datatype; DESIGN.md "Machines, not networks"); a send with no bytes is a
+//   packs or sends one derived datatype; docs/host-costs.md); a send with no bytes is a
 //   zero-byte message that pays latency only. SimConfig::message_per_range models a runtime
 //   that sends each range as its own message instead.
 // - Under multi-path routing a message is split over its paths by Path::share: one transfer

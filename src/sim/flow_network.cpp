@@ -87,7 +87,8 @@ int FlowNetwork::forming_group(double now, const PathView& path, bool moves) {
 
 void FlowNetwork::start(double now, const PathView& path, double bytes, int /*step*/,
                         std::uint32_t tag) {
-  // The path latency comes first (DESIGN.md "Simulator"); a zero-byte message pays only it.
+  // The path latency comes first (docs/design.md, "4.2 Latency convention"); a zero-byte message
+  // pays only it.
   const bool moves = bytes > 0 && path.hops > 0;
   const int g = forming_group(now, path, moves);
   if (g >= 0) {

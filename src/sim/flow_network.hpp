@@ -1,7 +1,7 @@
 #pragma once
-// The flow model (issue 7): every transfer is a flow that first waits out its path latency,
-// then shares the bandwidth of its links max-min fairly with the other flows (progressive
-// filling). Rates are recomputed only for the connected component of flows whose links
+// The flow model (docs/design.md, "4.3 Network models"): every transfer is a flow that first waits
+// out its path latency, then shares the bandwidth of its links max-min fairly with the other flows
+// (progressive filling). Rates are recomputed only for the connected component of flows whose links
 // changed at an instant, and all events of one instant are processed together. The host's
 // outgoing and incoming links are its NIC ports (on a torus each neighbour link is one), so
 // injection and ejection are limited per port. Memory: the active flows and the links.
@@ -13,10 +13,11 @@
 // instant, when its own bytes have been sent. Zero-byte transfers started together on one path end
 // together too.
 //
-// Background load (issue 23): other jobs' traffic on a link is modelled as a constant share of
-// its capacity that the simulated job cannot use (`link_load[l]` in [0, 1)); the job's flows
-// share what is left max-min fairly. global_link_load gives that share on the global cables of
-// a Dragonfly or Dragonfly+, the links that jobs placed in different groups have in common.
+// Background load (docs/simulator.md, "Background load"): other jobs' traffic on a link is modelled
+// as a constant share of its capacity that the simulated job cannot use (`link_load[l]` in [0, 1));
+// the job's flows share what is left max-min fairly. global_link_load gives that share on the
+// global cables of a Dragonfly or Dragonfly+, the links that jobs placed in different groups have
+// in common.
 #include <cstdint>
 #include <vector>
 

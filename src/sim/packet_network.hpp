@@ -1,5 +1,5 @@
 #pragma once
-// The packet model (issue 9, docs/simulator-packet.md): host-based schedules run as packets,
+// The packet model (docs/simulator-packet.md): host-based schedules run as packets,
 // to check the flow model against. A transfer is cut into packets of at most `mtu_bytes` of
 // payload plus `header_bytes`; every directed link of the topology is an output port that
 // serializes one packet at a time at its bandwidth, after which the packet flies for the

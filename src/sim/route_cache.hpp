@@ -1,7 +1,7 @@
 #pragma once
 // Routes between hosts as the engines need them: per path its links, its share of the
-// message, the latency paid before the bandwidth phase (sum of Link::latency_s, DESIGN.md
-// "Simulator") and its bottleneck bandwidth. Routes are computed once per (source,
+// message, the latency paid before the bandwidth phase (sum of Link::latency_s, docs/design.md,
+// "4.2 Latency convention") and its bottleneck bandwidth. Routes are computed once per (source,
 // destination) pair and cached; the cache is emptied when it outgrows its budget, so memory
 // stays bounded on all-to-all patterns.
 #include <cstdint>

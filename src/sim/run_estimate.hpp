@@ -1,7 +1,7 @@
 #pragma once
-// What a simulation will cost, before it runs (issue 21): the counts the models' work and
-// memory grow with, from the schedule's step counts and a sample of its steps routed on the
-// topology as the engine routes them (one message per send, or per range under
+// What a simulation will cost, before it runs (docs/design.md, "4.5 Speed and limits"): the counts
+// the models' work and memory grow with, from the schedule's step counts and a sample of its steps
+// routed on the topology as the engine routes them (one message per send, or per range under
 // SimConfig::message_per_range, one transfer per path, packets of the packet model's mtu). The
 // Python front end (python/topocoll/limits.py) turns them into seconds and bytes and refuses runs
 // beyond the machine's memory or about ten minutes.

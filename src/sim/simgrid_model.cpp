@@ -214,7 +214,7 @@ class Simulation {
     s4u::Engine engine(&argc, argv.data());
     build_platform();
     const int ranks = schedule_.ranks();
-    // One actor per lane of each rank (DESIGN.md, "The schedule model").
+    // One actor per lane of each rank (docs/design.md, "2.2 Lanes and steps").
     std::vector<std::vector<s4u::ActorPtr>> actors(static_cast<std::size_t>(ranks));
     lanes_.resize(static_cast<std::size_t>(ranks));
     for (int r = 0; r < ranks; ++r) {

@@ -1,6 +1,6 @@
 #pragma once
-// The `simgrid` model (issue 7): the same schedules on SimGrid 3.32, the independent check of the
-// flow model. Built only when CMake finds SimGrid (TOPOCOLL_HAVE_SIMGRID).
+// The `simgrid` model (docs/simulator-simgrid.md): the same schedules on SimGrid 3.32, the
+// independent check of the flow model. Built only when CMake finds SimGrid (TOPOCOLL_HAVE_SIMGRID).
 //
 // Network: pure latency plus max-min sharing (network/model:CM02 with TCP-gamma 0, crosstraffic
 // 0, weight-S 0, latency and bandwidth factors 1). Every cable whose two directions are links of

@@ -1,6 +1,6 @@
 #pragma once
-// Runs a schedule on a network model and measures it (issue 7). The engines consume the
-// lazily generated per-rank steps and never know which algorithm they run.
+// Runs a schedule on a network model and measures it (docs/design.md, "4.1 Engine semantics"). The
+// engines consume the lazily generated per-rank steps and never know which algorithm they run.
 #include <cstdint>
 #include <string>
 #include <vector>

@@ -1,6 +1,7 @@
 #pragma once
-// The one table of the simulator's numeric parameters and their accepted ranges (issue 21):
-// the CLI (`sim`, `compare`, `tune`), the Python API (topocoll.simulate and friends, through
+// The one table of the simulator's numeric parameters and their accepted ranges (docs/simulator.md,
+// "Parameter ranges"): the CLI (`sim`, `compare`, `tune`), the Python API (topocoll.simulate and
+// friends, through
 // `_core.parameter_ranges()` and `_core.check_parameter`), the network parameters that
 // make_topology receives and the per-link values of graph files are all checked against it,
 // and docs/simulator.md lists it. Values are in SI units (bytes, bytes per second, seconds).

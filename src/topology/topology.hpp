@@ -1,8 +1,9 @@
 #pragma once
 // The network a schedule runs on: hosts (where ranks live), switches and directed links, with
-// the parameters of DESIGN.md "Simulator". Direct networks (ring, torus, mesh, hypercube,
-// hyperx) have no switches: hosts are the routers. Built from a spec string such as
-// "torus:8x8" by make_topology (topology_spec.cpp), the CLI contract of issue 7.
+// the parameters of docs/design.md, "4.2 Latency convention". Direct networks (ring, torus, mesh,
+// hypercube, hyperx) have no switches: hosts are the routers. Built from a spec string such as
+// "torus:8x8" by make_topology (topology_spec.cpp), the CLI contract (docs/simulator.md, "Topology
+// specs").
 #include <cstdint>
 #include <limits>
 #include <memory>

@@ -1,4 +1,5 @@
-// make_topology: the spec strings of issue 7 (the CLI contract), dispatched on the prefix.
+// make_topology: the spec strings of the CLI contract (docs/simulator.md, "Topology specs"),
+// dispatched on the prefix.
 #include <algorithm>
 #include <functional>
 #include <map>

@@ -1,5 +1,5 @@
 #pragma once
-// Rates and times with units, as DESIGN.md "Conventions" writes them: "400Gbps", "100ns",
+// Rates and times with units, as docs/design.md, "7.1 Units" writes them: "400Gbps", "100ns",
 // "1.5us". The grammar is the one of the Python front end (topocoll.units): a plain decimal
 // number (no sign, no exponent), optional spaces around it, then the unit. Errors are
 // UnsupportedRequest naming the accepted units.

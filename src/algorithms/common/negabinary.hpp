@@ -1,7 +1,7 @@
 #pragma once
 // Negabinary (base -2) arithmetic for the Bine families (bine-trees-sc25.txt section 2.3.1;
-// DESIGN.md "Formulas"). Every helper works on any width up to 62 digits: nothing here is a
-// table, and nothing assumes a largest P.
+// docs/design.md, "8. Formulas"). Every helper works on any width up to 62 digits: nothing here is
+// a table, and nothing assumes a largest P.
 //
 // A negabinary word is a std::uint64_t whose bit i weighs (-2)^i. Every integer has exactly one
 // such form; on w digits the representable integers are the 2^w consecutive values
@@ -93,8 +93,9 @@ inline constexpr std::uint64_t kAlternate = 0xAAAAAAAAAAAAAAAAULL;  // the digit
   return h ^ (h >> 1);
 }
 
-// nu(r, p) = reverse(v(r, p)) over log2 p bits (section 4.3.1, "Permute"; DESIGN.md): the
-// position that makes every send of the distance-doubling reduce-scatter contiguous.
+// nu(r, p) = reverse(v(r, p)) over log2 p bits (section 4.3.1, "Permute"; docs/design.md, "8.
+// Formulas"): the position that makes every send of the distance-doubling reduce-scatter
+// contiguous.
 [[nodiscard]] constexpr std::uint64_t bine_nu(long long r, long long p) {
   return bit_reverse(bine_v(r, p), digits_for(p));
 }

@@ -1,5 +1,5 @@
 #pragma once
-// Pre- and post-conditions of each collective, slot by slot (DESIGN.md, invariant 1).
+// Pre- and post-conditions of each collective, slot by slot (docs/design.md, "3.1 Invariants", 1).
 // The contribution that starts in slot b of rank r is named (r, b).
 #include "core/schedule.hpp"
 

@@ -1,6 +1,6 @@
 #pragma once
-// Fingerprint content for large P (DESIGN.md, "Fingerprint mode"): each contribution (q, b)
-// gets the random value A[q] + C[b]; a slot holds the wrapping sum and the count of its
+// Fingerprint content for large P (docs/design.md, "3.3 Fingerprint mode"): each contribution (q,
+// b) gets the random value A[q] + C[b]; a slot holds the wrapping sum and the count of its
 // contributions. A missing, doubled or misplaced contribution changes the sum unless random
 // values cancel. In commutative mode the sum and the count share one 64-bit word (a 40-bit
 // hash, probability about 2^-40 of a cancellation per wrong slot): the state of P * B slots is

@@ -1,5 +1,5 @@
 #pragma once
-// The lane-order check (DESIGN.md, "The schedule model"): lanes of one rank run concurrently,
+// The lane-order check (docs/design.md, "3.1 Invariants", 6): lanes of one rank run concurrently,
 // so two steps of different lanes that touch one block (one of them writing), or use one
 // channel (peer, port, direction), must be ordered by the lanes' declared dependencies.
 // Otherwise the outcome depends on timing: a lane may read a block before another lane wrote

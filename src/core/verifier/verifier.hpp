@@ -1,6 +1,6 @@
 #pragma once
 // Symbolic execution of a schedule against its collective's post-condition
-// (DESIGN.md, "Verifier invariants").
+// (docs/design.md, "3. Verifier").
 #include <cstdint>
 #include <stdexcept>
 #include <string>

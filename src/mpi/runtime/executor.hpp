@@ -1,9 +1,9 @@
 #pragma once
-// Runs a compiled plan over MPI point-to-point (DESIGN.md "MPI runtime"): per step of a lane,
-// every receive and send is posted nonblocking (one message per operation; an operation whose
-// slots are not contiguous in memory is one message all the same: packed by the runtime into a
-// contiguous staging buffer and unpacked on receipt, or described by an hindexed datatype over
-// the element type (PackMode); messages above 1 GiB or INT_MAX elements are split in pieces
+// Runs a compiled plan over MPI point-to-point (docs/design.md, "5.2 Execution"): per step of a
+// lane, every receive and send is posted nonblocking (one message per operation; an operation
+// whose slots are not contiguous in memory is one message all the same: packed by the runtime
+// into a contiguous staging buffer and unpacked on receipt, or described by an hindexed datatype
+// over the element type (PackMode); messages above 1 GiB or INT_MAX elements are split in pieces
 // both sides cut identically); once they all completed, the receives and copies are applied in list
 // order with MPI_Reduce_local in the declared operand order. A one-lane plan waits with
 // Waitall per step; with several lanes every lane keeps its step in flight and moves on as

@@ -1,8 +1,8 @@
 #pragma once
 // One rank's part of a schedule, compiled for one element count: every block set becomes a
 // list of element segments in one of three regions, and every step knows which receives
-// must land in staging memory and which copies must read a snapshot (snapshot semantics,
-// DESIGN.md "MPI runtime"). Built once per (communicator, collective, algorithm, count, ...)
+// must land in staging memory and which copies must read a snapshot (docs/design.md,
+// "2.3 Snapshot semantics"). Built once per (communicator, collective, algorithm, count, ...)
 // and cached, so the schedule generation is off the critical path of repeated calls.
 #include <cstdint>
 #include <stdexcept>
@@ -63,7 +63,7 @@ struct CompiledStep {
   std::vector<Dependency> waits_for;  // steps of other lanes that must have completed
 };
 
-// Lanes progress independently (DESIGN.md, "The schedule model"); each has its own staging
+// Lanes progress independently (docs/design.md, "2.2 Lanes and steps"); each has its own staging
 // memory, since their steps are in flight at the same time.
 struct CompiledLane {
   std::vector<CompiledStep> steps;
