@@ -127,10 +127,11 @@ test-asan: build-asan build-python
 	$(ASAN_ENV) LD_PRELOAD="$(ASAN_PRELOAD)" PYTHONPATH=$(ASAN_PKG) \
 	  TOPOCOLL_FUZZ_EXAMPLES=100 $(VENV)/bin/pytest -q -p no:cacheprovider $(ASAN_PYTESTS)
 
-# lint-imports: added when the Python layers land
+# The layers of the Python package (pyproject.toml, [tool.importlinter]; docs/python-api.md).
 lint: venv
 	$(VENV)/bin/ruff check python tests bench
 	$(VENV)/bin/ruff format --check python tests bench
+	PYTHONPATH=python $(VENV)/bin/lint-imports
 
 format:
 	clang-format -i $$(find src tests bench -name '*.cpp' -o -name '*.hpp')

@@ -1,4 +1,4 @@
-// Speed of the packet-level engine (issue 9, "Done when"): one 4 MiB allreduce on 512 of the
+// Speed of the packet-level engine (docs/innet.md): one 4 MiB allreduce on 512 of the
 // 1024 hosts of fattree:canary, the other 512 generating congestion. Prints packet
 // events per second, CPU time and peak RSS as a Markdown table row per algorithm.
 //

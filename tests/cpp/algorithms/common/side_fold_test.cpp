@@ -102,13 +102,19 @@ TEST(SideFold, RefusesShapesWithNothingToCut) {
         << shape(dims);
 }
 
-TEST(SideFoldSlow, OddSizesKeepThreeQuartersOfTheEvenNeighbour) {
-  const std::pair<std::vector<int>, std::vector<int>> pairs[] = {
-      {{27}, {26}}, {{31}, {30}}, {{15, 15}, {14, 16}}};
-  for (const auto& [odd, even] : pairs) {
+// The share kept is the closed forms' (docs/efficiency.md): three quarters on rings; on 15x15
+// the folds' 57.9% against 14x16's 81.1% is 71.4%, so 0.7 there. One message per send makes
+// 14x16 reach its closed form, which per-range flows held down to 52.1%.
+TEST(SideFoldSlow, OddSizesKeepTheClosedFormsShareOfTheEvenNeighbour) {
+  struct Pair {
+    std::vector<int> odd, even;
+    double kept;
+  };
+  const Pair pairs[] = {{{27}, {26}, 0.75}, {{31}, {30}, 0.75}, {{15, 15}, {14, 16}, 0.7}};
+  for (const auto& [odd, even, kept] : pairs) {
     for (const auto* family : {&kSwing, &kBine}) {
       const double at_odd = best_of(*family, odd), at_even = best_of(*family, even);
-      EXPECT_GE(at_odd, 0.75 * at_even) << family->front() << " " << shape(odd);
+      EXPECT_GE(at_odd, kept * at_even) << family->front() << " " << shape(odd);
     }
     // The paper's odd-P method (swing-nsdi24.txt 3.2) keeps far less: without the fold the test
     // would fail.
