@@ -35,9 +35,11 @@ struct NodeSpec {
   std::optional<HostCosts> intra_host;
 
   // Whether the spec changes nothing: one rank per node on one NIC of the network's own
-  // speed. Callers then run the plain network, bit for bit as without nodes.
+  // speed, placed in rank order. Callers then run the plain network, bit for bit as without
+  // nodes.
   [[nodiscard]] bool trivial() const {
-    return ranks_per_node == 1 && nics == 1 && nic_bandwidth == 0 && !intra_host;
+    return ranks_per_node == 1 && nics == 1 && nic_bandwidth == 0 && !intra_host &&
+           !mapping.starts_with("file:");
   }
 };
 
