@@ -228,3 +228,43 @@ TEST(NodeFlow, OneRankPerNodeIsTheNetworkItselfBitForBit) {
 
 }  // namespace
 }  // namespace topocoll::sim
+
+namespace topocoll::sim {
+namespace {
+
+// A hierarchical composition (hier:ring, 4 nodes of 4 GPUs with 4 NICs each on a fat tree of
+// 16 NICs) runs on every model: the packet and analytic models get the nodes from the topology
+// too. Its intra-node phases cross the mesh only, its inter-node phase the NICs only.
+TEST(NodeModels, HierarchicalScheduleRunsOnEveryModelThroughTheNodes) {
+  auto n = testing::make_network("fattree:2:4:4:4", 16, "minimal");
+  topo::NodeSpec spec;
+  spec.ranks_per_node = 4;
+  spec.nics = 4;
+  spec.fabric = topo::Fabric::gpu_mesh;
+  spec.fabric_bandwidth = 100e9;
+  spec.fabric_latency = 1e-6;
+  const topo::NodeNetwork machine(*n.topology, *n.router, spec);
+  ScheduleRequest request;
+  request.collective = Collective::allreduce;
+  request.ranks = 16;
+  request.ranks_per_node = 4;
+  const auto schedule = registry().build("hier:ring", request);
+  for (const Model model : {Model::flow, Model::packet, Model::analytic}) {
+    auto c = config(model, 1 << 20);
+    c.record_links = true;
+    const auto r = simulate(*schedule, machine.topology(), machine.router(), machine.mapping(16), c);
+    EXPECT_GT(r.time_s, 0);
+    double intra = 0, nic = 0, wire = 0;
+    for (const LinkUsage& u : r.links) {
+      const auto kind = machine.topology().links()[static_cast<std::size_t>(u.link)].kind;
+      (kind == topo::LinkKind::intra_node ? intra : kind == topo::LinkKind::nic ? nic : wire) +=
+          u.bytes;
+    }
+    EXPECT_GT(intra, 0);
+    EXPECT_GT(nic, 0);
+    EXPECT_GT(wire, 0);
+  }
+}
+
+}  // namespace
+}  // namespace topocoll::sim
