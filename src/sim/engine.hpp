@@ -177,7 +177,7 @@ class Engine {
   const topo::NetworkParams& params_;
   const topo::HostCosts* intra_costs_;  // the topology's intra-node host costs, if any
   const bool host_costs_;               // params_.host or intra_costs_ charges anything
-  std::vector<double> port_free_;  // per link: when it may inject the next message (gap)
+  std::vector<double> port_free_;       // per link: when it may inject the next message (gap)
   std::vector<CpuRequest> cpu_requests_;
   MessageBytes message_bytes_;
   std::optional<TranslationSymmetry> symmetry_;

@@ -26,8 +26,8 @@ constexpr std::array<std::string_view, 7> kHostKeys{
     "step_overhead", "send_overhead", "recv_overhead",  "gap",
     "copy_rate",     "reduce_rate",   "eager_threshold"};
 constexpr std::array<std::string_view, 9> kNodeKeys{
-    "ranks_per_node", "mapping",       "fabric",      "fabric_bandwidth", "fabric_latency",
-    "memory_bandwidth", "nics",        "nic_bandwidth", "intra_node"};
+    "ranks_per_node",   "mapping", "fabric",        "fabric_bandwidth", "fabric_latency",
+    "memory_bandwidth", "nics",    "nic_bandwidth", "intra_node"};
 constexpr std::array<std::string_view, 2> kIntraKeys{"network", "host"};
 constexpr std::array<std::string_view, 3> kIntraNetworkKeys{"bandwidth", "link_latency",
                                                             "hop_latency"};
@@ -230,8 +230,10 @@ void read_intra_node(const Reader& r, const json& intra, Machine& m, NodeSpec& s
     for (const auto& [key, item] : network.items()) {
       const std::string at = "nodes.intra_node.network." + key;
       const json& value = r.entry(item, at);
-      if (key == "bandwidth") bandwidth = r.ranged(at, "bandwidth", r.rate(value, at));
-      else latency = latency.value_or(0) + r.ranged(at, "latency", r.time(value, at));
+      if (key == "bandwidth")
+        bandwidth = r.ranged(at, "bandwidth", r.rate(value, at));
+      else
+        latency = latency.value_or(0) + r.ranged(at, "latency", r.time(value, at));
     }
   }
   if (intra.contains("host")) {
@@ -266,8 +268,10 @@ void read_nodes(const Reader& r, const json& nodes, Machine& m) {
     const json& value = r.entry(item, at);
     if (key == "ranks_per_node") spec.ranks_per_node = count(r, value, at, kMaxRanksPerNode);
     if (key == "nics") spec.nics = count(r, value, at, kMaxNicsPerNode);
-    if (key == "fabric_bandwidth") spec.fabric_bandwidth = r.ranged(at, "bandwidth", r.rate(value, at));
-    if (key == "memory_bandwidth") spec.memory_bandwidth = r.ranged(at, "bandwidth", r.rate(value, at));
+    if (key == "fabric_bandwidth")
+      spec.fabric_bandwidth = r.ranged(at, "bandwidth", r.rate(value, at));
+    if (key == "memory_bandwidth")
+      spec.memory_bandwidth = r.ranged(at, "bandwidth", r.rate(value, at));
     if (key == "nic_bandwidth") spec.nic_bandwidth = r.ranged(at, "bandwidth", r.rate(value, at));
     if (key == "fabric_latency") spec.fabric_latency = r.ranged(at, "latency", r.time(value, at));
     if (key == "fabric") {

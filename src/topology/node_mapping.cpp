@@ -33,8 +33,7 @@ bool parse_index(std::string_view text, long long& value) {
 }
 
 // Per rank its node, from the file's "rank,node" lines.
-std::vector<int> read_nodes(std::string_view spec, const std::string& path, int ranks,
-                            int nodes) {
+std::vector<int> read_nodes(std::string_view spec, const std::string& path, int ranks, int nodes) {
   const std::string content = read_input_file(path, "node mapping file", kMaxNodeMappingFileBytes);
   std::vector<int> node_of(static_cast<std::size_t>(ranks), -1);
   std::size_t begin = 0;
@@ -92,8 +91,8 @@ Mapping make_node_mapping(std::string_view spec, int ranks, const NodeTopology& 
     const int node = node_of[static_cast<std::size_t>(r)];
     int& local = filled[static_cast<std::size_t>(node)];
     if (local == k)
-      node_mapping_error(spec, "node " + std::to_string(node) + " gets more than " +
-                                   std::to_string(k) + " ranks");
+      node_mapping_error(
+          spec, "node " + std::to_string(node) + " gets more than " + std::to_string(k) + " ranks");
     m.host_of[static_cast<std::size_t>(r)] = topology.slot(node, local++);
   }
   return m;

@@ -15,13 +15,13 @@ enum class Fabric : std::uint8_t {
   // Copies through memory: each rank copies at most fabric_bandwidth (its copy rate), and all
   // intra-node transfers of the node together at most memory_bandwidth.
   shared_memory,
-  gpu_mesh,  // a link of fabric_bandwidth between every pair of ranks (GPUs fully connected)
+  gpu_mesh,     // a link of fabric_bandwidth between every pair of ranks (GPUs fully connected)
   node_switch,  // one port of fabric_bandwidth per rank on a switch inside the node
 };
 
 struct NodeSpec {
-  int ranks_per_node = 1;                  // K
-  std::string mapping = "block";           // "block" (r / K), "cyclic" (r % N) or "file:PATH"
+  int ranks_per_node = 1;         // K
+  std::string mapping = "block";  // "block" (r / K), "cyclic" (r % N) or "file:PATH"
   Fabric fabric = Fabric::shared_memory;
   // Bytes per second; 0 = unset, resolved by the node topology (docs/nodes.md "Defaults"):
   double fabric_bandwidth = 0;  // per rank (shared memory), per pair (mesh), per port (switch)

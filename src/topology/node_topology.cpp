@@ -36,8 +36,7 @@ NodeTopology::NodeTopology(const Topology& network, const NodeSpec& spec)
   const int k = spec_.ranks_per_node;
   const int slots = nodes_ * k;
   reserve(slots + network.node_count() + nodes_ * (2 * spec_.nics + 2),
-          static_cast<long long>(network.links().size()) +
-              static_cast<long long>(slots) * (4 + k));
+          static_cast<long long>(network.links().size()) + static_cast<long long>(slots) * (4 + k));
   for (int s = 0; s < slots; ++s) add_node(true);
   offset_ = slots;
   for (int n = 0; n < network.node_count(); ++n) add_node(false);

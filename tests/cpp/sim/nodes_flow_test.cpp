@@ -20,11 +20,11 @@ using testing::HandRouter;
 using testing::quiet;
 using testing::step;
 
-constexpr double kTol = 1e-12;         // seconds; the cases last about 1e-4 s
-constexpr double kNet = 4e9;           // network link, bytes/s
-constexpr double kNetLatency = 1e-6;   // network link
-constexpr double kCopy = 10e9;         // shared memory: a rank's copy rate
-constexpr double kMemory = 16e9;       // shared memory: node-wide
+constexpr double kTol = 1e-12;        // seconds; the cases last about 1e-4 s
+constexpr double kNet = 4e9;          // network link, bytes/s
+constexpr double kNetLatency = 1e-6;  // network link
+constexpr double kCopy = 10e9;        // shared memory: a rank's copy rate
+constexpr double kMemory = 16e9;      // shared memory: node-wide
 constexpr double kFabricLatency = 200e-9;
 constexpr double kNic = 5e9;
 
@@ -56,8 +56,8 @@ SimResult run(const ExplicitSchedule& schedule, const topo::NodeNetwork& machine
               std::uint64_t vector_bytes, bool links = false) {
   auto c = config(Model::flow, vector_bytes);
   c.record_links = links;
-  return simulate(schedule, machine.topology(), machine.router(),
-                  machine.mapping(schedule.ranks()), c);
+  return simulate(schedule, machine.topology(), machine.router(), machine.mapping(schedule.ranks()),
+                  c);
 }
 
 BlockSet blocks(std::initializer_list<BlockIndex> list) {
@@ -76,11 +76,12 @@ TEST(NodeFlow, IntraAndInterNodeMessagesAtOnceHandComputed) {
   TwoNodes two(1, kNet);
   const topo::NodeNetwork machine(two.net, two.router, shared_memory(2));
   const auto schedule = hand_schedule(
-      4, {{step({Operation::send(1, blocks({0, 1})), Operation::send(2, blocks({0, 1})),
-                 Operation::recv(1, blocks({2}), Combine::copy)})},
-          {step({Operation::send(0, blocks({2})), Operation::recv(0, blocks({0, 1}), Combine::copy)})},
-          {step({Operation::recv(0, blocks({0, 1}), Combine::copy)})},
-          {step({})}});
+      4,
+      {{step({Operation::send(1, blocks({0, 1})), Operation::send(2, blocks({0, 1})),
+              Operation::recv(1, blocks({2}), Combine::copy)})},
+       {step({Operation::send(0, blocks({2})), Operation::recv(0, blocks({0, 1}), Combine::copy)})},
+       {step({Operation::recv(0, blocks({0, 1}), Combine::copy)})},
+       {step({})}});
   const auto r = run(schedule, machine, 2'000'000, true);
   const double inter = kNetLatency + 1e6 / kNet;
   const double intra = kFabricLatency + 0.5e6 / (kMemory / 2) + 0.5e6 / kCopy;
@@ -252,13 +253,15 @@ TEST(NodeModels, HierarchicalScheduleRunsOnEveryModelThroughTheNodes) {
   for (const Model model : {Model::flow, Model::packet, Model::analytic}) {
     auto c = config(model, 1 << 20);
     c.record_links = true;
-    const auto r = simulate(*schedule, machine.topology(), machine.router(), machine.mapping(16), c);
+    const auto r =
+        simulate(*schedule, machine.topology(), machine.router(), machine.mapping(16), c);
     EXPECT_GT(r.time_s, 0);
     double intra = 0, nic = 0, wire = 0;
     for (const LinkUsage& u : r.links) {
       const auto kind = machine.topology().links()[static_cast<std::size_t>(u.link)].kind;
-      (kind == topo::LinkKind::intra_node ? intra : kind == topo::LinkKind::nic ? nic : wire) +=
-          u.bytes;
+      (kind == topo::LinkKind::intra_node ? intra
+       : kind == topo::LinkKind::nic      ? nic
+                                          : wire) += u.bytes;
     }
     EXPECT_GT(intra, 0);
     EXPECT_GT(nic, 0);

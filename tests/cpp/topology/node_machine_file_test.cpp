@@ -27,13 +27,13 @@ std::string machine(const std::string& nodes) {
 }
 
 TEST(NodeMachineFile, EveryKeyIsReadWithItsSource) {
-  const Machine m = parse_machine(
-      machine(R"({"ranks_per_node": )" + entry("4") + R"(, "mapping": )" + entry(R"("cyclic")") +
-              R"(, "fabric": )" + entry(R"("gpu-mesh")") + R"(, "fabric_bandwidth": )" +
-              entry(R"("100GBps")") + R"(, "fabric_latency": )" + entry(R"("2us")") +
-              R"(, "nics": )" + entry("4") + R"(, "nic_bandwidth": )" + entry(R"("200Gbps")") +
-              "}"),
-      "m.json");
+  const Machine m =
+      parse_machine(machine(R"({"ranks_per_node": )" + entry("4") + R"(, "mapping": )" +
+                            entry(R"("cyclic")") + R"(, "fabric": )" + entry(R"("gpu-mesh")") +
+                            R"(, "fabric_bandwidth": )" + entry(R"("100GBps")") +
+                            R"(, "fabric_latency": )" + entry(R"("2us")") + R"(, "nics": )" +
+                            entry("4") + R"(, "nic_bandwidth": )" + entry(R"("200Gbps")") + "}"),
+                    "m.json");
   ASSERT_TRUE(m.nodes);
   EXPECT_EQ(m.nodes->ranks_per_node, 4);
   EXPECT_EQ(m.nodes->mapping, "cyclic");
@@ -55,14 +55,15 @@ TEST(NodeMachineFile, AnEmptySectionIsNoNodes) {
 // fabric's (latency: link plus hop), its host values the intra-node host costs over the
 // machine's (the copy rate, which the pair does not give, stays the machine's).
 TEST(NodeMachineFile, CalibratedIntraNodePairGivesTheFabricAndHostCosts) {
-  const Machine m = parse_machine(
-      machine(R"({"ranks_per_node": )" + entry("2") + R"(, "intra_node": {"network": {
-        "link_latency": )" + entry(R"("400ns")") + R"(, "hop_latency": )" + entry(R"("0ns")") +
-              R"(, "bandwidth": )" + entry(R"("8GBps")") + R"(}, "host": {"send_overhead": )" +
-              entry(R"("300ns")") + R"(, "recv_overhead": )" + entry(R"("250ns")") +
-              R"(, "gap": )" + entry(R"("50ns")") + R"(, "eager_threshold": )" +
-              entry(R"("16KiB")") + "}}}"),
-      "m.json");
+  const Machine m =
+      parse_machine(machine(R"({"ranks_per_node": )" + entry("2") + R"(, "intra_node": {"network": {
+        "link_latency": )" + entry(R"("400ns")") +
+                            R"(, "hop_latency": )" + entry(R"("0ns")") + R"(, "bandwidth": )" +
+                            entry(R"("8GBps")") + R"(}, "host": {"send_overhead": )" +
+                            entry(R"("300ns")") + R"(, "recv_overhead": )" + entry(R"("250ns")") +
+                            R"(, "gap": )" + entry(R"("50ns")") + R"(, "eager_threshold": )" +
+                            entry(R"("16KiB")") + "}}}"),
+                    "m.json");
   ASSERT_TRUE(m.nodes);
   EXPECT_EQ(m.nodes->fabric, Fabric::shared_memory);
   EXPECT_DOUBLE_EQ(m.nodes->fabric_bandwidth, 8e9);
