@@ -31,8 +31,7 @@ void check_mapping(const Schedule& schedule, const topo::Topology& topology,
   }
 }
 
-void check_host_costs(const topo::NetworkParams& params) {
-  const topo::HostCosts& h = params.host;
+void check_host_costs(const topo::HostCosts& h) {
   const std::pair<const char*, double> costs[] = {{"send overhead", h.send_overhead_s},
                                                   {"receive overhead", h.recv_overhead_s},
                                                   {"gap", h.gap_s},
@@ -51,12 +50,15 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
       topology_(topology),
       config_(config),
       params_(topology.params()),
-      host_costs_(!topology.params().host.idle()),
+      intra_costs_(topology.intra_node_host_costs()),
+      host_costs_(!topology.params().host.idle() || (intra_costs_ && !intra_costs_->idle())),
       message_bytes_(schedule.info(), config),
       count_routes_(topology, router) {
   check_mapping(schedule, topology, mapping);
-  check_host_costs(params_);
-  if (params_.host.gap_s > 0) port_free_.assign(topology.links().size(), 0);
+  check_host_costs(params_.host);
+  if (intra_costs_) check_host_costs(*intra_costs_);
+  if (params_.host.gap_s > 0 || (intra_costs_ && intra_costs_->gap_s > 0))
+    port_free_.assign(topology.links().size(), 0);
   // The schedule's placement puts rank r on node node_of(r) of its shape; the mapping puts
   // that node on a host (ScheduleInfo::placement).
   if (const auto problem = placement_problem(schedule.info()))
@@ -378,8 +380,8 @@ void Engine::send_message(std::uint32_t op, double bytes, bool packed, int step,
     inject(m, now);
     return;
   }
-  const topo::HostCosts& h = params_.host;
   const SendOp& o = ops_[op];
+  const topo::HostCosts& h = message_costs(o);
   const double cpu = (packed ? bytes * h.copy_s_per_byte : 0) + h.send_overhead_s;
   const double then = bytes > static_cast<double>(h.eager_threshold_bytes)
                           ? round_trip(host_of_[static_cast<std::size_t>(o.sender)],
@@ -395,12 +397,21 @@ void Engine::send_message(std::uint32_t op, double bytes, bool packed, int step,
   }
 }
 
+const topo::HostCosts& Engine::message_costs(const SendOp& op) const {
+  if (intra_costs_ &&
+      topology_.machine_node_of(host_of_[static_cast<std::size_t>(op.sender)]) ==
+          topology_.machine_node_of(host_of_[static_cast<std::size_t>(op.receiver)]))
+    return *intra_costs_;
+  return params_.host;
+}
+
 // The message leaves its NIC ports, at least g after their previous message.
 void Engine::inject(std::uint32_t m, double now) {
   const SendOp& op = ops_[messages_[m].op];
   const auto paths = routes_->paths(host_of_[static_cast<std::size_t>(op.sender)],
                                     host_of_[static_cast<std::size_t>(op.receiver)]);
   if (!port_free_.empty()) {
+    const double gap = message_costs(op).gap_s;
     double at = now;
     for (const PathView& p : paths)
       if (p.hops > 0) at = std::max(at, port_free_[static_cast<std::size_t>(p.links[0])]);
@@ -409,7 +420,7 @@ void Engine::inject(std::uint32_t m, double now) {
       return;
     }
     for (const PathView& p : paths)
-      if (p.hops > 0) port_free_[static_cast<std::size_t>(p.links[0])] = now + params_.host.gap_s;
+      if (p.hops > 0) port_free_[static_cast<std::size_t>(p.links[0])] = now + gap;
   }
   Message& msg = messages_[m];
   msg.transfers_left = static_cast<int>(paths.size());
@@ -475,7 +486,7 @@ void Engine::message_arrived(std::uint32_t tag, double now) {
   SendOp& op = ops_[id];
   if (trace_) trace_->message(op.sender, op.receiver, m.bytes, m.start, now);
   if (host_costs_) {
-    const topo::HostCosts& h = params_.host;
+    const topo::HostCosts& h = message_costs(op);
     const double cpu = h.recv_overhead_s + (m.packed ? m.bytes * h.copy_s_per_byte : 0);
     if (cpu > 0) {
       ++op.cpu_pending;

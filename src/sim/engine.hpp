@@ -35,6 +35,9 @@
 //   after the step's communication, since receives and copies apply at the end of the step.
 // - Rank r runs on host mapping.host_of[info.node_of(r)]: the schedule's placement composed with
 //   the user's mapping.
+// - On a node model (topo::NodeTopology, docs/nodes.md) a message between two ranks of one node
+//   pays the node's intra-node host costs when it has them; local copies and reductions pay the
+//   machine's rates.
 // - Message bytes come from BlockPartition(info, vector_bytes / element_bytes); slots past the
 //   user buffer (scratch) hold as many bytes as the largest block.
 #include <cstdint>
@@ -144,6 +147,9 @@ class Engine {
   void receive_done(std::uint32_t op, double now);
   // The receiver's offset to the sender, the same for every translation of the pair.
   [[nodiscard]] std::uint64_t sender_offset(int sender, int receiver) const;
+  // The host costs of a message: the node's intra-node costs between two ranks of one node when
+  // the topology has them (docs/nodes.md), else the machine's.
+  [[nodiscard]] const topo::HostCosts& message_costs(const SendOp& op) const;
   // Request and ready message of a rendezvous: the latency from src to dst and back.
   double round_trip(int src, int dst);
   // The simulated rank that stands for `rank` (itself unless a symmetry leaves it out).
@@ -170,8 +176,9 @@ class Engine {
   const topo::Topology& topology_;
   const SimConfig& config_;
   const topo::NetworkParams& params_;
-  const bool host_costs_;          // params_.host charges anything
-  std::vector<double> port_free_;  // per link: when it may inject the next message (gap)
+  const topo::HostCosts* intra_costs_;  // the topology's intra-node host costs, if any
+  const bool host_costs_;               // params_.host or intra_costs_ charges anything
+  std::vector<double> port_free_;       // per link: when it may inject the next message (gap)
   std::vector<CpuRequest> cpu_requests_;
   MessageBytes message_bytes_;
   std::optional<TranslationSymmetry> symmetry_;

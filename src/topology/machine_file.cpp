@@ -25,6 +25,14 @@ constexpr std::array<std::string_view, 4> kNetworkKeys{"bandwidth", "link_latenc
 constexpr std::array<std::string_view, 7> kHostKeys{
     "step_overhead", "send_overhead", "recv_overhead",  "gap",
     "copy_rate",     "reduce_rate",   "eager_threshold"};
+constexpr std::array<std::string_view, 9> kNodeKeys{
+    "ranks_per_node",   "mapping", "fabric",        "fabric_bandwidth", "fabric_latency",
+    "memory_bandwidth", "nics",    "nic_bandwidth", "intra_node"};
+constexpr std::array<std::string_view, 2> kIntraKeys{"network", "host"};
+constexpr std::array<std::string_view, 3> kIntraNetworkKeys{"bandwidth", "link_latency",
+                                                            "hop_latency"};
+constexpr std::array<std::string_view, 5> kIntraHostKeys{"send_overhead", "recv_overhead", "gap",
+                                                         "copy_rate", "eager_threshold"};
 constexpr std::array<std::string_view, 3> kReduceClasses{"float", "double", "int"};
 // Copy and reduction rates: the slowest is the --reduce-cost bound (1 us per byte).
 constexpr double kMinHostRate = 1e6;
@@ -146,11 +154,6 @@ void read_header(const Reader& r, const json& doc, Machine& m) {
   if (doc.contains("topology"))
     m.topology = r.text(r.entry(doc["topology"], "topology"), "topology",
                         "a topology spec such as torus:8x8");
-  // Reserved for ranks per node: refused until the simulator models nodes, rather than ignored.
-  if (doc.contains("nodes") && !(doc["nodes"].is_object() && doc["nodes"].empty()))
-    r.fail("nodes",
-           "is not read yet (the simulator has one rank per host); accepted: {} or no "
-           "\"nodes\"");
 }
 
 void read_network(const Reader& r, const json& network, NetworkParams& p) {
@@ -208,6 +211,89 @@ void read_host(const Reader& r, const json& host, Machine& m) {
   }
 }
 
+int count(const Reader& r, const json& value, const std::string& at, int most) {
+  const std::string accepted = "accepted: 1.." + std::to_string(most);
+  if (!value.is_number_integer()) r.fail(at, "is not a whole number; " + accepted);
+  const auto n = value.get<long long>();
+  if (n < 1 || n > most) r.fail(at, std::to_string(n) + " is out of range; " + accepted);
+  return static_cast<int>(n);
+}
+
+// A calibration's on-node pair (`topocoll calibrate`): its wire values stand for the fabric's
+// where the section gives none; its host values are the intra-node host costs.
+void read_intra_node(const Reader& r, const json& intra, Machine& m, NodeSpec& spec,
+                     double& bandwidth, std::optional<double>& latency) {
+  r.check_keys(intra, "nodes.intra_node", kIntraKeys);
+  if (intra.contains("network")) {
+    const json& network = intra["network"];
+    r.check_keys(network, "nodes.intra_node.network", kIntraNetworkKeys);
+    for (const auto& [key, item] : network.items()) {
+      const std::string at = "nodes.intra_node.network." + key;
+      const json& value = r.entry(item, at);
+      if (key == "bandwidth")
+        bandwidth = r.ranged(at, "bandwidth", r.rate(value, at));
+      else
+        latency = latency.value_or(0) + r.ranged(at, "latency", r.time(value, at));
+    }
+  }
+  if (intra.contains("host")) {
+    const json& host = intra["host"];
+    r.check_keys(host, "nodes.intra_node.host", kIntraHostKeys);
+    HostCosts h = m.params.host;  // what the pair does not give is the machine's
+    for (const auto& [key, item] : host.items()) {
+      const std::string at = "nodes.intra_node.host." + key;
+      const json& value = r.entry(item, at);
+      if (key == "send_overhead") h.send_overhead_s = r.time(value, at);
+      if (key == "recv_overhead") h.recv_overhead_s = r.time(value, at);
+      if (key == "gap") h.gap_s = r.time(value, at);
+      if (key == "copy_rate") h.copy_s_per_byte = r.per_byte(value, at);
+      if (key == "eager_threshold") h.eager_threshold_bytes = eager_threshold(r, value, at);
+    }
+    spec.intra_host = h;
+  }
+}
+
+void read_nodes(const Reader& r, const json& nodes, Machine& m) {
+  r.check_keys(nodes, "nodes", kNodeKeys);
+  if (nodes.empty()) return;  // {}: one rank per host, as without the section
+  NodeSpec spec;
+  double intra_bandwidth = 0;
+  std::optional<double> intra_latency;
+  for (const auto& [key, item] : nodes.items()) {
+    const std::string at = "nodes." + key;
+    if (key == "intra_node") {
+      read_intra_node(r, item, m, spec, intra_bandwidth, intra_latency);
+      continue;
+    }
+    const json& value = r.entry(item, at);
+    if (key == "ranks_per_node") spec.ranks_per_node = count(r, value, at, kMaxRanksPerNode);
+    if (key == "nics") spec.nics = count(r, value, at, kMaxNicsPerNode);
+    if (key == "fabric_bandwidth")
+      spec.fabric_bandwidth = r.ranged(at, "bandwidth", r.rate(value, at));
+    if (key == "memory_bandwidth")
+      spec.memory_bandwidth = r.ranged(at, "bandwidth", r.rate(value, at));
+    if (key == "nic_bandwidth") spec.nic_bandwidth = r.ranged(at, "bandwidth", r.rate(value, at));
+    if (key == "fabric_latency") spec.fabric_latency = r.ranged(at, "latency", r.time(value, at));
+    if (key == "fabric") {
+      try {
+        spec.fabric = parse_fabric(r.text(value, at, "shared-memory, gpu-mesh, switch"));
+      } catch (const UnsupportedRequest& error) {
+        r.fail(at, error.what());
+      }
+    }
+    if (key == "mapping") spec.mapping = r.text(value, at, "block, cyclic, file:PATH");
+  }
+  // The section's own fabric keys win over a calibration's on-node pair.
+  if (spec.fabric_bandwidth == 0) spec.fabric_bandwidth = intra_bandwidth;
+  if (!spec.fabric_latency) spec.fabric_latency = intra_latency;
+  try {
+    check_node_spec(spec);
+  } catch (const UnsupportedRequest& error) {
+    r.fail("nodes", error.what());
+  }
+  m.nodes = std::move(spec);
+}
+
 // nlohmann keeps the last of two equal keys: a repeated key is refused instead.
 json parse_strict(std::string_view text, const Reader& r) {
   std::vector<std::vector<std::string>> open;
@@ -259,6 +345,7 @@ Machine parse_machine(std::string_view text, std::string_view origin) {
   read_header(r, doc, m);
   if (doc.contains("network")) read_network(r, doc["network"], m.params);
   if (doc.contains("host")) read_host(r, doc["host"], m);
+  if (doc.contains("nodes")) read_nodes(r, doc["nodes"], m);  // after host: intra costs build on it
   return m;
 }
 

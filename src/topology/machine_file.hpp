@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 
+#include "topology/node_spec.hpp"
 #include "topology/topology.hpp"
 
 namespace topocoll::topo {
@@ -24,6 +25,8 @@ struct Machine {
   // Seconds per byte of a reduction per datatype class ("float", "double", "int"); empty when
   // the file gives one rate for all (or none).
   std::map<std::string, double, std::less<>> reduce_s_per_byte_by_class;
+  // The `nodes` section (docs/nodes.md); unset when the file has none or gives {}.
+  std::optional<NodeSpec> nodes;
   // Per value read, its key ("network.bandwidth", "host.gap", "topology") and its source.
   std::map<std::string, std::string, std::less<>> sources;
 

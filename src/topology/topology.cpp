@@ -14,10 +14,19 @@ int Topology::add_node(bool host) {
   return nodes_++;
 }
 
+std::string_view link_kind_name(LinkKind kind) {
+  switch (kind) {
+    case LinkKind::network: return "network";
+    case LinkKind::nic: return "nic";
+    case LinkKind::intra_node: return "intra-node";
+  }
+  return "network";
+}
+
 int Topology::add_link(int from, int to, double bandwidth_bytes_per_s, double latency_s,
-                       std::string label) {
+                       std::string label, LinkKind kind) {
   const int id = static_cast<int>(links_.size());
-  links_.push_back(Link{from, to, bandwidth_bytes_per_s, latency_s, std::move(label)});
+  links_.push_back(Link{from, to, bandwidth_bytes_per_s, latency_s, std::move(label), kind});
   out_.at(from).push_back(id);
   return id;
 }

@@ -48,6 +48,10 @@ struct NetworkParams {
   HostCosts host;     // per rank
 };
 
+// What a link belongs to: the network, a node's NIC (between its ranks and the network) or a
+// node's intra-node fabric (docs/nodes.md). --links and the traffic report separate them.
+enum class LinkKind : std::uint8_t { network, nic, intra_node };
+
 // A directed link. Both directions of a cable are two links, so the two directions never
 // share bandwidth (full duplex, SPLITDUPLEX in SimGrid terms).
 struct Link {
@@ -56,7 +60,11 @@ struct Link {
   double bandwidth_bytes_per_s = 0;
   double latency_s = 0;  // link latency + per-hop latency, what a message pays per link crossed
   std::string label;     // for --links output, e.g. "h3->h4" or "leaf2->spine7"
+  LinkKind kind = LinkKind::network;
 };
+
+// "network", "nic" or "intra-node".
+[[nodiscard]] std::string_view link_kind_name(LinkKind kind);
 
 class Topology {
  public:
@@ -92,13 +100,19 @@ class Topology {
   [[nodiscard]] virtual int link_host(int link) const {
     return links_[static_cast<std::size_t>(link)].from;
   }
+  // The node (machine) a host belongs to: hosts of one node share its intra-node fabric. Each
+  // host is a node of its own unless a node model (node_topology.hpp) groups them.
+  [[nodiscard]] virtual int machine_node_of(int host) const { return host; }
+  // Host costs of a message between two hosts of one node, when they differ from params().host.
+  [[nodiscard]] virtual const HostCosts* intra_node_host_costs() const { return nullptr; }
   // Host `node` moved by `offset` in the mixed radix of grid_dims() (mod each size).
   [[nodiscard]] int translated_node(int node, std::span<const int> offset) const;
 
  protected:
   Topology(std::string spec, NetworkParams params) : spec_(std::move(spec)), params_(params) {}
   int add_node(bool host);
-  int add_link(int from, int to, double bandwidth_bytes_per_s, double latency_s, std::string label);
+  int add_link(int from, int to, double bandwidth_bytes_per_s, double latency_s, std::string label,
+               LinkKind kind = LinkKind::network);
   // Both directions of a cable: returns the id of a->b; b->a is the next id.
   int add_cable(int a, int b, double bandwidth_bytes_per_s, double latency_s,
                 const std::string& name_a, const std::string& name_b);

@@ -165,7 +165,7 @@ TEST(MachineFile, MalformedFilesAreRefusedNamingTheKey) {
                  {"'network.bandwidth'", "1Mbps to 1Pbps"});
   expect_refused(R"({"format": "topocoll-machine/1", "name": "m", "description": "d",
                  "nodes": {"ranks_per_node": 4}})",
-                 {"key 'nodes'", "not read yet"});
+                 {"key 'nodes.ranks_per_node'", "value, source"});
 }
 
 TEST(MachineFile, FilesAreReadWithinALimit) {
