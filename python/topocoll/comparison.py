@@ -19,6 +19,7 @@ from topocoll.simulation import (
     Setup,
     SimResult,
     algorithm_infos,
+    all_infos,
     is_baseline,
     make_setup,
     origin,
@@ -79,6 +80,7 @@ class Comparison:
     # with its lower bound and the baseline whose time it exceeds (no rows for them)
     pruned: list[dict] = field(default_factory=list)
     machine: str = ""  # the machine file's name when one gave the parameters
+    ranks_per_node: int = 1  # K of the node model (docs/nodes.md); 1: one rank per host
 
     def rows(self) -> list[dict]:
         """One dict per (size, algorithm) and per (size, family best-of); a `global_load`
@@ -88,6 +90,8 @@ class Comparison:
             common["global_load"] = self.global_load
         if self.machine:
             common["machine"] = self.machine
+        if self.ranks_per_node > 1:
+            common["ranks_per_node"] = self.ranks_per_node
         return [{**common, **asdict(e)} for e in self.entries]
 
     to_rows = rows
@@ -112,6 +116,7 @@ class Comparison:
             "global_load": self.global_load,
             "pruned": self.pruned,
             **({"machine": self.machine} if self.machine else {}),
+            **({"ranks_per_node": self.ranks_per_node} if self.ranks_per_node > 1 else {}),
         }
 
 
@@ -165,7 +170,7 @@ def summarize(
 ) -> tuple[list[CompareRow], list[SizeSummary]]:
     """The table of a comparison from its runs, keyed by (size index, algorithm); a pruned run
     (compare(prune=True)) is absent and has no row."""
-    infos = algorithm_infos()
+    infos = all_infos()
     families: dict[str, list[str]] = {}
     for a in algorithms:  # schedule files (file:NAME) form the family "file"
         families.setdefault(infos[a]["family"] if a in infos else "file", []).append(a)
@@ -234,6 +239,25 @@ def summarize(
     return entries, summary
 
 
+def _eligible_compositions(network: Network) -> list[str]:
+    """With nodes of K > 1 ranks, the compositions hier:INNER and leader:INNER that the registry
+    accepts on the run's P / K nodes, so that `all` ranks them beside the flat algorithms."""
+    k = network.setup.ranks_per_node
+    if k < 2 or network.ranks % k:
+        return []
+    forms = _core.compositions(network.setup.collective, network.ranks // k, k)
+    chosen = []
+    for form in forms:
+        if not form["accepted"]:
+            continue
+        try:
+            network.schedule(form["name"])
+            chosen.append(form["name"])
+        except ValueError:
+            continue  # accepted in shape but beyond a size limit of the schedules
+    return chosen
+
+
 def select_algorithms(
     network: Network, requested: str | Sequence[str] | None
 ) -> tuple[list[str], dict[str, str]]:
@@ -258,6 +282,7 @@ def select_algorithms(
                 chosen.append(name)
             except ValueError as error:
                 skipped[name] = str(error)
+        chosen += _eligible_compositions(network)
         if not chosen:
             raise InputError(f"no algorithm implements {collective} on {network.setup.topology}")
         return chosen, skipped
@@ -534,4 +559,5 @@ def compare(
         global_load=setup.global_load,
         pruned=pruned,
         machine=setup.machine,
+        ranks_per_node=setup.ranks_per_node,
     )

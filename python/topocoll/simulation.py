@@ -62,7 +62,7 @@ def origin(algorithm: str) -> str:
     algorithm) or "file" (a schedule file, not in the registry)."""
     info = _registry().get(algorithm)
     if info is None:
-        return "file"
+        return "composition" if algorithm in composition_infos() else "file"
     if info["baseline"]:
         return "baseline"
     return "variant" if any(m in info["paper"] for m in _OWN_VARIANT_MARKS) else "paper"
@@ -186,6 +186,81 @@ def algorithm_infos() -> dict[str, dict]:
     return {a["name"]: a for a in _core.algorithms()}
 
 
+@functools.cache
+def _composition_list() -> tuple[dict, ...]:
+    return tuple(_core.compositions())
+
+
+def composition_infos() -> dict[str, dict]:
+    """Every composition FORM:INNER (docs/hierarchical.md), as `algorithm_infos` gives the flat
+    algorithms, with its `form` and `inner`."""
+    return {a["name"]: dict(a) for a in _composition_list()}
+
+
+def all_infos() -> dict[str, dict]:
+    """The flat algorithms and the compositions."""
+    return algorithm_infos() | composition_infos()
+
+
+# NodeSpec's fields that Setup.nodes carries (intra_host apart: HostCosts, as pairs).
+_NODE_FIELDS = (
+    "ranks_per_node",
+    "mapping",
+    "fabric",
+    "fabric_bandwidth",
+    "memory_bandwidth",
+    "nic_bandwidth",
+    "fabric_latency",
+    "nics",
+)
+_HOST_COST_FIELDS = (
+    "send_overhead_s",
+    "recv_overhead_s",
+    "gap_s",
+    "copy_s_per_byte",
+    "eager_threshold_bytes",
+)
+# --mapping values that place ranks on nodes (docs/nodes.md, "Placement"); "linear" is block.
+NODE_MAPPINGS = ("block", "cyclic", "file:PATH")
+
+
+def _node_pairs(spec: _core.NodeSpec) -> tuple[tuple[str, object], ...]:
+    pairs: list[tuple[str, object]] = [(name, getattr(spec, name)) for name in _NODE_FIELDS]
+    if spec.intra_host is not None:
+        host = tuple((name, getattr(spec.intra_host, name)) for name in _HOST_COST_FIELDS)
+        pairs.append(("intra_host", host))
+    return tuple(pairs)
+
+
+def node_spec(
+    machine: _core.Machine | None, ranks_per_node: int | None, mapping: str
+) -> _core.NodeSpec | None:
+    """The nodes of a run (docs/nodes.md): the machine's `nodes` section as the base, K from
+    `ranks_per_node` over it (the defaults of docs/nodes.md, the topology's hosts as NICs, where
+    the machine has none); None without either. `mapping` places the ranks on the nodes."""
+    spec = machine.nodes if machine is not None else None
+    if spec is None and ranks_per_node in (None, 1):
+        return None  # K = 1 without a machine's nodes: the plain network, as without K
+    if ranks_per_node is not None:
+        high = _core.MAX_RANKS_PER_NODE
+        k = parameters.count("ranks_per_node", ranks_per_node, f"1..{high}")
+        if not 1 <= k <= high:
+            raise InputError(f"--ranks-per-node {k} is out of range; accepted: 1..{high}")
+        spec = spec or _core.NodeSpec()
+        spec.ranks_per_node = k
+    if spec is None:
+        return None
+    if mapping != "linear":
+        if mapping not in ("block", "cyclic") and not mapping.startswith("file:"):
+            raise InputError(
+                f"--mapping {mapping} does not place ranks on nodes; accepted with nodes: "
+                f"{', '.join(NODE_MAPPINGS)}"
+            )
+        spec.mapping = mapping
+    _core.check_node_spec(spec)
+    return spec
+
+
 # The packet model's defaults (docs/simulator-packet.md); their ranges are in the table.
 PACKET_DEFAULTS = {"mtu": 4096, "header": 0, "buffer": 64 << 10}
 
@@ -287,6 +362,26 @@ class Setup:
     # each send range its own message (SimConfig::message_per_range), not one message per send
     message_per_range: bool = False
     machine: str = ""  # the machine's name when a machine file gave the parameters
+    # NodeSpec's fields as pairs (docs/nodes.md); () : one rank per host, no node model
+    nodes: tuple[tuple[str, object], ...] = ()
+
+    @property
+    def ranks_per_node(self) -> int:
+        """K: the ranks of one node (1 without nodes)."""
+        return int(dict(self.nodes).get("ranks_per_node", 1))
+
+    def node_spec(self) -> _core.NodeSpec | None:
+        if not self.nodes:
+            return None
+        spec = _core.NodeSpec()
+        for name, value in self.nodes:
+            if name == "intra_host":
+                host = _core.HostCosts()
+                for host_field, host_value in value:
+                    setattr(host, host_field, host_value)
+                value = host
+            setattr(spec, name, value)
+        return spec
 
     def network_params(self) -> _core.NetworkParams:
         p = _core.NetworkParams()
@@ -333,6 +428,15 @@ class Network:
         self.setup = setup
         self.topology = _core.make_topology(setup.topology, setup.network_params())
         self.router = _core.make_router(self.topology, setup.routing)
+        # With nodes, the engines run on the node model (docs/nodes.md): rank slots as hosts,
+        # the network's hosts as NICs. A spec that changes nothing leaves the network as is.
+        self.nodes: _core.NodeNetwork | None = None
+        spec = setup.node_spec()
+        if spec is not None:
+            nodes = _core.NodeNetwork(self.topology, self.router, spec)
+            if nodes.has_nodes:
+                self.nodes = nodes
+                self.topology, self.router = nodes.topology, nodes.router
         hosts = self.topology.hosts
         self.ranks = setup.ranks or hosts
         if not 2 <= self.ranks <= hosts:
@@ -343,7 +447,7 @@ class Network:
             raise InputError(_root_does_not_apply(setup.collective))
         if not 0 <= setup.root < self.ranks:
             raise InputError(f"--root {setup.root} is out of range; accepted: 0..{self.ranks - 1}")
-        self._infos = algorithm_infos()
+        self._infos = all_infos()
         self._schedules: dict[str, _core.Schedule] = {}
         self._mapping: _core.Mapping | None = None  # placed once, at the first run
         for label, path in setup.schedule_files:
@@ -378,8 +482,11 @@ class Network:
 
     def info(self, algorithm: str) -> dict:
         if algorithm not in self._infos:
+            flat = sorted(a for a in self._infos if ":" not in a)
+            forms = [f"{f['name']}:INNER" for f in _core.composition_forms()]
             raise InputError(
-                f"unknown algorithm '{algorithm}'; accepted: {', '.join(sorted(self._infos))}"
+                f"unknown algorithm '{algorithm}'; accepted: {', '.join(flat + forms)} "
+                "(`topocoll algorithms`)"
             )
         return self._infos[algorithm]
 
@@ -400,6 +507,7 @@ class Network:
                 self.setup.ports,
                 self.setup.root,
                 True,
+                self.setup.ranks_per_node,
             )
         return self._schedules[algorithm]
 
@@ -418,6 +526,8 @@ class Network:
 
     def mapping(self) -> _core.Mapping:
         """The hosts of the ranks (--mapping), placed once for every run on this network."""
+        if self._mapping is None and self.nodes is not None:
+            self._mapping = self.nodes.mapping(self.ranks)  # the node spec's placement
         if self._mapping is None:
             self._mapping = _core.place(self.setup.mapping, self.ranks, self.topology)
         return self._mapping
@@ -601,7 +711,10 @@ def input_files(setup: Setup) -> dict[str, str]:
     files = {}
     if topology_kind(setup.topology) == "graph":
         files["graph file"] = setup.topology.split(":", 1)[1]
-    if setup.mapping.startswith("file:"):
+    spec = setup.node_spec()
+    if spec is not None and spec.mapping.startswith("file:"):
+        files["node mapping file"] = spec.mapping[len("file:") :]
+    elif setup.mapping.startswith("file:"):
         files["mapping file"] = setup.mapping[len("file:") :]
     elif setup.mapping != "linear" and not setup.mapping.startswith("random:"):
         files["mapping file"] = setup.mapping
@@ -658,6 +771,7 @@ def make_setup(
     header: int | str | None = None,
     buffer: int | str | None = None,
     global_load: float | str | None = None,
+    ranks_per_node: int | None = None,
 ) -> Setup:
     """Every option of `sim`, `compare` and `tune` (and of their Python functions) checked in
     one place: types, ranges (docs/simulator.md, "Parameter ranges") and whether the option
@@ -665,7 +779,9 @@ def make_setup(
     (`ranks`), the algorithm's own port count (`ports`), root 0 (`root`), the machine's topology
     (`topology`, when `machine` is given). `machine` (a shipped name or a machine file) is the
     base of the parameters, `params` a link-only preset; single options override single
-    values. `datatype` picks the machine's reduction rate (docs/host-costs.md)."""
+    values. `datatype` picks the machine's reduction rate (docs/host-costs.md). `ranks_per_node`
+    (K) runs the node model of docs/nodes.md over the machine's `nodes` section, or over its
+    defaults; with nodes, `mapping` is block (also for "linear"), cyclic or file:PATH."""
     loaded = None
     if machine is not None:
         loaded = load_machine(parameters.text("machine", machine))
@@ -679,6 +795,7 @@ def make_setup(
     _check_model(parameters.text("model", model))
     routing = parameters.text("routing", routing)
     mapping = parameters.text("mapping", mapping)
+    nodes = node_spec(loaded, ranks_per_node, mapping)
     packet = packet_params(model, mtu, header, buffer)
     load = global_load_value(model, topology, global_load)
     if nic_ports is not None and topology_kind(topology) not in NIC_PORT_KINDS:
@@ -726,6 +843,7 @@ def make_setup(
         global_load=load,
         message_per_range=parameters.flag("message_per_range", message_per_range),
         machine=loaded.name if loaded else "",
+        nodes=_node_pairs(nodes) if nodes is not None else (),
     )
 
 
@@ -745,7 +863,8 @@ def simulate(
     one. Options: model, routing, mapping, machine (a shipped name or a machine file), datatype
     (the machine's reduction rate), params (link-only preset), bandwidth, latency, hop_latency,
     alpha, reduce_cost, nic_ports, send_overhead, recv_overhead, gap, copy_rate,
-    eager_threshold, message_per_range, ranks, dims, ports, root, for model="packet" mtu,
+    eager_threshold, message_per_range, ranks, dims, ports, root, ranks_per_node (nodes of K
+    ranks, docs/nodes.md), for model="packet" mtu,
     header, buffer, and for model="flow" on a Dragonfly global_load (see `make_setup`). Raises
     ValueError naming the accepted values, also for a run estimated beyond this machine's
     memory or about ten minutes (limits.py) unless `force`."""

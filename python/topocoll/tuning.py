@@ -75,6 +75,11 @@ def rules_from(comparison: Comparison) -> dict:
             "model": comparison.model,
             "routing": comparison.routing,
             "ranks": ranks,
+            **(
+                {"ranks_per_node": comparison.ranks_per_node}
+                if comparison.ranks_per_node > 1
+                else {}
+            ),
             "sizes": comparison.sizes,
             "best": {str(s.size_bytes): s.best for s in comparison.summary},
         },

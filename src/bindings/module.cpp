@@ -74,6 +74,25 @@ nb::dict algorithm_dict(const AlgorithmInfo& a) {
   return d;
 }
 
+// A composition's entry: its flat entry plus the form and the inner algorithm it is made of.
+nb::dict composition_dict(const AlgorithmInfo& a) {
+  nb::dict d = algorithm_dict(a);
+  d["form"] = a.composition ? a.composition->form : std::string();
+  d["inner"] = a.composition ? a.composition->inner : std::string();
+  return d;
+}
+
+nb::dict form_dict(const CompositionForm& f) {
+  nb::dict d;
+  d["name"] = f.name;
+  d["paper"] = f.paper;
+  d["summary"] = f.summary;
+  nb::list collectives;
+  for (auto c : f.collectives) collectives.append(std::string(collective_name(c)));
+  d["collectives"] = collectives;
+  return d;
+}
+
 nb::dict info_dict(const ScheduleInfo& info) {
   nb::dict d;
   d["collective"] = std::string(collective_name(info.collective));
@@ -147,7 +166,7 @@ std::vector<int> checked_dims(const std::vector<std::int64_t>& dims, const char*
 
 SchedulePtr build(const std::string& algorithm, const std::string& collective, std::int64_t ranks,
                   const std::vector<std::int64_t>& dims, std::int64_t ports, std::int64_t root,
-                  bool commutative) {
+                  bool commutative, std::int64_t ranks_per_node) {
   ScheduleRequest request;
   request.collective = collective_from(collective);
   const AlgorithmInfo& algo = registry().get(algorithm);
@@ -174,6 +193,10 @@ SchedulePtr build(const std::string& algorithm, const std::string& collective, s
   }
   request.root = static_cast<int>(root);
   request.commutative = commutative;
+  if (ranks_per_node < 1 || ranks_per_node > kMaxRanks)
+    throw UnsupportedRequest("ranks_per_node = " + std::to_string(ranks_per_node) +
+                             " is out of range; accepted: 1.." + std::to_string(kMaxRanks));
+  request.ranks_per_node = static_cast<int>(ranks_per_node);
   return registry().build(algorithm, request);
 }
 
@@ -331,6 +354,44 @@ NB_MODULE(_core, m) {
     for (const auto& a : registry().all()) out.append(algorithm_dict(a));
     return out;
   });
+  m.def("composition_forms", [] {
+    nb::list out;
+    for (const auto& f : registry().composition_forms()) out.append(form_dict(f));
+    return out;
+  });
+  // Every FORM:INNER; with a collective and a node count, each entry also says whether the
+  // registry accepts it there ("accepted") and, if not, why ("rejection").
+  m.def(
+      "compositions",
+      [](const std::string& collective, std::int64_t nodes, std::int64_t ranks_per_node) {
+        nb::list out;
+        const bool judged = !collective.empty() && nodes > 0;
+        if (judged && (nodes > kMaxRanks || ranks_per_node < 1 || ranks_per_node > kMaxRanks ||
+                       nodes * ranks_per_node > kMaxRanks))
+          throw UnsupportedRequest("nodes x ranks_per_node = " + std::to_string(nodes) + " x " +
+                                   std::to_string(ranks_per_node) +
+                                   " is out of range; accepted: at most " +
+                                   std::to_string(kMaxRanks) + " ranks");
+        std::optional<Collective> c;
+        if (!collective.empty()) c = collective_from(collective);
+        for (const auto& a : registry().compositions()) {
+          if (c && !a.supports(*c)) continue;
+          nb::dict d = composition_dict(a);
+          if (judged) {
+            ScheduleRequest request;
+            request.collective = *c;
+            request.ranks = static_cast<int>(nodes * ranks_per_node);
+            request.ranks_per_node = static_cast<int>(ranks_per_node);
+            normalize_shape(request);
+            const auto why = Registry::rejection(a, request);
+            d["accepted"] = !why.has_value();
+            d["rejection"] = why ? *why : std::string();
+          }
+          out.append(d);
+        }
+        return out;
+      },
+      "collective"_a = "", "nodes"_a = 0, "ranks_per_node"_a = 2);
   m.def(
       "accepted_ports",
       [](const std::string& name, std::int64_t dimensions) {
@@ -343,7 +404,7 @@ NB_MODULE(_core, m) {
       "name"_a, "dimensions"_a = 1);
   m.def("build", &build, "algorithm"_a, "collective"_a, "ranks"_a = 0,
         "dims"_a = std::vector<std::int64_t>{}, "ports"_a = 0, "root"_a = 0,
-        "commutative"_a = true);
+        "commutative"_a = true, "ranks_per_node"_a = 1);
   m.def(
       "load_json", [](const std::string& text) -> SchedulePtr { return schedule_from_json(text); },
       "text"_a);

@@ -23,6 +23,8 @@
 #include "topology/input_file.hpp"
 #include "topology/machine_file.hpp"
 #include "topology/mapping.hpp"
+#include "topology/node_network.hpp"
+#include "topology/node_spec.hpp"
 #include "topology/parameter_ranges.hpp"
 #include "topology/params.hpp"
 #include "topology/routing.hpp"
@@ -127,6 +129,7 @@ nb::dict result_dict(const sim::SimResult& r, const topo::Topology& t, bool with
       nb::dict row;
       row["link"] = u.link;
       row["label"] = link.label;
+      row["kind"] = std::string(topo::link_kind_name(link.kind));  // network, nic, intra-node
       row["from"] = link.from;
       row["to"] = link.to;
       row["bytes"] = u.bytes;
@@ -300,8 +303,52 @@ void bind_config(nb::module_& m) {
   m.def("place", &place, "spec"_a, "ranks"_a, "topology"_a);
 }
 
+// Nodes of several ranks (docs/nodes.md): the spec, bound field by field, and the network the
+// engines run on with it (the plain network when the spec changes nothing).
+void bind_nodes(nb::module_& m) {
+  nb::class_<topo::NodeSpec>(m, "NodeSpec")
+      .def(nb::init<>())
+      .def_rw("ranks_per_node", &topo::NodeSpec::ranks_per_node)
+      .def_prop_rw(
+          "mapping", [](const topo::NodeSpec& s) { return s.mapping; },
+          [](topo::NodeSpec& s, const std::string& v) {
+            check_text(v, "node mapping");
+            s.mapping = v;
+          })
+      .def_prop_rw(
+          "fabric", [](const topo::NodeSpec& s) { return std::string(topo::fabric_name(s.fabric)); },
+          [](topo::NodeSpec& s, const std::string& v) {
+            check_text(v, "fabric");
+            s.fabric = topo::parse_fabric(v);
+          })
+      .def_rw("fabric_bandwidth", &topo::NodeSpec::fabric_bandwidth)
+      .def_rw("memory_bandwidth", &topo::NodeSpec::memory_bandwidth)
+      .def_rw("nic_bandwidth", &topo::NodeSpec::nic_bandwidth)
+      .def_rw("fabric_latency", &topo::NodeSpec::fabric_latency)
+      .def_rw("nics", &topo::NodeSpec::nics)
+      .def_rw("intra_host", &topo::NodeSpec::intra_host)
+      .def("trivial", &topo::NodeSpec::trivial);
+  m.def("check_node_spec", &topo::check_node_spec, "spec"_a);
+  m.attr("MAX_RANKS_PER_NODE") = topo::kMaxRanksPerNode;
+  nb::class_<topo::NodeNetwork>(m, "NodeNetwork")
+      .def(
+          "__init__",
+          [](topo::NodeNetwork* self, const topo::Topology& network, const topo::Router& router,
+             const topo::NodeSpec& spec) {
+            topo::check_node_spec(spec);
+            new (self) topo::NodeNetwork(network, router, spec);
+          },
+          "network"_a, "router"_a, "spec"_a, nb::keep_alive<1, 2>(), nb::keep_alive<1, 3>())
+      .def_prop_ro("has_nodes", &topo::NodeNetwork::has_nodes)
+      .def_prop_ro("topology", &topo::NodeNetwork::topology, nb::rv_policy::reference_internal)
+      .def_prop_ro("router", &topo::NodeNetwork::router, nb::rv_policy::reference_internal)
+      .def("mapping", [](const topo::NodeNetwork& net, int ranks) { return net.mapping(ranks); },
+           "ranks"_a);
+}
+
 void bind_machine(nb::module_& m) {
   nb::class_<topo::Machine>(m, "Machine")
+      .def_ro("nodes", &topo::Machine::nodes)
       .def_ro("name", &topo::Machine::name)
       .def_ro("description", &topo::Machine::description)
       .def_ro("topology", &topo::Machine::topology)
@@ -428,6 +475,7 @@ void bind_topology(nb::module_& m) {
 
 void bind_simulator(nb::module_& m) {
   bind_params(m);
+  bind_nodes(m);
   bind_machine(m);
   bind_topology(m);
   bind_config(m);

@@ -132,6 +132,7 @@ def test_sim_links_csv_and_trace(run_cli, tmp_path):
     assert rows and set(rows[0]) == {
         "link",
         "label",
+        "kind",
         "from",
         "to",
         "bytes",

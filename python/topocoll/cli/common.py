@@ -86,6 +86,17 @@ def add_shape_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--non-commutative", action="store_true", help="the reduction operator does not commute"
     )
+    add_ranks_per_node(parser)
+
+
+def add_ranks_per_node(parser: argparse.ArgumentParser) -> None:
+    """--ranks-per-node K: nodes of K ranks (rank r on node r / K); the compositions hier:INNER
+    and leader:INNER run INNER on the P / K nodes, the simulator runs the node model."""
+    parser.add_argument(
+        "--ranks-per-node",
+        type=bounded_int("ranks-per-node", 1, MAX_RANKS, f"1..{MAX_RANKS}"),
+        help="ranks per node K (default 1; docs/nodes.md, docs/hierarchical.md)",
+    )
 
 
 def build_from_args(args: argparse.Namespace) -> _core.Schedule:
@@ -113,6 +124,7 @@ def build_from_args(args: argparse.Namespace) -> _core.Schedule:
         args.ports or 0,
         args.root or 0,
         not args.non_commutative,
+        getattr(args, "ranks_per_node", None) or 1,
     )
 
 
@@ -194,6 +206,7 @@ def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
         "--global-load",
         help="flow model, dragonflies: fraction of each global link taken by other jobs (0..0.99)",
     )
+    add_ranks_per_node(p)
     p.add_argument("--force", action="store_true", help="run even beyond the estimated limits")
     p.add_argument("--progress", action="store_true", help="show progress on stderr")
 
@@ -211,6 +224,7 @@ def network_options(args: argparse.Namespace) -> dict:
     names += ("alpha", "reduce_cost", "nic_ports", "ranks", "dims", "ports", "root")
     names += ("mtu", "header", "buffer", "global_load", "machine", "datatype", "send_overhead")
     names += ("recv_overhead", "gap", "copy_rate", "eager_threshold", "message_per_range")
+    names += ("ranks_per_node",)
     if not topology:  # the machine's default topology, named for the messages of every command
         topology = load_machine(args.machine).topology
         if topology is None:

@@ -79,6 +79,7 @@ ORIGIN_LABELS = {
     "variant": "topocoll variant",
     "baseline": "baseline",
     "file": "file",
+    "composition": "composition (hier:/leader:)",
 }
 
 
@@ -88,7 +89,9 @@ def print_table(c: Comparison) -> None:
 
     console = Console(width=140)
     table = Table(
-        title=f"{c.collective} on {c.topology} ({c.ranks} ranks, {c.model} model, {c.routing} "
+        title=f"{c.collective} on {c.topology} ({c.ranks} ranks"
+        + (f", {c.ranks_per_node} per node" if c.ranks_per_node > 1 else "")
+        + f", {c.model} model, {c.routing} "
         f"routing): goodput per size; * the best; peak {c.peak_goodput_gbps:.1f} Gb/s"
     )
     for column in ("size", "algorithm", "kind", "time", "goodput Gb/s", "% peak", "best"):

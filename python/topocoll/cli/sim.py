@@ -22,7 +22,7 @@ from topocoll.errors import InputError
 from topocoll.simulation import Network, SimResult, check_outputs, parse_size
 from topocoll.units import format_bytes, format_duration
 
-LINK_COLUMNS = ("link", "label", "from", "to", "bytes", "busy_s", "utilization")
+LINK_COLUMNS = ("link", "label", "kind", "from", "to", "bytes", "busy_s", "utilization")
 
 
 def register(sub) -> None:

@@ -35,6 +35,23 @@ def register(sub) -> None:
     p.set_defaults(run=run)
 
 
+def composition_note(args: argparse.Namespace, text: str) -> str:
+    """With nodes, says that the library's file ranks its own flat algorithms only: a
+    composition (hier:/leader:) is no algorithm of coll_tuned or of MPICH's selection tree, and
+    runs through the topocoll drop-in's rules (docs/nodes.md, "Compare and tune")."""
+    k = args.ranks_per_node
+    note = (
+        f"the compositions hier:INNER and leader:INNER (nodes of {k} ranks) are not algorithms "
+        f"of this library's file: it ranks the library's own flat algorithms only; for them run "
+        f"`topocoll tune --format topocoll --ranks-per-node {k}` and the topocoll drop-in "
+        "(TOPOCOLL_RULES)"
+    )
+    print(f"note: {note}", file=sys.stderr)
+    if args.format == "ompi-rules":  # after the rules, which coll_tuned reads as numbers
+        return text + "# " + note.replace(f"nodes of {k} ranks", "nodes of K ranks") + "\n"
+    return text  # JSON has no comments; the note is on stderr and in docs/nodes.md
+
+
 def run(args: argparse.Namespace) -> int:
     if not args.ranks:
         raise InputError("--ranks is required: the communicator size the rules are for")
@@ -52,6 +69,8 @@ def run(args: argparse.Namespace) -> int:
     if args.format != "topocoll":
         write = {"ompi-rules": mpi_tuning.ompi_rules, "mpich-json": mpi_tuning.mpich_json}
         text = write[args.format](document, args.collective, comparison.ranks)
+        if (args.ranks_per_node or 1) > 1:
+            text = composition_note(args, text)
     for rule in document["rules"]:
         high = rule["max_bytes"]
         upper = "and up" if high == NO_UPPER_END else f"below {format_bytes(high + 1)}"
