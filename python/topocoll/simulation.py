@@ -375,6 +375,8 @@ class Setup:
             return None
         spec = _core.NodeSpec()
         for name, value in self.nodes:
+            if value is None:  # unset optional: NodeSpec's own default
+                continue
             if name == "intra_host":
                 host = _core.HostCosts()
                 for host_field, host_value in value:

@@ -146,9 +146,10 @@ def test_algorithms_says_which_compositions_run_on_nodes(run_cli):
     assert code == 0
     listed = {c["name"]: c for c in json.loads(out)["compositions"]}
     assert listed["hier:ring"]["accepted"]
-    # Recursive doubling needs a power of two: not on 6 nodes, and the reason says so.
-    assert not listed["hier:recdoub-bw"]["accepted"]
-    assert "6 nodes" in listed["hier:recdoub-bw"]["rejection"]
+    # The Hamiltonian cycle needs a power of two: not on 6 nodes, and the reason says so.
+    assert not listed["hier:hamiltonian-cycle"]["accepted"]
+    assert "6 nodes" in listed["hier:hamiltonian-cycle"]["rejection"]
+    assert "power-of-two" in listed["hier:hamiltonian-cycle"]["rejection"]
     code, out, _ = run_cli("algorithms", "-c", "allreduce", "--nodes", "6")
     assert code == 0 and "hier:ring" in out
 
