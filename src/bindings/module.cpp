@@ -403,8 +403,8 @@ NB_MODULE(_core, m) {
       },
       "name"_a, "dimensions"_a = 1);
   m.def("build", &build, "algorithm"_a, "collective"_a, "ranks"_a = 0,
-        "dims"_a = std::vector<std::int64_t>{}, "ports"_a = 0, "root"_a = 0,
-        "commutative"_a = true, "ranks_per_node"_a = 1);
+        "dims"_a = std::vector<std::int64_t>{}, "ports"_a = 0, "root"_a = 0, "commutative"_a = true,
+        "ranks_per_node"_a = 1);
   m.def(
       "load_json", [](const std::string& text) -> SchedulePtr { return schedule_from_json(text); },
       "text"_a);

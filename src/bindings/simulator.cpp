@@ -316,7 +316,8 @@ void bind_nodes(nb::module_& m) {
             s.mapping = v;
           })
       .def_prop_rw(
-          "fabric", [](const topo::NodeSpec& s) { return std::string(topo::fabric_name(s.fabric)); },
+          "fabric",
+          [](const topo::NodeSpec& s) { return std::string(topo::fabric_name(s.fabric)); },
           [](topo::NodeSpec& s, const std::string& v) {
             check_text(v, "fabric");
             s.fabric = topo::parse_fabric(v);
@@ -342,8 +343,9 @@ void bind_nodes(nb::module_& m) {
       .def_prop_ro("has_nodes", &topo::NodeNetwork::has_nodes)
       .def_prop_ro("topology", &topo::NodeNetwork::topology, nb::rv_policy::reference_internal)
       .def_prop_ro("router", &topo::NodeNetwork::router, nb::rv_policy::reference_internal)
-      .def("mapping", [](const topo::NodeNetwork& net, int ranks) { return net.mapping(ranks); },
-           "ranks"_a);
+      .def(
+          "mapping", [](const topo::NodeNetwork& net, int ranks) { return net.mapping(ranks); },
+          "ranks"_a);
 }
 
 void bind_machine(nb::module_& m) {
