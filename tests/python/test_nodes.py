@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import csv
 import json
+from pathlib import Path
 
 import pytest
+import topocoll
 from topocoll import _core
-from topocoll.simulation import simulate
+from topocoll.simulation import make_setup, simulate
 
 FAT_TREE = "fattree:2:4:4:4"  # 16 hosts
 
@@ -159,3 +161,42 @@ def test_the_composition_runs_what_build_builds(k):
     schedule = _core.build("hier:ring", "allreduce", 8, ranks_per_node=k)
     assert schedule.info["algorithm"] == "hier:ring"
     assert _core.verify(schedule)["ok"]
+
+
+def test_verify_of_a_file_refuses_ranks_per_node(run_cli, ring_json):
+    doc, write = ring_json
+    code, _, err = run_cli("verify", "--schedule", write(doc), "--ranks-per-node", "2")
+    assert code == 2 and "--ranks-per-node" in err
+
+
+def _machine_with_nodes(tmp_path, k: int) -> str:
+    doc = json.loads((Path(topocoll.__file__).parent / "machines" / "swing-sst.json").read_text())
+    doc["name"] = "swing-sst-nodes"
+    doc["topology"] = {"value": FAT_TREE, "source": "a test's fat tree"}
+    doc["nodes"] = {
+        "ranks_per_node": {"value": k, "source": "a test"},
+        "fabric": {"value": "gpu-mesh", "source": "a test"},
+        "fabric_bandwidth": {"value": "1600Gbps", "source": "a test"},
+    }
+    path = tmp_path / "machine.json"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def test_a_machine_files_nodes_are_the_base_and_k_overrides_them(tmp_path):
+    machine = _machine_with_nodes(tmp_path, 4)
+    setup = make_setup(None, "allreduce", machine=machine, ranks=16)
+    assert setup.ranks_per_node == 4 and dict(setup.nodes)["fabric"] == "gpu-mesh"
+    over = make_setup(None, "allreduce", machine=machine, ranks=16, ranks_per_node=2)
+    assert over.ranks_per_node == 2 and dict(over.nodes)["fabric"] == "gpu-mesh"
+    # The machine's K = 4 and --ranks-per-node 4 are the same run.
+    same = simulate(None, "allreduce", "hier:ring", "1MiB", machine=machine, ranks=16)
+    given = simulate(
+        None, "allreduce", "hier:ring", "1MiB", machine=machine, ranks=16, ranks_per_node=4
+    )
+    assert same.time_s == given.time_s
+
+
+def test_a_mapping_that_does_not_place_on_nodes_is_refused():
+    with pytest.raises(ValueError, match="accepted with nodes: block, cyclic, file:PATH"):
+        make_setup(FAT_TREE, "allreduce", ranks_per_node=2, mapping="random:1")

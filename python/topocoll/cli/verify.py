@@ -135,7 +135,7 @@ def verify_one(
     return EXIT_WRONG
 
 
-SHAPE_OPTIONS = ("collective", "algorithm", "ranks", "dims", "ports", "root")
+SHAPE_OPTIONS = ("collective", "algorithm", "ranks", "dims", "ports", "root", "ranks_per_node")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -145,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
         reject(
             args,
             ("collective", "ranks", "dims", "ports", "root", "mode", "non_commutative")
-            + ("adjacent", "seed", "json"),
+            + ("adjacent", "seed", "json", "ranks_per_node"),
             "verify --all (it runs every collective, shape, port count and root; "
             "accepted: --max-ranks, --algorithm, --force, --progress)",
         )
