@@ -200,3 +200,12 @@ def test_a_machine_files_nodes_are_the_base_and_k_overrides_them(tmp_path):
 def test_a_mapping_that_does_not_place_on_nodes_is_refused():
     with pytest.raises(ValueError, match="accepted with nodes: block, cyclic, file:PATH"):
         make_setup(FAT_TREE, "allreduce", ranks_per_node=2, mapping="random:1")
+
+
+def test_sim_json_says_the_nodes(run_cli):
+    code, out, err = run_cli(
+        "sim", "-t", FAT_TREE, "-c", "allreduce", "-a", "hier:ring", "-s", "64KiB",
+        "--ranks", "16", "--ranks-per-node", "4", "--json",
+    )  # fmt: skip
+    assert code == 0, err
+    assert json.loads(out)["ranks_per_node"] == 4

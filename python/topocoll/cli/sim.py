@@ -85,10 +85,13 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(str(error)) from None
     if args.links:
         write_output(args.links, "--links", lambda path: write_links(path, result))
+    nodes = {"ranks_per_node": setup.ranks_per_node} if network.nodes is not None else {}
     if args.json:
-        print(json.dumps(result.to_dict()))
+        print(json.dumps(result.to_dict() | nodes))
     else:
         print_result(result)
+        if nodes:
+            print(f"nodes             {setup.ranks_per_node} ranks per node (docs/nodes.md)")
         if args.links:
             print(f"per-link bytes and busy time written to {args.links}")
         if args.trace:
