@@ -5,7 +5,7 @@
 
 #include "core/registry.hpp"
 #include "sim/simulate.hpp"
-#include "sim_test_support.hpp"
+#include "support/sim_test_support.hpp"
 
 namespace topocoll::sim {
 namespace {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "sim/simulate.hpp"
-#include "sim_test_support.hpp"
+#include "support/sim_test_support.hpp"
 #include "topology/node_network.hpp"
 #include "topology/node_topology.hpp"
 
