@@ -37,16 +37,18 @@ def _count(blocks: list[list[int]]) -> int:
     return sum(end - begin for begin, end in blocks)
 
 
-# The largest integer a statement may carry: LogGOPSim reads sizes and times into 64-bit
-# integers, signed in places; beyond 2^63 - 1 a number would wrap.
+# The largest integer a statement may carry: the largest a signed 64-bit integer holds, so that
+# a reader with 64-bit fields (signed or not, as LogGOPSim's) takes it exactly; Python would
+# print any integer, and a wrapped number would be a wrong size or time.
 GOAL_MAX_INT = (1 << 63) - 1
-# What a document costs, per rank-step of the schedule (`_core.estimate_verify`'s rank_steps):
-# output bytes (a statement and its `requires` lines, measured at 60-150 B over the registry's
-# allreduce and allgather at P = 64), Python memory held (the schedule's JSON and its parsed
-# form; measured 1.5-3.5 KB with tracemalloc) and seconds (measured 5-15 us), rounded up.
+# What a document costs, per rank-step of the schedule (`_core.estimate_verify`'s rank_steps),
+# measured with write_goal on ring allreduce and allgather at P = 64 and 256 and recdoub-bw at
+# P = 64 (2 shared cores under load, 2025-11-28): output 130-178 B (a statement and its
+# `requires` lines), peak Python memory 1,250-1,450 B (tracemalloc: the schedule's JSON and
+# its parsed form), 147-180 us; rounded up.
 GOAL_BYTES_PER_RANK_STEP = 200
-GOAL_MEMORY_PER_RANK_STEP = 4096
-GOAL_SECONDS_PER_RANK_STEP = 2e-5
+GOAL_MEMORY_PER_RANK_STEP = 2048
+GOAL_SECONDS_PER_RANK_STEP = 2e-4
 
 
 @dataclass(frozen=True)
@@ -156,8 +158,8 @@ def write_goal(
     if largest > GOAL_MAX_INT:
         raise ValueError(
             f"a GOAL statement would carry {largest:,} (bytes, or ns of a reduction at "
-            f"--reduce-ns-per-byte {reduce_ns_per_byte:g}), more than the 2^63 - 1 LogGOPSim "
-            "holds; accepted: a smaller --size or --reduce-ns-per-byte"
+            f"--reduce-ns-per-byte {reduce_ns_per_byte:g}), more than 2^63 - 1, what a "
+            "64-bit field holds; accepted: a smaller --size or --reduce-ns-per-byte"
         )
     ranks, ports = doc["ranks"], doc.get("ports", 1)
     lanes = _lanes(doc)
