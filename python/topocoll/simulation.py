@@ -22,6 +22,7 @@ carries a run's configuration to the engine.
 from __future__ import annotations
 
 import functools
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field, fields
@@ -80,6 +81,9 @@ def _baselines() -> frozenset[str]:
 
 def parse_size(value: int | str, what: str = "--size") -> int:
     """Bytes of a size: an int or a string with a unit, 1 B to 1 TiB (parameters.py)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        # A value, not a type, that is wrong: ValueError, as for every other infinite number.
+        raise InputError(f"{what} {value} is not a finite number of bytes; accepted: 1B to 1TiB")
     return int(parameters.number("size", value, what))
 
 

@@ -55,7 +55,8 @@ def test_numbers_beyond_their_range_are_exit_2(run_cli, option, value, accepted)
 @pytest.mark.parametrize(
     "options, exception, words",
     [
-        ({"size": float("inf")}, TypeError, "--size must be an integer number of bytes"),
+        ({"size": float("inf")}, ValueError, "--size inf is not a finite number of bytes"),
+        ({"size": float("nan")}, ValueError, "--size nan is not a finite number of bytes"),
         ({"size": 5e-324}, TypeError, "--size must be an integer"),
         ({"size": 2**70}, ValueError, "accepted: 1B to 1TiB"),
         ({"bandwidth": float("inf")}, ValueError, "accepted: 1Mbps to 1Pbps"),

@@ -22,7 +22,7 @@ from topocoll.cli import (
     verify,
 )
 from topocoll.cli.common import EXIT_INPUT, Parser
-from topocoll.errors import one_line
+from topocoll.errors import InputError, one_line
 
 # One module per subcommand, in the order of `topocoll --help`; each has `register(subparsers)`,
 # which adds its parser with `run(args)` as the handler.
@@ -53,18 +53,49 @@ def parser() -> argparse.ArgumentParser:
     return top
 
 
+# Options whose value is a file Python opens or hands to the core as bytes (os.fsencode): a
+# file name need not be UTF-8. Every other text goes to the core as UTF-8.
+PATH_OPTIONS = frozenset({"schedule", "links", "trace", "plot", "output", "out", "outdir"})
+
+
+def check_text(args: argparse.Namespace) -> None:
+    """InputError naming the first option whose text is not UTF-8 (a byte the locale could not
+    decode reaches Python as a lone surrogate, which the core cannot take), or a file option
+    given as an empty path (which would otherwise read as "not given")."""
+    for name, value in vars(args).items():
+        values = value if isinstance(value, list) else [value]
+        for v in values:
+            if not isinstance(v, str):
+                continue
+            if name in PATH_OPTIONS:
+                if not v:
+                    option = "--" + name.replace("_", "-")
+                    raise InputError(f"{option}: the path is empty; accepted: a file path")
+                continue
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = ascii(v.encode("utf-8", "surrogateescape"))[2:-1]
+                option = "--" + name.replace("_", "-")
+                raise InputError(
+                    f"{option} '{shown}' is not UTF-8 text; accepted: UTF-8 text"
+                ) from None
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
         args = parser().parse_args(argv)
     except SystemExit as stop:
         return stop.code if isinstance(stop.code, int) else EXIT_INPUT
     try:
+        check_text(args)
         return args.run(args)
     except ValueError as error:  # InputError, and the core's input errors
         print(f"error: {one_line(error)}", file=sys.stderr)
         return EXIT_INPUT
     except OSError as error:
-        print(f"error: {error.strerror or error}: {error.filename or ''}", file=sys.stderr)
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"error: {where}{one_line(error.strerror or error)}", file=sys.stderr)
         return EXIT_INPUT
     except MemoryError:
         hint = OUT_OF_MEMORY_HINTS.get(args.command, "try a smaller instance")

@@ -8,7 +8,7 @@ import contextlib
 import sys
 import time
 
-from topocoll import _core, parameters
+from topocoll import _core, limits, parameters
 from topocoll.collectives import ROOTED
 from topocoll.errors import InputError, one_line
 from topocoll.formats import schedule_files
@@ -149,6 +149,28 @@ def non_negative_float(text: str) -> float:
 def read_schedule(name: str) -> tuple[_core.Schedule, list[str]]:
     """A JSON schedule or an MSCCL XML algorithm file, with the MSCCL executor's fallback notes."""
     return schedule_files.read_schedule_path(name)
+
+
+# Exact mode keeps every contribution of every slot: its memory grows with ranks x slots x
+# contributions. Auto mode stays well below the verifier's hard limit (EXACT_SLOT_LIMIT).
+AUTO_EXACT_SLOTS = 1 << 19
+
+
+def auto_mode(schedule: _core.Schedule) -> str:
+    """`verify --mode auto`: exact where it is small, else fingerprint."""
+    info = schedule.info
+    small = info["ranks"] * info["slots"] <= AUTO_EXACT_SLOTS
+    return "exact" if small and _core.exact_mode_fits(schedule) else "fingerprint"
+
+
+def schedule_violation(schedule: _core.Schedule, force: bool) -> str | None:
+    """What `verify` finds wrong with a schedule from a file (None: it is right), before it is
+    timed: a wrong schedule's time means nothing (one that drops a block can beat the bound).
+    The check is bounded as `verify`'s is (limits.check_verify; InputError beyond it)."""
+    mode = auto_mode(schedule)
+    limits.check_verify(schedule, mode, True, force)
+    report = _core.verify(schedule, mode, True)
+    return None if report["ok"] else str(report["message"])
 
 
 def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:

@@ -15,12 +15,14 @@ from topocoll.cli.common import (
     add_network_arguments,
     network_options,
     progress_bar,
+    schedule_violation,
     setup_from,
     writable,
     write_output,
 )
 from topocoll.comparison import Comparison, compare
 from topocoll.errors import InputError, require
+from topocoll.formats.schedule_files import read_schedule_file
 from topocoll.parallel import MAX_JOBS
 from topocoll.plots import plot_comparison
 from topocoll.simulation import origin
@@ -143,6 +145,11 @@ def run(args: argparse.Namespace) -> int:
     writable(args.plot, "--plot", setup_from(args))
     if args.plot:  # before the runs, which may take minutes
         require("matplotlib", "compare --plot")
+    for path in args.schedule:  # a wrong schedule's time means nothing (it may beat the bound)
+        violation = schedule_violation(read_schedule_file(path), args.force)
+        if violation is not None:
+            print(f"FAIL {path}: {violation} (the schedule `verify` rejects is not compared)")
+            return 1
     result = run_compare(args, args.schedule)
     if result is None:  # an MPI rank other than 0: rank 0 prints
         return 0

@@ -6,14 +6,15 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import re
 import sys
 
-from topocoll import innet, parameters
+from topocoll import _core, innet, parameters
 from topocoll.cli.common import write_output
-from topocoll.errors import require
+from topocoll.errors import InputError, require
 from topocoll.innet import DEFAULT_ALGORITHMS, options_from
 from topocoll.plots import PLOT_FORMATS, plot_links
-from topocoll.units import format_bytes, format_duration
+from topocoll.units import format_bytes, format_duration, parse_duration
 
 LINK_COLUMNS = ("algorithm", "link", "label", "bytes", "utilization")
 
@@ -62,6 +63,88 @@ def write_links(path: str, topology, results: dict[str, dict]) -> None:
                 )
 
 
+# Options that act on one part of a run only; given where that part does not run, they are
+# refused (the README's promise: an option that does not apply is an error, not a no-op).
+CONGESTION_OPTIONS = ("background_load", "background_message", "background_routing")
+# Canary's switch tables, timeout, fallback and host retransmission (docs/innet.md); the
+# window also bounds static trees. None of them touches the ring.
+NOT_FOR_RING = ("timeout", "rto", "fixed_rto", "max_attempts", "table_entries", "table_index")
+NOT_FOR_RING += ("partition_table", "window")
+
+
+class _DefaultStr(str):
+    """A default value the user did not give (told from a given one by its type)."""
+
+
+class _DefaultFloat(float):
+    """A default value the user did not give."""
+
+
+class _DefaultInt(int):
+    """A default value the user did not give."""
+
+
+_DEFAULT_TYPES = {str: _DefaultStr, float: _DefaultFloat, int: _DefaultInt}
+
+
+def mark_defaults(parser: argparse.ArgumentParser) -> None:
+    """Wraps the defaults of the options `check_applicable` looks at, so that it can tell a
+    value the user gave from the default (argparse leaves a default that is not a string as it
+    is, and a string one through an identity type)."""
+    for action in parser._actions:
+        if action.dest in CONGESTION_OPTIONS + NOT_FOR_RING and type(action.default) in (
+            _DEFAULT_TYPES
+        ):
+            action.default = _DEFAULT_TYPES[type(action.default)](action.default)
+
+
+def given(args: argparse.Namespace, names: tuple[str, ...]) -> list[str]:
+    """The options among `names` the user gave."""
+    out = []
+    for name in names:
+        value = getattr(args, name, None)
+        if value not in (None, False) and type(value) not in _DEFAULT_TYPES.values():
+            out.append("--" + name.replace("_", "-"))
+    return out
+
+
+def spine_count(topology) -> int:
+    """The spines of a 2-level fat tree, from its link labels (`leaf0->spine1`)."""
+    names = set()
+    for link in range(topology.link_count):
+        names.update(re.findall(r"spine\d+", topology.link_label(link)))
+    return len(names)
+
+
+def check_applicable(args: argparse.Namespace, topology) -> None:
+    """InputError for an option that cannot apply to the run asked for, naming why."""
+    if args.congestion == "none" and given(args, CONGESTION_OPTIONS):
+        raise InputError(
+            f"{', '.join(given(args, CONGESTION_OPTIONS))} does not apply to --congestion none "
+            "(no congestion traffic runs); accepted: --congestion permutation or uniform"
+        )
+    algorithms = {a.strip() for a in args.algorithms.split(",") if a.strip()}
+    if algorithms == {"ring"} and given(args, NOT_FOR_RING):
+        raise InputError(
+            f"{', '.join(given(args, NOT_FOR_RING))} does not apply to --algorithms ring (it "
+            "sets Canary's or the static trees' switches and retransmissions; the ring uses "
+            "none); accepted: with canary or static-N among --algorithms"
+        )
+    if args.max_time is not None and parse_duration(args.max_time) <= 0:
+        raise InputError(
+            f"--max-time {args.max_time}: no allreduce completes in a horizon of 0; accepted: "
+            "a positive time, e.g. 5ms (or leave it out for the default)"
+        )
+    spines = spine_count(topology)
+    for name in algorithms:
+        trees = name.removeprefix("static-")
+        if name.startswith("static-") and trees.isdigit() and spines and int(trees) > spines:
+            raise InputError(
+                f"--algorithms {name}: {trees} static trees need {trees} distinct spines, "
+                f"{topology.spec} has {spines}; accepted: static-1..static-{spines}"
+            )
+
+
 def run(args: argparse.Namespace) -> int:
     # Checked before the run, in the one place the other simulator commands use.
     parameters.outputs(
@@ -69,6 +152,7 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.plot:  # before the runs
         require("matplotlib", "innet --plot")
+    check_applicable(args, _core.make_topology(args.topology, _core.network_preset(args.params)))
     topology, _, results = innet.run(args)
     if args.links:
         write_output(args.links, "--links", lambda path: write_links(path, topology, results))
@@ -206,4 +290,5 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="one JSON object per algorithm")
     p.add_argument("--links", help="write per-link utilization to this CSV file")
     p.add_argument("--plot", help="write the link-utilization distribution to this PNG file")
+    mark_defaults(p)
     p.set_defaults(run=run)

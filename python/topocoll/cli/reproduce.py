@@ -13,7 +13,7 @@ from pathlib import Path
 from topocoll.errors import one_line, require
 from topocoll.machine import load_machine
 from topocoll.parallel import MAX_THREADS, mpi_world
-from topocoll.reproduce import prepare_out, print_list, run_one, select
+from topocoll.reproduce import check_estimate, prepare_out, print_list, run_one, select
 from topocoll.reproduce.core import SCALES, Experiment
 
 
@@ -23,17 +23,21 @@ def run(args: argparse.Namespace) -> int:
     # merged results; rank 0 alone prints and writes DIR, the others write into a scratch
     # folder. Bad input is found by every rank before any communication.
     world = mpi_world("reproduce")
-    if args.list:
+    if args.list:  # NAME...: those experiments only (a paper's stem: its experiments)
+        chosen = select(args.names)
         if world is None or world[1] == 0:
-            print_list()
+            print_list(chosen)
         return 0
     if args.scale not in SCALES:
         raise ValueError(f"--scale {args.scale}; accepted: {', '.join(SCALES)}")
     if not 1 <= args.jobs <= MAX_THREADS:
         raise ValueError(f"--jobs {args.jobs} out of range; accepted: 1..{MAX_THREADS}")
+    if not args.out:
+        raise ValueError("--out: the path is empty; accepted: a folder path")
     chosen = select(args.names)
     if getattr(args, "machine", None) is not None:
         load_machine(args.machine)  # a bad file is exit 2 before any experiment runs
+    check_estimate(chosen, args.scale, args.force)  # before any experiment runs
     require("matplotlib", "reproduce")  # every experiment draws its figure
     prepare_out(Path(args.out), world)
     if world is None or world[1] == 0:
@@ -88,11 +92,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scale", default="small", help="small (default, CI) or paper")
     p.add_argument("--jobs", "-j", type=int, default=1, help="local processes/threads (default 1)")
     p.add_argument("--out", default="reproduce-out", help="output folder (default reproduce-out)")
-    p.add_argument("--list", action="store_true", help="list the experiments and exit")
+    p.add_argument(
+        "--list", action="store_true", help="list the experiments (or the NAMEs given) and exit"
+    )
     p.add_argument(
         "--machine",
         help="run every experiment that simulates on a machine file on this one (a shipped name "
         "or a file, e.g. a calibrated machine) instead of its paper's; default: each paper's",
+    )
+    p.add_argument(
+        "--force", action="store_true", help="run even beyond the estimate's limit (10 minutes)"
     )
 
 

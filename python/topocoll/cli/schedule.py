@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from topocoll import limits
 from topocoll.cli.common import (
@@ -16,6 +17,7 @@ from topocoll.cli.common import (
 from topocoll.errors import InputError
 from topocoll.formats import goal, schedule_files
 from topocoll.simulation import parse_size
+from topocoll.units import format_bytes
 
 SCHEDULE_FORMATS = ("text", "json", "msccl-xml", "goal")
 
@@ -63,20 +65,47 @@ def run(args: argparse.Namespace) -> int:
     if args.format != "goal":
         reject(args, ("size", "reduce_ns_per_byte"), f"--format {args.format} (only to goal)")
     schedule = build_from_args(args)
-    limits.check_export(schedule, args.force)
-    if args.format == "json":
-        print(schedule.to_json(2 if args.pretty else -1))
-    elif args.format == "msccl-xml":
+    if args.format == "msccl-xml":
+        # The core refuses a non-commutative reduction (the format cannot state operand
+        # order), and estimates the export (estimate_msccl_export) to refuse it up front
+        # beyond about 10 minutes or half this machine's memory, unless forced.
         print(
             schedule_files.msccl_document(
-                schedule, args.proto, args.name, args.nchannels, args.instances
+                schedule,
+                args.proto,
+                args.name,
+                args.nchannels,
+                args.instances,
+                commutative=not args.non_commutative,
+                force=args.force,
             ),
             end="",
         )
-    elif args.format == "goal":
+        return EXIT_OK
+    if args.format == "goal":
         size = parse_size(args.size) if args.size else goal.GOAL_DEFAULT_SIZE
-        cost = args.reduce_ns_per_byte or 0.0
-        print(goal.goal_document(schedule, size, cost), end="")
+        check_goal(schedule, args.force)
+        goal.write_goal(schedule, sys.stdout, size, args.reduce_ns_per_byte or 0.0)
+        return EXIT_OK
+    limits.check_export(schedule, args.force)
+    if args.format == "json":
+        print(schedule.to_json(2 if args.pretty else -1))
     else:
         print(schedule.to_text(), end="")
     return EXIT_OK
+
+
+def check_goal(schedule, force: bool) -> None:
+    """Refuses a GOAL export estimated beyond TIME_LIMIT_S or this machine's memory share
+    (goal.goal_estimate), unless forced."""
+    e = goal.goal_estimate(schedule)
+    available = int(limits.physical_memory() * limits.MEMORY_SHARE)
+    if force or (e["seconds"] <= limits.TIME_LIMIT_S and e["memory_bytes"] <= available):
+        return
+    raise InputError(
+        f"GOAL export: estimated {e['rank_steps']:,} rank-steps, about "
+        f"{format_bytes(e['output_bytes'])} of output, {format_bytes(e['memory_bytes'])} of "
+        f"memory and {limits.format_duration(e['seconds'])}; accepted: at most "
+        f"{limits.format_duration(limits.TIME_LIMIT_S)} and {format_bytes(available)} of memory; "
+        "export a smaller instance or add --force"
+    )

@@ -14,6 +14,7 @@ from topocoll.cli.common import (
     read_schedule,
     reject,
     running,
+    schedule_violation,
     setup_from,
     write_output,
 )
@@ -59,6 +60,11 @@ def file_schedule(args: argparse.Namespace) -> _core.Schedule:
 
 def run(args: argparse.Namespace) -> int:
     schedule = file_schedule(args) if args.schedule else None
+    if schedule is not None:
+        violation = schedule_violation(schedule, args.force)
+        if violation is not None:  # timed, it would mean nothing (it may beat the bound)
+            print(f"FAIL {args.schedule}: {violation} (the schedule `verify` rejects is not timed)")
+            return 1
     if not args.algorithm:
         names = ", ".join(a["name"] for a in _core.algorithms())
         raise InputError(f"--algorithm is required; accepted: {names}")

@@ -8,7 +8,7 @@ import json
 import sys
 from pathlib import Path
 
-from topocoll.cli.common import add_network_arguments, setup_from, writable
+from topocoll.cli.common import add_network_arguments, setup_from, writable, write_output
 from topocoll.cli.compare import run_compare
 from topocoll.errors import InputError
 from topocoll.formats import mpi_tuning
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if comparison.skipped:
         print(f"not simulated (they do not fit): {', '.join(comparison.skipped)}", file=sys.stderr)
     if args.output:
-        Path(args.output).write_text(text)
+        write_output(args.output, "--output", lambda path: Path(path).write_text(text))
         use = {
             "topocoll": f"TOPOCOLL_RULES={args.output}",
             "ompi-rules": "mpiexec --mca coll_tuned_use_dynamic_rules 1 --mca "

@@ -14,21 +14,20 @@ import time
 from topocoll import _core, limits
 from topocoll import verify_all as va
 from topocoll.cli.common import (
+    AUTO_EXACT_SLOTS,
     EXIT_OK,
     EXIT_WRONG,
     add_shape_arguments,
     bounded_int,
     build_from_args,
     describe,
-    read_schedule,
     reject,
     show_progress,
 )
+from topocoll.collectives import REDUCING
 from topocoll.errors import InputError
+from topocoll.formats.schedule_files import read_schedule_document
 
-# Exact mode keeps every contribution of every slot: its memory grows with ranks x slots x
-# contributions. Auto mode stays well below the verifier's hard limit (EXACT_SLOT_LIMIT).
-AUTO_EXACT_SLOTS = 1 << 19
 MAX_ALL_RANKS = 4096
 
 
@@ -155,8 +154,16 @@ def run(args: argparse.Namespace) -> int:
         args.mode = "auto"
     if args.schedule:
         reject(args, SHAPE_OPTIONS, "verify --schedule (the file gives the schedule)")
-        schedule, notes = read_schedule(args.schedule)
-        return verify_one(schedule, args, notes)
+        file = read_schedule_document(args.schedule)
+        collective = file.schedule.info["collective"]
+        if file.msccl and args.non_commutative and collective in REDUCING:
+            # The executor reduces in arrival order: a verdict on operand order would be made up.
+            raise InputError(
+                f"--non-commutative does not apply to an MSCCL XML file ({args.schedule}): the "
+                "format cannot state the order in which a reduction combines its operands; "
+                "accepted: a JSON schedule, or leave --non-commutative out"
+            )
+        return verify_one(file.schedule, args, file.notes)
     return verify_one(build_from_args(args), args)
 
 

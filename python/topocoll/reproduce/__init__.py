@@ -58,8 +58,33 @@ def run_one(
     return v
 
 
-def print_list() -> None:
-    known = experiments()
+# Runs estimated longer than this (the sum of the experiments' `--list` estimates) need --force.
+TIME_LIMIT_S = 600
+
+
+def estimated_seconds(chosen: list[Experiment], scale: str) -> float:
+    """The run's estimate: the sum of the chosen experiments' measured times at `scale` (the
+    figures `--list` shows)."""
+    return float(sum(e.estimate_s.get(scale, 0) for e in chosen))
+
+
+def check_estimate(chosen: list[Experiment], scale: str, force: bool) -> None:
+    """InputError for a run estimated beyond TIME_LIMIT_S, naming the estimate, unless forced."""
+    seconds = estimated_seconds(chosen, scale)
+    if seconds <= TIME_LIMIT_S or force:
+        return
+    longest = sorted(chosen, key=lambda e: -e.estimate_s.get(scale, 0))[:3]
+    named = ", ".join(f"{e.name} {e.estimate_s.get(scale, 0):.0f} s" for e in longest)
+    raise InputError(
+        f"--scale {scale}: the {len(chosen)} experiment(s) are estimated at {seconds:.0f} s "
+        f"(longest: {named}; `--list` shows every estimate), more than {TIME_LIMIT_S} s; "
+        "choose fewer experiments, or add --force to run them anyway"
+    )
+
+
+def print_list(chosen: list[Experiment] | None = None) -> None:
+    """The experiments (all, or those chosen) with their estimates at both scales."""
+    known = experiments() if chosen is None else chosen
     width = max(len(e.figure) for e in known)  # the columns stay aligned
     head = f"{'experiment':18} {'paper':9} {'figure':{width}} {'small':>7} {'paper':>8}"
     print(f"{head}  claims  what")
