@@ -225,7 +225,8 @@ def read_machine(path: str) -> dict[str, Any]:
     try:
         text = Path(path).read_text()
     except OSError as error:
-        raise InputError(f"--machine {path}: {error.strerror or error}; accepted: a file") from error
+        reason = error.strerror or error
+        raise InputError(f"--machine {path}: {reason}; accepted: a machine file") from error
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as error:
@@ -407,9 +408,11 @@ def validate(
                     f"--machine {machine_file} states no topology; accepted: a machine file with "
                     '"topology" (topocoll calibrate writes one)'
                 )
-            planned = ("ok", doc, *predict_all(
-                machine_file, doc, collectives, size_list, algorithms, ranks
-            ))
+            planned = (
+                "ok",
+                doc,
+                *predict_all(machine_file, doc, collectives, size_list, algorithms, ranks),
+            )
         except ValueError as error:
             planned = ("error", str(error))
     planned = comm.bcast(planned, root=0)

@@ -31,16 +31,22 @@ def register(sub) -> None:
     )
     p.add_argument("--algorithms", help="comma-separated registry names (default: all)")
     p.add_argument(
-        "--repetitions", type=bounded_int("repetitions", 1, 1000), default=10,
+        "--repetitions",
+        type=bounded_int("repetitions", 1, 1000),
+        default=10,
         help="timed calls per algorithm and size (median kept); default 10",
     )
     p.add_argument(
-        "--warmup", type=bounded_int("warmup", 0, 100), default=1,
+        "--warmup",
+        type=bounded_int("warmup", 0, 100),
+        default=1,
         help="untimed calls before each timed one; default 1",
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
-        "--max-seconds", type=float, default=600.0,
+        "--max-seconds",
+        type=float,
+        default=600.0,
         help="refuse a run estimated longer than this (default 600)",
     )
     p.add_argument("--force", action="store_true", help="run even beyond --max-seconds")
@@ -74,7 +80,8 @@ def print_tables(v: validation.Validation) -> None:
         "M best measured"
     )
     for column in ("collective", "size", "algorithm", "predicted", "measured", "error", "best"):
-        table.add_column(column, justify="left" if column in ("collective", "algorithm") else "right")
+        left = column in ("collective", "algorithm")
+        table.add_column(column, justify="left" if left else "right")
     groups: dict[tuple[str, int], list[validation.Row]] = {}
     for row in v.rows:
         groups.setdefault((row.collective, row.size_bytes), []).append(row)
@@ -96,8 +103,15 @@ def print_tables(v: validation.Validation) -> None:
             )
     console.print(table)
     sizes = Table(title="per size: is the predicted best within 10% of the measured best; tau-b")
-    for column in ("collective", "size", "predicted best", "measured best", "ratio", "within",
-                   "tau"):
+    for column in (
+        "collective",
+        "size",
+        "predicted best",
+        "measured best",
+        "ratio",
+        "within",
+        "tau",
+    ):
         sizes.add_column(column, justify="left" if "best" in column else "right")
     for s in v.verdicts:
         sizes.add_row(
@@ -111,11 +125,13 @@ def print_tables(v: validation.Validation) -> None:
         )
     console.print(sizes)
     m = v.summary
+    error = "-" if m["median_abs_error"] is None else f"{m['median_abs_error']:.1%}"
+    tau = "-" if m["median_kendall_tau"] is None else f"{m['median_kendall_tau']:.2f}"
     console.print(
-        f"median |error| {'-' if m['median_abs_error'] is None else f'{m['median_abs_error']:.1%}'}"
-        f" over {m['rows']} runs; predicted best within 10% at {m['sizes_best_within_10pct']} of "
-        f"{m['sizes']} sizes; median tau {m['median_kendall_tau'] if m['median_kendall_tau'] is None else round(m['median_kendall_tau'], 2)}"
-        f"; {len(v.skipped)} skipped; {v.elapsed_s:.0f} s (estimated {v.estimate_s:.0f} s)"
+        f"median |error| {error} over {m['rows']} runs; predicted best within 10% at "
+        f"{m['sizes_best_within_10pct']} of {m['sizes']} sizes; median tau {tau}; "
+        f"{len(v.skipped)} skipped; {v.elapsed_s:.0f} s (estimated {v.estimate_s:.0f} s)",
+        highlight=False,
     )
     for skip in v.skipped:
         console.print(
