@@ -78,6 +78,7 @@ class Comparison:
     # compare(prune=True): the baseline runs skipped because they cannot be the best, each
     # with its lower bound and the baseline whose time it exceeds (no rows for them)
     pruned: list[dict] = field(default_factory=list)
+    machine: str = ""  # the machine file's name when one gave the parameters
 
     def rows(self) -> list[dict]:
         """One dict per (size, algorithm) and per (size, family best-of); a `global_load`
@@ -85,6 +86,8 @@ class Comparison:
         common = {"topology": self.topology, "collective": self.collective, "model": self.model}
         if self.global_load:
             common["global_load"] = self.global_load
+        if self.machine:
+            common["machine"] = self.machine
         return [{**common, **asdict(e)} for e in self.entries]
 
     to_rows = rows
@@ -108,6 +111,7 @@ class Comparison:
             "skipped_sizes": self.skipped_sizes,
             "global_load": self.global_load,
             "pruned": self.pruned,
+            **({"machine": self.machine} if self.machine else {}),
         }
 
 
@@ -429,7 +433,7 @@ def _prune(
 
 
 def compare(
-    topology: str,
+    topology: str | None,
     collective: str,
     *,
     algorithms: str | Sequence[str] | None = "all",
@@ -452,7 +456,9 @@ def compare(
     baseline with the smallest time lower bound runs first, and a baseline whose lower bound
     (docs/simulator.md, "Lower bound") exceeds that run's time is not run, since it can be
     neither the best nor the best baseline: the summary is that of the full comparison, the
-    skipped runs have no rows and are listed in `Comparison.pruned`."""
+    skipped runs have no rows and are listed in `Comparison.pruned`. `options` are those of
+    `make_setup`: `machine` (a shipped name or a machine file; then `topology` may be None for
+    the machine's), `datatype`, the host costs and the network options."""
     jobs = parameters.count("jobs", jobs, f"1..{MAX_JOBS}")
     if not 1 <= jobs <= MAX_JOBS:
         raise InputError(f"--jobs {jobs} out of range; accepted: 1..{MAX_JOBS}")
@@ -513,7 +519,7 @@ def compare(
     first = next(iter(results.values()))
     size_of = {i: r.size_bytes for (i, _), r in results.items()}
     return Comparison(
-        topology=topology,
+        topology=setup.topology,
         collective=collective,
         model=setup.model,
         routing=first.routing,
@@ -527,4 +533,5 @@ def compare(
         skipped_sizes=small,
         global_load=setup.global_load,
         pruned=pruned,
+        machine=setup.machine,
     )

@@ -9,6 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from topocoll import _core
 from topocoll.errors import InputError
+from topocoll.machine import load_machine
 from topocoll.parallel import MAX_THREADS
 from topocoll.simulation import parse_size
 from topocoll.units import parse_duration
@@ -107,12 +108,45 @@ def options_from(args) -> dict:
     return options
 
 
+# What a machine file may give the in-network simulator: the fat tree's links. Host costs,
+# reduction rates and per-step overheads are the host model of `sim`, which innet does not run.
+INNET_MACHINE_KEYS = (
+    "topology",
+    "network.bandwidth",
+    "network.link_latency",
+    "network.hop_latency",
+)
+
+
+def innet_params(preset: str | None, machine: str | None) -> tuple[object, str]:
+    """(link parameters, default topology) of `innet`: the --machine's links (its other keys
+    are refused by name) or the link-only --params preset (default canary)."""
+    if machine is None:
+        return _core.network_preset(preset or "canary"), "fattree:canary"
+    if preset is not None:
+        raise InputError("--params and --machine both give the parameters; accepted: one of them")
+    loaded = load_machine(machine)
+    extra = [
+        key
+        for key in loaded.sources
+        if key not in INNET_MACHINE_KEYS
+        and not (key == "network.nic_ports" and loaded.params.nic_ports == 1)
+    ]
+    if extra:
+        raise InputError(
+            f"machine '{loaded.name}' gives {', '.join(extra)}, which the in-network simulator "
+            f"does not model; accepted: a machine with only {', '.join(INNET_MACHINE_KEYS)} "
+            "(and network.nic_ports 1)"
+        )
+    return loaded.params, loaded.topology or "fattree:canary"
+
+
 def run(args) -> tuple[object, list[str], dict[str, dict]]:
     """(topology, algorithms, result per algorithm) of the runs `args` asks for."""
     if not 1 <= args.jobs <= MAX_THREADS:
         raise InputError(f"--jobs {args.jobs} out of range; accepted: 1..{MAX_THREADS}")
-    params = _core.network_preset(args.params)
-    topology = _core.make_topology(args.topology, params)
+    params, default_topology = innet_params(args.params, getattr(args, "machine", None))
+    topology = _core.make_topology(args.topology or default_topology, params)
     options = options_from(args)
     algorithms = [a.strip() for a in args.algorithms.split(",") if a.strip()]
     if not algorithms:

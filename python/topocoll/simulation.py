@@ -30,6 +30,7 @@ from topocoll import _core, limits, parameters
 from topocoll.collectives import CHUNKED, REDUCING, ROOTED
 from topocoll.errors import InputError
 from topocoll.formats.schedule_files import read_schedule_file
+from topocoll.machine import datatype_class, load_machine
 from topocoll.shapes import MAX_RANKS, format_dims, parse_dims, product
 
 MODELS = ("analytic", "flow", "packet", "simgrid")
@@ -82,22 +83,90 @@ def parse_size(value: int | str, what: str = "--size") -> int:
     return int(parameters.number("size", value, what))
 
 
+# The `--params` presets: the link values (bandwidth, latencies, per-step overhead, NIC ports)
+# of these machine files, without their host costs, so that the presets' runs stay those of the
+# idealised host. `--machine` gives the whole machine.
+PRESET_MACHINES = {"swing": "swing-sst", "trivance": "trivance-sst", "canary": "canary"}
+
+
+def preset_params(name: str) -> _core.NetworkParams:
+    """The link-only parameters of preset `name` (PRESET_MACHINES): the machine file's network
+    section and step overhead, no host costs and no reduction cost."""
+    name = parameters.text("params (preset)", name)
+    if name not in PRESET_MACHINES:
+        raise InputError(
+            f"unknown parameter preset '{name}'; accepted: {', '.join(PRESET_MACHINES)} (or "
+            "--machine for a whole machine)"
+        )
+    params = load_machine(PRESET_MACHINES[name]).params
+    params.host = _core.HostCosts()
+    params.reduce_s_per_byte = 0.0
+    return params
+
+
+# Host-cost options: (keyword, the field of HostCosts, the parameter of the table).
+HOST_OPTIONS = (
+    ("send_overhead", "send_overhead_s"),
+    ("recv_overhead", "recv_overhead_s"),
+    ("gap", "gap_s"),
+)
+
+
+def _host_overrides(
+    host: _core.HostCosts,
+    values: dict[str, object],
+) -> _core.HostCosts:
+    for name, field_name in HOST_OPTIONS:
+        if values.get(name) is not None:
+            setattr(host, field_name, parameters.number(name, values[name]))
+    copy_rate = values.get("copy_rate")
+    if copy_rate is not None:  # 'none': copies cost nothing
+        none = isinstance(copy_rate, str) and copy_rate.strip() == "none"
+        host.copy_s_per_byte = 0.0 if none else 1.0 / parameters.number("copy_rate", copy_rate)
+    eager = values.get("eager_threshold")
+    if eager is not None:  # 'none': every message is eager
+        none = isinstance(eager, str) and eager.strip() == "none"
+        host.eager_threshold_bytes = (
+            _core.ALWAYS_EAGER if none else int(parameters.number("eager_threshold", eager))
+        )
+    return host
+
+
 def network_params(
     preset: str | None = None,
     *,
+    machine: str | _core.Machine | None = None,
+    datatype: str = "float",
     bandwidth: float | str | None = None,
     latency: float | str | None = None,
     hop_latency: float | str | None = None,
     alpha: float | str | None = None,
     reduce_cost: float | str | None = None,
     nic_ports: int | str | None = None,
+    send_overhead: float | str | None = None,
+    recv_overhead: float | str | None = None,
+    gap: float | str | None = None,
+    copy_rate: float | str | None = None,
+    eager_threshold: int | str | None = None,
 ) -> _core.NetworkParams:
-    """Link parameters: a preset (`swing`, `trivance`, ...; default `swing`) with overrides.
+    """Network and host parameters: a machine (a shipped name, a machine file's path or a
+    loaded `_core.Machine`, with its reduction rate for `datatype`) or a link-only preset
+    (`swing`, `trivance`, `canary`; default `swing`, no host costs), with single overrides.
     Numbers are SI (bytes/s, seconds); strings take units (`400Gbps`, `100ns`). `reduce_cost`
-    is the time to reduce one received byte. Ranges: docs/simulator.md, "Parameter ranges"."""
-    params = _core.network_preset(
-        "swing" if preset is None else parameters.text("params (preset)", preset)
-    )
+    is the time to reduce one received byte; `copy_rate` and `eager_threshold` also take
+    'none' (copies free, every message eager). Ranges: docs/simulator.md, "Parameter ranges"."""
+    if machine is not None and preset is not None:
+        raise InputError(
+            "--params and --machine both give the parameters; accepted: one of them (--params "
+            "is the link-only preset of a machine file)"
+        )
+    if machine is not None:
+        if not isinstance(machine, _core.Machine):
+            machine = load_machine(machine)
+        params = machine.params_for(datatype_class(datatype))
+    else:
+        datatype_class(datatype)
+        params = preset_params("swing" if preset is None else preset)
     overrides = {
         "bandwidth_bytes_per_s": ("bandwidth", bandwidth),
         "link_latency_s": ("latency", latency),
@@ -109,6 +178,9 @@ def network_params(
     for field_name, (name, value) in overrides.items():
         if value is not None:
             setattr(params, field_name, parameters.number(name, value))
+    host = {"send_overhead": send_overhead, "recv_overhead": recv_overhead, "gap": gap}
+    host |= {"copy_rate": copy_rate, "eager_threshold": eager_threshold}
+    params.host = _host_overrides(params.host, host)
     return params
 
 
@@ -214,11 +286,21 @@ class Setup:
     global_load: float = 0.0  # flow model: share of each global link taken by other jobs
     # (label, path) of schedule files (JSON or MSCCL XML) run beside the registry's algorithms
     schedule_files: tuple[tuple[str, str], ...] = ()
+    # each send range its own message (SimConfig::message_per_range), not one message per send
+    message_per_range: bool = False
+    machine: str = ""  # the machine's name when a machine file gave the parameters
 
     def network_params(self) -> _core.NetworkParams:
         p = _core.NetworkParams()
+        host = _core.HostCosts()
         for name, value in self.params:
-            setattr(p, name, int(value) if name == "nic_ports" else value)
+            if name == "eager_threshold_bytes":
+                host.eager_threshold_bytes = _core.ALWAYS_EAGER if value < 0 else int(value)
+            elif name in _HOST_FIELDS:
+                setattr(host, name, value)
+            else:
+                setattr(p, name, int(value) if name == "nic_ports" else value)
+        p.host = host
         return p
 
     def sim_config(
@@ -233,7 +315,11 @@ class Setup:
         config.trace_path = trace or ""
         config.mtu, config.header, config.buffer = self.packet
         config.global_load = self.global_load
+        config.message_per_range = self.message_per_range
         return config
+
+
+_HOST_FIELDS = ("send_overhead_s", "recv_overhead_s", "gap_s", "copy_s_per_byte")
 
 
 def _params_tuple(params: _core.NetworkParams) -> tuple[tuple[str, float], ...]:
@@ -545,13 +631,21 @@ def topology_kind(topology: str) -> str:
 
 
 def make_setup(
-    topology: str,
+    topology: str | None,
     collective: str,
     *,
     model: str = "flow",
     routing: str = "minimal",
     mapping: str = "linear",
     params: str | None = None,
+    machine: str | None = None,
+    datatype: str = "float",
+    send_overhead: float | str | None = None,
+    recv_overhead: float | str | None = None,
+    gap: float | str | None = None,
+    copy_rate: float | str | None = None,
+    eager_threshold: int | str | None = None,
+    message_per_range: bool = False,
     bandwidth: float | str | None = None,
     latency: float | str | None = None,
     hop_latency: float | str | None = None,
@@ -570,7 +664,18 @@ def make_setup(
     """Every option of `sim`, `compare` and `tune` (and of their Python functions) checked in
     one place: types, ranges (docs/simulator.md, "Parameter ranges") and whether the option
     applies to the topology, the model and the collective. None means the default: every host
-    (`ranks`), the algorithm's own port count (`ports`), root 0 (`root`)."""
+    (`ranks`), the algorithm's own port count (`ports`), root 0 (`root`), the machine's topology
+    (`topology`, when `machine` is given). `machine` (a shipped name or a machine file) is the
+    base of the parameters, `params` a link-only preset; single options override single
+    values. `datatype` picks the machine's reduction rate (docs/host-costs.md)."""
+    loaded = None
+    if machine is not None:
+        loaded = load_machine(parameters.text("machine", machine))
+    if topology is None:
+        if loaded is None or loaded.topology is None:
+            given = f"machine '{loaded.name}' gives none" if loaded else "no --machine gives one"
+            raise InputError(f"--topology is required ({given}); accepted: a topology spec")
+        topology = loaded.topology
     topology = parameters.text("topology", topology)
     _check_collective(parameters.text("collective", collective))
     _check_model(parameters.text("model", model))
@@ -592,6 +697,13 @@ def make_setup(
         )
     net = network_params(
         params,
+        machine=loaded,
+        datatype=parameters.text("datatype", datatype),
+        send_overhead=send_overhead,
+        recv_overhead=recv_overhead,
+        gap=gap,
+        copy_rate=copy_rate,
+        eager_threshold=eager_threshold,
         bandwidth=bandwidth,
         latency=latency,
         hop_latency=hop_latency,
@@ -614,11 +726,13 @@ def make_setup(
         root=_optional_count("--root", root, 0, MAX_RANKS - 1, "0..P-1"),
         packet=packet,
         global_load=load,
+        message_per_range=parameters.flag("message_per_range", message_per_range),
+        machine=loaded.name if loaded else "",
     )
 
 
 def simulate(
-    topology: str,
+    topology: str | None,
     collective: str,
     algorithm: str,
     size: int | str,
@@ -629,10 +743,12 @@ def simulate(
     **options,
 ) -> SimResult:
     """Simulates `algorithm` for `collective` on `topology` (a spec such as `torus:8x8`) with a
-    vector of `size` bytes (`"1MiB"` or an int). Options: model, routing, mapping, params
-    (preset), bandwidth, latency, hop_latency, alpha, reduce_cost, nic_ports, ranks, dims,
-    ports, root, for model="packet" mtu, header, buffer, and for model="flow" on a Dragonfly
-    global_load (see `make_setup`). Raises
+    vector of `size` bytes (`"1MiB"` or an int); `topology` may be None when `machine` gives
+    one. Options: model, routing, mapping, machine (a shipped name or a machine file), datatype
+    (the machine's reduction rate), params (link-only preset), bandwidth, latency, hop_latency,
+    alpha, reduce_cost, nic_ports, send_overhead, recv_overhead, gap, copy_rate,
+    eager_threshold, message_per_range, ranks, dims, ports, root, for model="packet" mtu,
+    header, buffer, and for model="flow" on a Dragonfly global_load (see `make_setup`). Raises
     ValueError naming the accepted values, also for a run estimated beyond this machine's
     memory or about ten minutes (limits.py) unless `force`."""
     setup = make_setup(topology, collective, **options)

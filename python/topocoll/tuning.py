@@ -71,6 +71,7 @@ def rules_from(comparison: Comparison) -> dict:
         # Ignored by the runtime; says where the rules come from and how to reproduce them.
         "source": {
             "topology": comparison.topology,
+            **({"machine": comparison.machine} if comparison.machine else {}),
             "model": comparison.model,
             "routing": comparison.routing,
             "ranks": ranks,
@@ -93,7 +94,7 @@ def select(rules: dict, collective: str, ranks: int, nbytes: int) -> str | None:
 
 
 def tune(
-    topology: str,
+    topology: str | None,
     collective: str = "allreduce",
     *,
     sizes: str = DEFAULT_SIZES,
@@ -103,7 +104,8 @@ def tune(
     **options,
 ) -> dict:
     """Simulates and returns the rules document; `options` are those of `topocoll.compare`
-    (ranks, dims, model, routing, bandwidth, ...); `force` as for compare."""
+    (machine, ranks, dims, model, routing, bandwidth, ...): with `machine` the rules are those
+    of that machine file, host costs included; `force` as for compare."""
     comparison = compare(
         topology,
         collective,

@@ -2,6 +2,8 @@
 // the run's configuration (SimConfig, bound whole) and simulate(). Requests the core cannot
 // serve raise UnsupportedRequest, which the module's translator turns into a one-line
 // ValueError.
+#include <nanobind/stl/map.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
@@ -19,6 +21,7 @@
 #include "sim/simulate.hpp"
 #include "sim/trace_writer.hpp"
 #include "topology/input_file.hpp"
+#include "topology/machine_file.hpp"
 #include "topology/mapping.hpp"
 #include "topology/parameter_ranges.hpp"
 #include "topology/params.hpp"
@@ -78,6 +81,15 @@ nb::dict params_dict(const topo::NetworkParams& p) {
   d["alpha_s"] = p.alpha_s;
   d["reduce_s_per_byte"] = p.reduce_s_per_byte;
   d["nic_ports"] = p.nic_ports;
+  // Host costs, flat (Setup.params in python/topocoll/simulation.py keeps them as pairs too);
+  // an always-eager threshold is -1, which JSON and a tuple of numbers can hold.
+  d["send_overhead_s"] = p.host.send_overhead_s;
+  d["recv_overhead_s"] = p.host.recv_overhead_s;
+  d["gap_s"] = p.host.gap_s;
+  d["copy_s_per_byte"] = p.host.copy_s_per_byte;
+  d["eager_threshold_bytes"] = p.host.eager_threshold_bytes == topo::HostCosts::kAlwaysEager
+                                   ? -1.0
+                                   : static_cast<double>(p.host.eager_threshold_bytes);
   return d;
 }
 
@@ -282,12 +294,53 @@ void bind_config(nb::module_& m) {
       .def_prop_rw(
           "buffer", [](const sim::SimConfig& c) { return c.packet.buffer_bytes; },
           [](sim::SimConfig& c, std::uint64_t v) { c.packet.buffer_bytes = v; })
-      .def_rw("global_load", &sim::SimConfig::global_load);
+      .def_rw("global_load", &sim::SimConfig::global_load)
+      .def_rw("message_per_range", &sim::SimConfig::message_per_range);
   nb::class_<topo::Mapping>(m, "Mapping").def_ro("host_of", &topo::Mapping::host_of);
   m.def("place", &place, "spec"_a, "ranks"_a, "topology"_a);
 }
 
+void bind_machine(nb::module_& m) {
+  nb::class_<topo::Machine>(m, "Machine")
+      .def_ro("name", &topo::Machine::name)
+      .def_ro("description", &topo::Machine::description)
+      .def_ro("topology", &topo::Machine::topology)
+      .def_ro("params", &topo::Machine::params)
+      .def_ro("reduce_s_per_byte_by_class", &topo::Machine::reduce_s_per_byte_by_class)
+      .def_ro("sources", &topo::Machine::sources)
+      .def(
+          "params_for",
+          [](const topo::Machine& machine, const std::string& datatype_class) {
+            check_text(datatype_class, "datatype class");
+            return machine.params_for(datatype_class);
+          },
+          "datatype_class"_a);
+  m.def(
+      "read_machine_file",
+      [](const std::string& path) {
+        check_text(path, "machine file");
+        return topo::read_machine_file(path);
+      },
+      "path"_a);
+  m.def(
+      "parse_machine",
+      [](const std::string& text, const std::string& origin) {
+        check_text(origin, "machine file name");
+        return topo::parse_machine(text, origin);
+      },
+      "text"_a, "origin"_a = "<text>");
+}
+
 void bind_params(nb::module_& m) {
+  nb::class_<topo::HostCosts>(m, "HostCosts")
+      .def(nb::init<>())
+      .def_rw("send_overhead_s", &topo::HostCosts::send_overhead_s)
+      .def_rw("recv_overhead_s", &topo::HostCosts::recv_overhead_s)
+      .def_rw("gap_s", &topo::HostCosts::gap_s)
+      .def_rw("copy_s_per_byte", &topo::HostCosts::copy_s_per_byte)
+      .def_rw("eager_threshold_bytes", &topo::HostCosts::eager_threshold_bytes)
+      .def_prop_ro("idle", &topo::HostCosts::idle);
+  m.attr("ALWAYS_EAGER") = topo::HostCosts::kAlwaysEager;
   nb::class_<topo::NetworkParams>(m, "NetworkParams")
       .def(nb::init<>())
       .def_rw("bandwidth_bytes_per_s", &topo::NetworkParams::bandwidth_bytes_per_s)
@@ -296,6 +349,7 @@ void bind_params(nb::module_& m) {
       .def_rw("alpha_s", &topo::NetworkParams::alpha_s)
       .def_rw("reduce_s_per_byte", &topo::NetworkParams::reduce_s_per_byte)
       .def_rw("nic_ports", &topo::NetworkParams::nic_ports)
+      .def_rw("host", &topo::NetworkParams::host)
       .def("to_dict", &params_dict);
   m.def(
       "network_preset",
@@ -374,6 +428,7 @@ void bind_topology(nb::module_& m) {
 
 void bind_simulator(nb::module_& m) {
   bind_params(m);
+  bind_machine(m);
   bind_topology(m);
   bind_config(m);
   m.def("simulate", &simulate_config, "schedule"_a, "topology"_a, "router"_a, "mapping"_a,

@@ -16,7 +16,7 @@ constexpr double kGiB = 1073741824.0;
 
 // Bounds are physical (what a network or a machine can be) or what keeps a run's arithmetic
 // exact; each `why` says which.
-constexpr std::array<ParameterRange, 10> kRanges{{
+constexpr std::array<ParameterRange, 15> kRanges{{
     {"size", "--size", 1, kTiB, "B", true, "1B to 1TiB",
      "byte counts of a whole run stay exact in the engines' doubles; no paper goes near 1 TiB"},
     {"bandwidth", "--bandwidth", 1e6 / 8, 1e15 / 8, "B/s", false, "1Mbps to 1Pbps",
@@ -38,6 +38,19 @@ constexpr std::array<ParameterRange, 10> kRanges{{
      "bytes added to every packet; canary-fgcs24.txt section 5.1 uses 57 B"},
     {"buffer", "--buffer", 16, kGiB, "B", true, "one packet (mtu + header) to 1GiB",
      "per port and hop class; a buffer smaller than a packet could never forward it"},
+    // Host costs (docs/host-costs.md): LogGP's o and g, the copy rate and the protocol.
+    {"send_overhead", "--send-overhead", 0, 1, "s", false, "0s to 1s",
+     "CPU time per message sent; SST firefly's default is 130 ns, measured MPI stacks a few us"},
+    {"recv_overhead", "--recv-overhead", 0, 1, "s", false, "0s to 1s",
+     "CPU time per message received; SST firefly's default is 250 ns"},
+    {"gap", "--gap", 0, 1, "s", false, "0s to 1s",
+     "least interval between two messages leaving one NIC port; SST firefly's default is 50 ns"},
+    {"copy_rate", "--copy-rate", 1e6, 1e15, "B/s", false, "1MBps to 1PBps, or none",
+     "local copies and packing; slower than 1 MB/s is no processor, faster than 1 PB/s is no "
+     "memory ('none': copies cost nothing)"},
+    {"eager_threshold", "--eager-threshold", 0, 1024 * kTiB, "B", true, "0B to 1PiB, or none",
+     "largest eager message; above it a message waits a round trip (rendezvous); 'none': every "
+     "message is eager"},
 }};
 
 }  // namespace
@@ -89,6 +102,14 @@ void check_network_params(const NetworkParams& params) {
   check_parameter("alpha", params.alpha_s);
   check_parameter("reduce_cost", params.reduce_s_per_byte);
   check_parameter("nic_ports", params.nic_ports);
+  const HostCosts& host = params.host;
+  check_parameter("send_overhead", host.send_overhead_s);
+  check_parameter("recv_overhead", host.recv_overhead_s);
+  check_parameter("gap", host.gap_s);
+  // Zero is "no copy cost" (no rate); otherwise the rate is in the table's range.
+  if (host.copy_s_per_byte != 0) check_parameter("copy_rate", 1 / host.copy_s_per_byte);
+  if (host.eager_threshold_bytes != HostCosts::kAlwaysEager)
+    check_parameter("eager_threshold", static_cast<double>(host.eager_threshold_bytes));
 }
 
 }  // namespace topocoll::topo

@@ -12,6 +12,7 @@ from topocoll import _core, parameters
 from topocoll.collectives import ROOTED
 from topocoll.errors import InputError, one_line
 from topocoll.formats import schedule_files
+from topocoll.machine import load_machine
 from topocoll.plots import PLOT_FORMATS
 from topocoll.shapes import MAX_RANKS, format_dims, parse_dims
 from topocoll.simulation import MAX_PORTS, Setup, input_files, make_setup
@@ -141,18 +142,47 @@ def read_schedule(name: str) -> tuple[_core.Schedule, list[str]]:
 def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     topo = DEFAULT_TOPOLOGY if defaults else None
     coll = DEFAULT_COLLECTIVE if defaults else None
-    p.add_argument("--topology", "-t", default=topo, help="e.g. torus:8x8, ring:16, hypercube:6")
+    p.add_argument(
+        "--topology",
+        "-t",
+        help="e.g. torus:8x8, ring:16, hypercube:6 (default: the --machine's"
+        + (f", else {topo})" if topo else ")"),
+    )
+    p.set_defaults(default_topology=topo)
     p.add_argument("--collective", "-c", default=coll, help="allreduce, reduce-scatter, ...")
     p.add_argument("--model", default="flow", help="analytic, flow (default), packet or simgrid")
     p.add_argument("--routing", default="minimal", help="minimal (default), dor, ecmp, valiant")
     p.add_argument("--mapping", default="linear", help="linear (default), random:SEED, FILE")
-    p.add_argument("--params", help="parameter preset: swing (default), trivance, canary")
+    p.add_argument(
+        "--machine",
+        help="a machine: a shipped name (swing-sst, trivance-sst, canary, cm200, lumi, "
+        "leonardo, marenostrum5, fugaku) or a machine file; its network and host costs are "
+        "the base that the single options below override",
+    )
+    p.add_argument(
+        "--params",
+        help="link-only preset: swing (default), trivance, canary: the link values of the "
+        "machines swing-sst, trivance-sst, canary without their host costs",
+    )
+    p.add_argument(
+        "--datatype", default="float", help="datatype reduced, for the machine's reduction rate"
+    )
     p.add_argument("--bandwidth", help="link bandwidth per direction, e.g. 400Gbps")
     p.add_argument("--latency", help="link latency, e.g. 100ns")
     p.add_argument("--hop-latency", help="latency per link crossed, e.g. 300ns")
     p.add_argument("--alpha", help="software overhead per step, e.g. 1.5us")
     p.add_argument("--reduce-cost", help="time to reduce one byte, e.g. 0.01ns")
     p.add_argument("--nic-ports", help="host-to-switch links per host (fat trees, dragonflies)")
+    p.add_argument("--send-overhead", help="host CPU time per message sent (LogGP o), e.g. 1us")
+    p.add_argument("--recv-overhead", help="host CPU time per message received, e.g. 1us")
+    p.add_argument("--gap", help="least interval between messages of one port (LogGP g)")
+    p.add_argument("--copy-rate", help="host copy and packing rate, e.g. 10GBps, or none")
+    p.add_argument("--eager-threshold", help="largest eager message, e.g. 12000B, or none")
+    p.add_argument(
+        "--message-per-range",
+        action="store_true",
+        help="send each range of a send as its own message (a runtime without derived datatypes)",
+    )
     p.add_argument("--ranks", "-p", type=int, help="ranks (default: every host)")
     p.add_argument("--dims", help="torus shape given to torus algorithms (default: the grid's)")
     p.add_argument("--ports", type=int, help="algorithm ports (default: its own)")
@@ -169,20 +199,32 @@ def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
 
 
 def network_options(args: argparse.Namespace) -> dict:
-    """The keyword options of `make_setup` and `compare` that the network arguments give."""
-    if not args.topology:
+    """The keyword options of `make_setup` and `compare` that the network arguments give; sets
+    `args.topology` to the --machine's topology when none was given."""
+    topology = args.topology or (None if args.machine else getattr(args, "default_topology", None))
+    if not topology and not args.machine:
         forms = [line.split()[0] for line in _core.topology_help().splitlines() if line[:1].strip()]
         raise InputError(f"--topology is required; accepted: {', '.join(forms)}")
     if not args.collective:
         raise InputError(f"--collective is required; accepted: {', '.join(_core.collectives())}")
     names = ("model", "routing", "mapping", "params", "bandwidth", "latency", "hop_latency")
     names += ("alpha", "reduce_cost", "nic_ports", "ranks", "dims", "ports", "root")
-    names += ("mtu", "header", "buffer", "global_load")
+    names += ("mtu", "header", "buffer", "global_load", "machine", "datatype", "send_overhead")
+    names += ("recv_overhead", "gap", "copy_rate", "eager_threshold", "message_per_range")
+    if not topology:  # the machine's default topology, named for the messages of every command
+        topology = load_machine(args.machine).topology
+        if topology is None:
+            raise InputError(
+                f"--topology is required (machine {args.machine} gives none); accepted: a "
+                "topology spec such as torus:8x8"
+            )
+    args.topology = topology
     return {name: getattr(args, name) for name in names}
 
 
 def setup_from(args: argparse.Namespace) -> Setup:
-    return make_setup(args.topology, args.collective, **network_options(args))
+    options = network_options(args)
+    return make_setup(args.topology, args.collective, **options)
 
 
 def writable(path: str | None, option: str, setup: Setup | None = None) -> None:

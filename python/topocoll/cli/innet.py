@@ -107,8 +107,19 @@ def outcome(results: dict[str, dict]) -> int:
 
 def register(sub) -> None:
     p = sub.add_parser("innet", help="in-network allreduce (Canary) simulated packet by packet")
-    p.add_argument("--topology", "-t", default="fattree:canary", help="a 2-level fat tree")
-    p.add_argument("--params", default="canary", help="parameter preset (default canary)")
+    p.add_argument(
+        "--topology",
+        "-t",
+        help="a 2-level fat tree (default: the --machine's, else fattree:canary)",
+    )
+    p.add_argument(
+        "--params", help="link-only parameter preset (default canary; exclusive with --machine)"
+    )
+    p.add_argument(
+        "--machine",
+        help="a machine (shipped name or file) giving the fat tree's bandwidth and latencies; "
+        "host costs do not apply here and are refused",
+    )
     p.add_argument("--hosts", type=int, help="hosts in the allreduce(s) (default: half)")
     p.add_argument("--size", "-s", default="4MiB", help="bytes per allreduce (default 4MiB)")
     p.add_argument("--algorithms", "-a", default=DEFAULT_ALGORITHMS, help="canary, static-N, ring")

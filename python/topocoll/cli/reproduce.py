@@ -11,6 +11,7 @@ import traceback
 from pathlib import Path
 
 from topocoll.errors import one_line, require
+from topocoll.machine import load_machine
 from topocoll.parallel import MAX_THREADS, mpi_world
 from topocoll.reproduce import prepare_out, print_list, run_one, select
 from topocoll.reproduce.core import SCALES, Experiment
@@ -31,6 +32,8 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.jobs <= MAX_THREADS:
         raise ValueError(f"--jobs {args.jobs} out of range; accepted: 1..{MAX_THREADS}")
     chosen = select(args.names)
+    if getattr(args, "machine", None) is not None:
+        load_machine(args.machine)  # a bad file is exit 2 before any experiment runs
     require("matplotlib", "reproduce")  # every experiment draws its figure
     prepare_out(Path(args.out), world)
     if world is None or world[1] == 0:
@@ -46,7 +49,7 @@ def run_all(chosen: list[Experiment], args: argparse.Namespace, out: Path, world
         for e in chosen:
             if report:
                 print(f"{e.name} ({e.paper} {e.figure}, scale {args.scale}) ...", file=sys.stderr)
-            v = run_one(e, args.scale, args.jobs, out, world)
+            v = run_one(e, args.scale, args.jobs, out, world, getattr(args, "machine", None))
             summary.append(v)
             if not report:
                 continue
@@ -86,6 +89,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", "-j", type=int, default=1, help="local processes/threads (default 1)")
     p.add_argument("--out", default="reproduce-out", help="output folder (default reproduce-out)")
     p.add_argument("--list", action="store_true", help="list the experiments and exit")
+    p.add_argument(
+        "--machine",
+        help="run every experiment that simulates on a machine file on this one (a shipped name "
+        "or a file, e.g. a calibrated machine) instead of its paper's; default: each paper's",
+    )
 
 
 def register(sub) -> None:

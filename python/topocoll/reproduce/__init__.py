@@ -41,10 +41,14 @@ def select(names: list[str]) -> list[Experiment]:
     return chosen
 
 
-def run_one(experiment: Experiment, scale: str, jobs: int, out: Path, world=None) -> dict:
+def run_one(
+    experiment: Experiment, scale: str, jobs: int, out: Path, world=None, machine=None
+) -> dict:
+    """Runs one experiment; `machine` (reproduce --machine) replaces the machine files of the
+    experiments that run on one (Context.machine_for)."""
     folder = out / experiment.name
     folder.mkdir(parents=True, exist_ok=True)
-    ctx = Context(scale=scale, jobs=jobs, out=folder, world=world)
+    ctx = Context(scale=scale, jobs=jobs, out=folder, world=world, machine=machine)
     start = time.monotonic()
     results = experiment.run(ctx)
     seconds = time.monotonic() - start

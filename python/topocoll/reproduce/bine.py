@@ -109,6 +109,10 @@ SYSTEMS = {
                           {"paper": ("2x2x2", "4x4x4", "8x8x8"), "small": ("4x4x4",)},
                           TORUS_PAIRS),
 }  # fmt: skip
+# The machine file of each system (python/topocoll/machines/, docs/machines.md), by table stem:
+# its links and host costs; the topology stays the system's (a torus job gets its sub-torus).
+MACHINE_FILES = {"table3": "lumi", "table4": "leonardo", "table5": "marenostrum5",
+                 "fugaku": "fugaku"}  # fmt: skip
 
 
 def win_loss(ctx: Context, system: System) -> dict:
@@ -135,7 +139,9 @@ def win_loss(ctx: Context, system: System) -> dict:
     def run(case) -> float:
         collective, algorithm, n, size = case
         topology, options = where[n]
-        return simulate(topology, collective, algorithm, size, force=True, **options).time_s
+        machine = ctx.machine_for(MACHINE_FILES[system.table])
+        return simulate(topology, collective, algorithm, size, force=True, machine=machine,
+                        **options).time_s  # fmt: skip
 
     time_of = dict(zip(cases, ctx.map(run, cases), strict=True))
     rows, results, gains_all = [], {}, []
@@ -198,13 +204,14 @@ def background(ctx: Context) -> dict:
     sizes = [1 << k for k in (range(10, 27, 2) if ctx.paper else (16, 22))]
     collectives = ("bcast", "allreduce")
     mapping = allocation_mapping(ctx, ranks, seed=1)
+    machine = ctx.machine_for("lumi")
     # One unit of work per run, largest sizes first: the longest runs start first, so that
     # --jobs threads (or MPI ranks) end together.
     cases = [(collective, algorithm, load, size) for size in sorted(sizes, reverse=True)
              for collective in collectives for load in loads
              for algorithm in PAIRS[collective]]  # fmt: skip
     times = ctx.map(lambda case: simulate("dragonfly:lumi", case[0], case[1], case[3],
-                                          ranks=ranks, mapping=mapping,
+                                          ranks=ranks, mapping=mapping, machine=machine,
                                           global_load=case[2] or None, force=True).time_s,
                     cases)  # fmt: skip
     time_of = dict(zip(cases, times, strict=True))

@@ -1,6 +1,6 @@
 """canary-fgcs24.txt Figs. 2, 7a, 7b, 8, 9, 10 and 11: goodput of Canary, one and four static
 trees and the ring on a 2-level fat tree, five random allocations (seeds) per point, the
-`canary` preset and the congestion defaults (chosen on Fig. 7b's utilisation,
+`canary` machine file and the congestion defaults (chosen on Fig. 7b's utilisation,
 docs/innet.md). The runs are those of canary_figures.py (bench/figures/innet.py runs them alone)."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 from topocoll import _core
+from topocoll.machine import load_machine
 from topocoll.parallel import spread_over_ranks
 from topocoll.plots import pyplot
 
@@ -52,7 +53,7 @@ def run_figure(ctx: Context, figure: str) -> tuple[dict, str, str, int]:
     spec, size = topology_for(ctx)
     pool = Deferred()
     engine = {"permutation": True, "adaptive_rto": True, "force": True, "input_credits": True}
-    topology = _core.make_topology(spec, _core.network_preset("canary"))
+    topology = _core.make_topology(spec, load_machine("canary").params)
     futures, title = cf.FIGURES[figure](cf.FigureRun(size, SEEDS, pool, engine), topology)
     pool.run(ctx)
     runs = {name: [f.result() for f in fs] for name, fs in futures.items()}

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from topocoll import _core
 from topocoll.innet import utilization_shares
+from topocoll.machine import load_machine
 from topocoll.plots import plot_shares, pyplot
 from topocoll.simulation import parse_size
 
@@ -361,7 +362,7 @@ def main() -> None:
     engine["input_credits"] = args.flow_control == "input"
     args.size = parse_size(args.size)
     run = FigureRun(args.size, args.seeds, ThreadPoolExecutor(max_workers=args.jobs), engine)
-    topology = _core.make_topology(args.topology, _core.network_preset("canary"))
+    topology = _core.make_topology(args.topology, load_machine("canary").params)
     futures, title = FIGURES[args.figure](run, topology)
     runs = {name: [f.result() for f in fs] for name, fs in futures.items()}
     out = Path(args.out)

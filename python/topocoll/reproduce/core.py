@@ -24,6 +24,12 @@ class Context:
     jobs: int
     out: Path  # this experiment's folder (on MPI ranks other than 0: a scratch copy)
     world: tuple | None = None  # (comm, rank, size) under mpirun with several processes
+    machine: str | None = None  # reproduce --machine: replaces every experiment's machine file
+
+    def machine_for(self, paper_machine: str) -> str:
+        """The machine an experiment runs on: its paper's machine file (a name of
+        python/topocoll/machines/), unless --machine replaces it."""
+        return self.machine or paper_machine
 
     @property
     def paper(self) -> bool:

@@ -1,8 +1,8 @@
 """swing-nsdi24.txt: Table 2 (congestion deficiency of the bandwidth-optimal algorithms), the
 goodput figures on tori (Figs. 6, 7, 8, 10, 11) and on torus-like networks (Figs. 12-14,
-section 5.4) and the summary over all of them (Fig. 15, section 5.5), all with the `swing`
-preset (its section 5 settings: 400 Gb/s, 100 ns links, 300 ns per hop) and nothing tuned per
-figure."""
+section 5.4) and the summary over all of them (Fig. 15, section 5.5), all on the `swing-sst` machine
+(its section 5 settings: 400 Gb/s, 100 ns links, 300 ns per hop, and the per-message host costs
+of the SST models it ran, docs/machines.md) and nothing tuned per figure."""
 
 from __future__ import annotations
 
@@ -76,7 +76,8 @@ def sweep(ctx: Context, topology: str, sizes: str, prune: bool = False, **option
     if cached is None or (cached[1] and not prune):
         algorithms = [a for a in ALGORITHMS if accepted(topology, a)]
         c = ctx.compare(topology, "allreduce", algorithms=algorithms, sizes=sizes,
-                        params="swing", force=True, prune=prune, **options)  # fmt: skip
+                        machine=ctx.machine_for("swing-sst"), force=True, prune=prune,
+                        **options)  # fmt: skip
         _SWEEPS[key] = (c, prune)
     return _SWEEPS[key][0]
 
@@ -178,7 +179,7 @@ def fig6(ctx: Context) -> dict:
     c = sweep(ctx, topology, sizes)
     write_csv(ctx.out / "fig6.csv", c.rows())
     write_csv(ctx.out / "fig6-gain.csv", summary_rows(topology, c))
-    plot_goodput(ctx, "fig6", c, f"Swing Fig. 6: allreduce on {topology} (swing preset)")
+    plot_goodput(ctx, "fig6", c, f"Swing Fig. 6: allreduce on {topology} (swing-sst machine)")
     swing512 = max(
         (e.peak_percent for e in c.entries if e.size_bytes == 512 * MIB and e.family == "swing"),
         default=float("nan"),
@@ -197,7 +198,7 @@ def fig7(ctx: Context) -> dict:
     cases = {f"{s}x{s}": sweep(ctx, f"torus:{s}x{s}", "32B:512MiB", prune=True) for s in sides}
     rows = [r for label, c in cases.items() for r in summary_rows(label, c)]
     write_csv(ctx.out / "fig7.csv", rows)
-    plot_gains(ctx, "fig7", cases, "Swing Fig. 7: gain on square tori (swing preset)")
+    plot_gains(ctx, "fig7", cases, "Swing Fig. 7: gain on square tori (swing-sst machine)")
     return {
         "min over shapes of swing best up to MiB": min(swing_best_up_to(c) for c in cases.values()),
         "max gain": round(max(s.gain for c in cases.values() for s in c.summary if s.gain), 3),
@@ -297,7 +298,7 @@ def goodput_figure(ctx: Context, name: str, kind: str, title: str):
     c = sweep(ctx, topology, "32B:512MiB")
     write_csv(ctx.out / f"{name}.csv", c.rows())
     write_csv(ctx.out / f"{name}-gain.csv", summary_rows(topology, c))
-    plot_goodput(ctx, name, c, f"Swing {title}: allreduce on {topology} (swing preset)")
+    plot_goodput(ctx, name, c, f"Swing {title}: allreduce on {topology} (swing-sst machine)")
     return topology, c
 
 
@@ -305,7 +306,9 @@ def fig12(ctx: Context) -> dict:
     topology, c = goodput_figure(ctx, "fig12", "hx2mesh", "Fig. 12")
     torus = same_grid_torus(topology)
     (on_torus,) = ctx.map(
-        lambda t: simulate(t, "allreduce", "swing-bw", "512MiB", params="swing", force=True),
+        lambda t: simulate(
+            t, "allreduce", "swing-bw", "512MiB", machine=ctx.machine_for("swing-sst"), force=True
+        ),
         [torus],
     )
     return {
@@ -388,7 +391,7 @@ def fig15(ctx: Context) -> dict:
     ax.set_yticks(range(1, len(labels) + 1), labels, fontsize=7)
     ax.axvline(0, color="k", lw=0.6)
     ax.set_xlabel("Swing goodput gain over the best baseline, 32 B to 512 MiB (%)")
-    ax.set_title("Swing Fig. 15: summary of the gains (swing preset)", fontsize=9)
+    ax.set_title("Swing Fig. 15: summary of the gains (swing-sst machine)", fontsize=9)
     fig.tight_layout()
     fig.savefig(ctx.out / "fig15.png", dpi=80)
     plt.close(fig)

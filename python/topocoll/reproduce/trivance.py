@@ -1,6 +1,7 @@
 """trivance.txt: Table 1 (steps, bytes and transmission delay on a ring), Table 2 (transmission
-delay on tori) and the completion-time figures (Figs. 6-10) with the `trivance` preset (its
-section 6 settings, the per-step overhead alpha included); nothing tuned per figure."""
+delay on tori) and the completion-time figures (Figs. 6-10) on the `trivance-sst` machine
+(its section 6 settings, the per-step overhead alpha included, and SST's per-message host costs,
+docs/machines.md); nothing tuned per figure."""
 
 from __future__ import annotations
 
@@ -119,7 +120,7 @@ def table2(ctx: Context) -> dict:
 def sweep(ctx: Context, topology: str, **options):
     algorithms = [a for names in FAMILIES.values() for a in names if accepted(topology, a)]
     return ctx.compare(topology, "allreduce", algorithms=algorithms, sizes="32B:128MiB",
-                       params="trivance", force=True, **options)  # fmt: skip
+                       machine=ctx.machine_for("trivance-sst"), force=True, **options)  # fmt: skip
 
 
 def relative(c) -> dict[str, dict[int, float]]:
