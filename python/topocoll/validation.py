@@ -16,18 +16,15 @@ the machine hits every algorithm of a size alike), the median kept. The metrics:
 
 from __future__ import annotations
 
-import inspect
-import json
 import math
 import statistics
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
-from topocoll import calibration, simulation
-from topocoll.collectives import CHUNKED, REDUCING
+from topocoll import calibration, machine, simulation
+from topocoll.collectives import CHUNKED
 from topocoll.errors import InputError
 
 # The runtime's name of each simulator collective (topocoll_time_collective): the simulator's
@@ -120,6 +117,7 @@ class Row:
     size_bytes: int
     algorithm: str
     predicted_s: float
+    messages: int = 0  # the simulated schedule's messages, all ranks together
     measured_s: float | None = None
     error: float | None = None
     samples_s: list[float] = field(default_factory=list)
@@ -201,7 +199,6 @@ class Validation:
     ranks: int
     repetitions: int
     warmup: int
-    model: str
     estimate_s: float
     elapsed_s: float = 0.0
     rows: list[Row] = field(default_factory=list)
@@ -220,64 +217,24 @@ class Refused(InputError):
     """The run is estimated beyond the time limit (one line with the estimate)."""
 
 
-def read_machine(path: str) -> dict[str, Any]:
-    """The machine file's JSON (its values are checked by the simulator when it loads it)."""
-    try:
-        text = Path(path).read_text()
-    except OSError as error:
-        reason = error.strerror or error
-        raise InputError(f"--machine {path}: {reason}; accepted: a machine file") from error
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"--machine {path}: not valid JSON ({error})") from error
-    if not isinstance(doc, dict) or doc.get("format") != calibration.MACHINE_FORMAT:
+def machine_prediction(path: str) -> tuple[Any, Callable[..., tuple[float, int]]]:
+    """(the loaded machine, predict(collective, algorithm, size, ranks) -> (seconds, messages)):
+    the simulator on the machine's topology with every term of the machine file, reductions at
+    the rate of the runtime's MPI_INT."""
+    loaded = machine.load_machine(path)
+    if not loaded.topology:
         raise InputError(
-            f"--machine {path}: not a machine file; accepted: format {calibration.MACHINE_FORMAT}"
+            f'--machine {path} states no topology; accepted: a machine file with "topology" '
+            "(topocoll calibrate writes one)"
         )
-    return doc
 
+    def predict(collective: str, algorithm: str, size: int, ranks: int) -> tuple[float, int]:
+        result = simulation.simulate(
+            None, collective, algorithm, size, ranks=ranks, machine=path, datatype=DATATYPE
+        )
+        return result.time_s, result.messages
 
-def _value(doc: dict[str, Any], section: str, key: str) -> Any:
-    item = doc.get(section, {}).get(key)
-    return item.get("value") if isinstance(item, dict) else None
-
-
-def machine_simulation(path: str, doc: dict[str, Any]) -> tuple[str, Callable[..., float]]:
-    """(model, predict(collective, algorithm, size, ranks) -> seconds). With a simulator that
-    loads machine files (`simulate(..., machine=)`), model "machine": every term of the file.
-    Otherwise "network": the file's network values, step overhead and reduction rate only."""
-    topology = doc["topology"]["value"]
-    if "machine" in inspect.signature(simulation.make_setup).parameters:
-
-        def predict(collective: str, algorithm: str, size: int, ranks: int) -> float:
-            result = simulation.simulate(
-                topology, collective, algorithm, size, ranks=ranks, machine=path, datatype=DATATYPE
-            )
-            return result.time_s
-
-        return "machine", predict
-    network = {
-        "bandwidth": _value(doc, "network", "bandwidth"),
-        "latency": _value(doc, "network", "link_latency"),
-        "hop_latency": _value(doc, "network", "hop_latency"),
-        "alpha": _value(doc, "host", "step_overhead"),
-    }
-    reduce_rate = _value(doc, "host", "reduce_rate")
-    if isinstance(reduce_rate, dict):
-        reduce_rate = reduce_rate.get(DATATYPE)
-    options = {k: v for k, v in network.items() if v is not None}
-
-    def predict_network(collective: str, algorithm: str, size: int, ranks: int) -> float:
-        extra = dict(options)
-        if reduce_rate is not None and collective in REDUCING:
-            from topocoll.units import parse_rate
-
-            extra["reduce_cost"] = 1 / parse_rate(reduce_rate)
-        result = simulation.simulate(topology, collective, algorithm, size, ranks=ranks, **extra)
-        return result.time_s
-
-    return "network", predict_network
+    return loaded, predict
 
 
 def candidate_algorithms(collective: str, chosen: Sequence[str] | None) -> list[str]:
@@ -305,16 +262,14 @@ def estimate_seconds(rows: Sequence[Row], ranks: int, repetitions: int, warmup: 
 
 
 def predict_all(
-    path: str,
-    doc: dict[str, Any],
+    predict: Callable[..., tuple[float, int]],
     collectives: Sequence[str],
     sizes: Sequence[int],
     algorithms: Sequence[str] | None,
     ranks: int,
 ) -> tuple[str, list[Row], list[dict[str, Any]]]:
-    """(model, rows with predictions, skipped) for every collective, size and algorithm the
-    simulator runs at `ranks`."""
-    model, predict = machine_simulation(path, doc)
+    """(rows with predictions, skipped) for every collective, size and algorithm the simulator
+    runs at `ranks`."""
     rows: list[Row] = []
     skipped: list[dict[str, Any]] = []
     for collective in collectives:
@@ -325,13 +280,13 @@ def predict_all(
                     skipped.append(_skip(collective, algorithm, size, "no whole element per rank"))
                     continue
                 try:
-                    predicted = predict(collective, algorithm, nbytes, ranks)
+                    predicted, messages = predict(collective, algorithm, nbytes, ranks)
                 except ValueError as error:
                     reason = "simulator: " + str(error).splitlines()[0]
                     skipped.append(_skip(collective, algorithm, size, reason))
                     continue
-                rows.append(Row(collective, nbytes, algorithm, predicted))
-    return model, rows, skipped
+                rows.append(Row(collective, nbytes, algorithm, predicted, messages))
+    return rows, skipped
 
 
 def _skip(collective: str, algorithm: str, size: int, reason: str) -> dict[str, Any]:
@@ -402,23 +357,18 @@ def validate(
     planned: tuple | None = None
     if comm.Get_rank() == 0:
         try:
-            doc = read_machine(machine_file)
-            if not (doc.get("topology") or {}).get("value"):
-                raise InputError(
-                    f"--machine {machine_file} states no topology; accepted: a machine file with "
-                    '"topology" (topocoll calibrate writes one)'
-                )
+            loaded, predict = machine_prediction(machine_file)
             planned = (
                 "ok",
-                doc,
-                *predict_all(machine_file, doc, collectives, size_list, algorithms, ranks),
+                (loaded.name, loaded.topology),
+                *predict_all(predict, collectives, size_list, algorithms, ranks),
             )
         except ValueError as error:
             planned = ("error", str(error))
     planned = comm.bcast(planned, root=0)
     if planned[0] == "error":
         raise InputError(planned[1])
-    _, doc, model, rows, skipped = planned
+    _, (name, topology), rows, skipped = planned
     if not rows:
         first = skipped[0]["reason"] if skipped else "no algorithm serves these collectives"
         raise InputError(f"nothing to validate at {ranks} ranks: {first}")
@@ -429,13 +379,12 @@ def validate(
             f"{max_seconds:g}; accepted: fewer sizes, algorithms or --repetitions, or --force"
         )
     result = Validation(
-        machine=doc.get("name", ""),
+        machine=name,
         machine_file=machine_file,
-        topology=doc["topology"]["value"],
+        topology=topology,
         ranks=ranks,
         repetitions=repetitions,
         warmup=warmup,
-        model=model,
         estimate_s=estimate,
         skipped=skipped,
     )

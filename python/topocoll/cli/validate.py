@@ -75,7 +75,7 @@ def print_tables(v: validation.Validation) -> None:
     console = Console(width=140)
     verdicts = {(s.collective, s.size_bytes): s for s in v.verdicts}
     table = Table(
-        title=f"{v.machine} ({v.topology}, {v.ranks} ranks, {v.model} model): predicted and "
+        title=f"{v.machine} ({v.topology}, {v.ranks} ranks): predicted and "
         f"measured median of {v.repetitions}; error = (pred - meas) / meas; P best predicted, "
         "M best measured"
     )
@@ -133,12 +133,20 @@ def print_tables(v: validation.Validation) -> None:
         f"{len(v.skipped)} skipped; {v.elapsed_s:.0f} s (estimated {v.estimate_s:.0f} s)",
         highlight=False,
     )
-    for skip in v.skipped:
+    for (collective, algorithm, reason), sizes in skipped_groups(v.skipped).items():
         console.print(
-            f"skipped {skip['collective']} {skip['algorithm']} at "
-            f"{format_bytes(skip['size_bytes'])}: {skip['reason']}",
+            f"skipped {collective} {algorithm} at {', '.join(map(format_bytes, sizes))}: {reason}",
             highlight=False,
         )
+
+
+def skipped_groups(skipped: list[dict]) -> dict[tuple[str, str, str], list[int]]:
+    """The sizes of each (collective, algorithm, reason): one line each."""
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for skip in skipped:
+        key = (skip["collective"], skip["algorithm"], skip["reason"])
+        groups.setdefault(key, []).append(skip["size_bytes"])
+    return groups
 
 
 def run(args: argparse.Namespace) -> int:
