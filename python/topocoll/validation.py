@@ -44,10 +44,12 @@ DEFAULT_SIZES = "8B:64MiB"
 BEST_TOLERANCE = 0.10  # the predicted best counts when within 10% of the measured best
 ELEMENT_BYTES = 4  # the runtime times MPI_INT data (datatype class "int")
 DATATYPE = "int"
-# A rough cost of one timed call beyond the collective itself: the barrier and the launch
-# (per call), and building and checking the data (per element per rank): for the estimate.
+# The refusal's estimate, pessimistic: a collective takes up to SLOWDOWN times its prediction
+# (docs/validation.md: 20x above the caches of a loaded 2-core VM), a call CALL_OVERHEAD_S
+# more (barrier, launch), and the data's setup and check ELEMENT_COST_S per element per rank.
+SLOWDOWN = 20
 CALL_OVERHEAD_S = 50e-6
-ELEMENT_COST_S = 5e-9
+ELEMENT_COST_S = 20e-9
 
 
 def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float | None:
@@ -251,11 +253,11 @@ def candidate_algorithms(collective: str, chosen: Sequence[str] | None) -> list[
 
 
 def estimate_seconds(rows: Sequence[Row], ranks: int, repetitions: int, warmup: int) -> float:
-    """A rough wall time of the measurements: each call runs warmup + 1 collectives of about
-    the predicted time (times 2 for a busy machine), a barrier and the data's setup."""
+    """A rough wall time of the measurements: each call runs warmup + 1 collectives of at most
+    SLOWDOWN times the predicted time, a barrier and the data's setup."""
     total = 0.0
     for row in rows:
-        per_call = (warmup + 1) * (2 * row.predicted_s + CALL_OVERHEAD_S)
+        per_call = (warmup + 1) * (SLOWDOWN * row.predicted_s + CALL_OVERHEAD_S)
         per_call += ELEMENT_COST_S * (row.size_bytes / ELEMENT_BYTES) * ranks
         total += repetitions * per_call
     return total
