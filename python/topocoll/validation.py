@@ -42,6 +42,9 @@ RUNTIME_COLLECTIVES = {
 DEFAULT_COLLECTIVES = ("allreduce", "allgather", "reduce-scatter", "bcast")
 DEFAULT_SIZES = "8B:64MiB"
 BEST_TOLERANCE = 0.10  # the predicted best counts when within 10% of the measured best
+# Predictions this close to the smallest are a tie (the same schedule under two names): the
+# simulator cannot tell them apart, so none of them is its pick over the others.
+TIE_TOLERANCE = 1e-3
 ELEMENT_BYTES = 4  # the runtime times MPI_INT data (datatype class "int")
 DATATYPE = "int"
 # The refusal's estimate, pessimistic: a collective takes up to SLOWDOWN times its prediction
@@ -130,7 +133,7 @@ class SizeVerdict:
     collective: str
     size_bytes: int
     algorithms: int
-    predicted_best: str
+    predicted_best: str  # the tied ones joined by "="
     measured_best: str
     predicted_best_measured_s: float
     measured_best_s: float
@@ -148,27 +151,31 @@ def finish_rows(rows: Iterable[Row]) -> None:
 
 def size_verdicts(rows: Iterable[Row]) -> list[SizeVerdict]:
     """Per (collective, size) with at least one measured algorithm: the best of each ordering,
-    whether the predicted best is within 10% of the measured best, and Kendall's tau-b."""
+    whether the predicted best is within 10% of the measured best, and Kendall's tau-b. When
+    several predictions tie for the best (within TIE_TOLERANCE), the predicted best's measured
+    time is the median of theirs."""
     groups: dict[tuple[str, int], list[Row]] = {}
     for row in rows:
         if row.measured_s is not None:
             groups.setdefault((row.collective, row.size_bytes), []).append(row)
     verdicts = []
     for (collective, size), group in groups.items():
-        predicted_best = min(group, key=lambda r: r.predicted_s)
-        measured_best = min(group, key=lambda r: r.measured_s)
-        assert predicted_best.measured_s is not None and measured_best.measured_s is not None
+        fastest = min(r.predicted_s for r in group)
+        tied = [r for r in group if r.predicted_s <= fastest * (1 + TIE_TOLERANCE)]
+        # Tied predictions: what following the simulator gets is any of them, their median.
+        picked_s = statistics.median(r.measured_s for r in tied if r.measured_s is not None)
+        measured_best = min(group, key=lambda r: r.measured_s or math.inf)
+        assert measured_best.measured_s is not None
         verdicts.append(
             SizeVerdict(
                 collective=collective,
                 size_bytes=size,
                 algorithms=len(group),
-                predicted_best=predicted_best.algorithm,
+                predicted_best="=".join(r.algorithm for r in tied),
                 measured_best=measured_best.algorithm,
-                predicted_best_measured_s=predicted_best.measured_s,
+                predicted_best_measured_s=picked_s,
                 measured_best_s=measured_best.measured_s,
-                best_within_10pct=predicted_best.measured_s
-                <= (1 + BEST_TOLERANCE) * measured_best.measured_s,
+                best_within_10pct=picked_s <= (1 + BEST_TOLERANCE) * measured_best.measured_s,
                 kendall_tau=kendall_tau_b(
                     [r.predicted_s for r in group], [r.measured_s for r in group]
                 ),

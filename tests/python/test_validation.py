@@ -66,6 +66,19 @@ def test_errors_verdicts_and_summary():
     assert summary["median_kendall_tau"] == pytest.approx((1 / 3 - 1) / 2)
 
 
+def test_tied_predictions_take_the_median_of_the_tied():
+    # a, b and c are predicted alike (one schedule, three names): following the simulator
+    # gets any of them, the median 1.3, against d's 1.0: not within 10%. e is slower.
+    rows = rows_of(
+        "bcast",
+        8,
+        [("a", 1.0, 1.05), ("b", 1.0, 1.3), ("c", 1.0005, 2.0), ("d", 1.5, 1.0), ("e", 2, 3)],
+    )
+    (verdict,) = size_verdicts(rows)
+    assert verdict.predicted_best == "a=b=c" and verdict.measured_best == "d"
+    assert verdict.predicted_best_measured_s == 1.3 and not verdict.best_within_10pct
+
+
 def test_medians_of_samples():
     rows = [Row("bcast", 8, "a", 2.0, samples_s=[5.0, 1.0, 2.0, 100.0])]
     validation.finish_rows(rows)
