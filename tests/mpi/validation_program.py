@@ -41,6 +41,17 @@ machine = json.loads(machine_path.read_text())
 expect(machine["format"] == "topocoll-machine/1" and machine["name"] == "test-machine", "header")
 expect(machine["topology"]["value"] == "fattree:2:1:2:1", "a switch with 2 hosts")
 expect("nodes" not in machine or machine["nodes"] == {}, "no nodes section the reader refuses")
+# The simulator's reader (src/topology/machine_file.cpp, through the binding) accepts it.
+read = subprocess.run(
+    [
+        python,
+        "-c",
+        f"from topocoll.machine import load_machine; load_machine({str(machine_path)!r})",
+    ],
+    capture_output=True,
+    text=True,
+)
+expect(read.returncode == 0, f"the C++ reader reads the machine file: {read.stderr.strip()}")
 for section in ("network", "host"):
     for key, leaf in machine[section].items():
         expect("topocoll calibrate" in leaf["source"], f"{section}.{key}: source names the command")
