@@ -33,6 +33,10 @@ class CalibrationError(RuntimeError):
     """One line saying what is missing or failed (the CLI exits 2 with it)."""
 
 
+class WrongResult(CalibrationError):
+    """A timed collective produced wrong output elements (a defect, not a bad input)."""
+
+
 def library_path() -> Path:
     """Where libtopocoll_mpi.so is: `$TOPOCOLL_MPI_LIBRARY`, else the checkout's build/cpp."""
     configured = os.environ.get(LIBRARY_VARIABLE)
@@ -59,6 +63,22 @@ def _mpi() -> Any:
             "calibration needs mpi4py (the optional extra: pip install 'topocoll[mpi]')"
         ) from error
     return MPI
+
+
+def world() -> Any:
+    """MPI_COMM_WORLD (mpi4py initialises MPI on import); CalibrationError without mpi4py or
+    with fewer than 2 ranks."""
+    comm = _mpi().COMM_WORLD
+    if comm.Get_size() < 2:
+        raise CalibrationError(
+            "this needs 2 or more MPI ranks; accepted: a run under mpirun/mpiexec -np 2 or more"
+        )
+    return comm
+
+
+def mpi_library() -> str:
+    """The first line of MPI_Get_library_version."""
+    return _mpi().Get_library_version().replace("\x00", "").strip().splitlines()[0].strip()
 
 
 class _Runtime:
@@ -164,7 +184,7 @@ def measure_collective(
     if rc != 0:
         raise rt.failed(what)
     if wrong.value:
-        raise CalibrationError(f"{what} at {nbytes} B: {wrong.value} wrong elements")
+        raise WrongResult(f"{what} at {nbytes} B: {wrong.value} wrong elements")
     return list(times[:repetitions])
 
 
@@ -229,12 +249,21 @@ def _sourced(value: Any, source: str) -> dict[str, Any]:
     return {"value": value, "source": source}
 
 
+def single_switch(hosts: int) -> str:
+    """The topology a calibrated machine states: `hosts` hosts on one switch (a one-level
+    fat tree), so that every pair of ranks is two links apart, as measured."""
+    return f"fattree:2:1:{hosts}:1"
+
+
 def _link_costs(loggp: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(network, host) of one pair's LogGP result, as machine-file sections."""
     network: dict[str, Any] = {
-        # End to end: the wire's latency is charged once, on the link.
-        "link_latency": _sourced(_duration(loggp["latency_s"]), source + "; LogGP L"),
-        "hop_latency": _sourced("0ns", source + "; end-to-end latency is link_latency"),
+        # End to end L over the two links host-switch-host of single_switch(): half per link,
+        # nothing per hop, so that a path between two hosts costs L.
+        "link_latency": _sourced(
+            _duration(loggp["latency_s"] / 2), source + "; LogGP L / 2 (two links per path)"
+        ),
+        "hop_latency": _sourced("0ns", source + "; end-to-end latency is 2 x link_latency"),
     }
     bandwidth = loggp.get("pingpong_bandwidth_Bps") or loggp.get("train_bandwidth_Bps")
     if bandwidth:
@@ -262,6 +291,60 @@ def _host_rates(local: dict[str, Any], source: str) -> dict[str, Any]:
     }
 
 
+def calibrate_all(
+    comm: Any,
+    *,
+    name: str | None = None,
+    command: str | None = None,
+    loggp_options: dict[str, Any] | None = None,
+    host_options: dict[str, Any] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """(machine, on-node machine): machine-file dicts measured on the ranks of `comm`
+    (collective; every rank gets them).
+
+    `machine`'s `network` and LogGP `host` values come from a pair of ranks on different nodes
+    when the ranks span nodes, else from a pair on one node. With both kinds of pair, the
+    on-node pair's values form a second machine (named NAME-intra-node; None otherwise): the
+    machine-file format has no per-node section yet (`nodes` is reserved and read as `{}`).
+    Both state the topology single_switch(P) for the P ranks of `comm`. Each value's source
+    names the host, the MPI library, the date and `command` (default: this process's command
+    line).
+    """
+    pairs = measure_pairs(comm, loggp_options)
+    local = measure_host(comm, host_options)
+    library = mpi_library()
+    date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
+    hostname = socket.gethostname()
+    run = command if command is not None else " ".join(sys.argv)
+    source = f"calibration on {hostname}, {library}, {date}, command: {run}"
+    slug = re.sub(r"[^a-z0-9-]+", "-", hostname.lower()).strip("-") or "host"
+    base = name or f"calibrated-{slug}"[:64].rstrip("-")
+    ranks = comm.Get_size()
+
+    def machine_of(kind: str, machine_name: str, what: str) -> dict[str, Any]:
+        a, b = pairs[kind]["peers"]
+        network, host = _link_costs(pairs[kind], f"{source}; ranks {a} and {b}")
+        host.update(_host_rates(local, f"{source}; rank 0"))
+        return {
+            "format": MACHINE_FORMAT,
+            "name": machine_name,
+            "description": f"measured by topocoll calibrate on {hostname} ({ranks} ranks{what})",
+            "topology": _sourced(
+                single_switch(ranks), f"{source}; one switch, a host per rank (assumed)"
+            ),
+            "network": network,
+            "host": host,
+        }
+
+    if "inter_node" not in pairs:
+        return machine_of("intra_node", base, ""), None
+    machine = machine_of("inter_node", base, "; a pair on different nodes")
+    if "intra_node" not in pairs:
+        return machine, None
+    intra = machine_of("intra_node", base[:53].rstrip("-") + "-intra-node", "; a pair on one node")
+    return machine, intra
+
+
 def calibrate(
     comm: Any,
     *,
@@ -270,35 +353,9 @@ def calibrate(
     loggp_options: dict[str, Any] | None = None,
     host_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """A machine-file dict measured on the ranks of `comm` (collective; every rank gets it).
-
-    `network` and the LogGP values of `host` come from a pair of ranks on different nodes
-    when the ranks span nodes, else from a pair on one node; with both, the on-node pair's
-    values are in `nodes.intra_node` (`network` and `host` alike). Each value's source names
-    the host, the MPI library, the date and `command` (default: this process's command line).
-    """
-    mpi = _mpi()
-    pairs = measure_pairs(comm, loggp_options)
-    local = measure_host(comm, host_options)
-    library = mpi.Get_library_version().replace("\x00", "").strip().splitlines()[0].strip()
-    date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
-    hostname = socket.gethostname()
-    run = command if command is not None else " ".join(sys.argv)
-    source = f"calibration on {hostname}, {library}, {date}, command: {run}"
-    primary = "inter_node" if "inter_node" in pairs else "intra_node"
-    a, b = pairs[primary]["peers"]
-    network, host = _link_costs(pairs[primary], f"{source}; ranks {a} and {b}")
-    host.update(_host_rates(local, f"{source}; rank 0"))
-    slug = re.sub(r"[^a-z0-9-]+", "-", hostname.lower()).strip("-") or "host"
-    machine: dict[str, Any] = {
-        "format": MACHINE_FORMAT,
-        "name": name or f"calibrated-{slug}",
-        "description": f"measured by topocoll calibrate on {hostname} ({comm.Get_size()} ranks)",
-        "network": network,
-        "host": host,
-    }
-    if primary == "inter_node" and "intra_node" in pairs:
-        a, b = pairs["intra_node"]["peers"]
-        intra_network, intra_host = _link_costs(pairs["intra_node"], f"{source}; ranks {a} and {b}")
-        machine["nodes"] = {"intra_node": {"network": intra_network, "host": intra_host}}
+    """The first machine of calibrate_all: from a pair on different nodes when the ranks span
+    nodes, else from a pair on one node. Collective; every rank gets the same dict."""
+    machine, _ = calibrate_all(
+        comm, name=name, command=command, loggp_options=loggp_options, host_options=host_options
+    )
     return machine

@@ -12,6 +12,7 @@ from importlib.metadata import PackageNotFoundError, version
 
 from topocoll.cli import (
     algorithms,
+    calibrate,
     compare,
     innet,
     reproduce,
@@ -19,6 +20,7 @@ from topocoll.cli import (
     sim,
     traffic,
     tune,
+    validate,
     verify,
 )
 from topocoll.cli.common import EXIT_INPUT, Parser
@@ -27,6 +29,7 @@ from topocoll.errors import InputError, one_line
 # One module per subcommand, in the order of `topocoll --help`; each has `register(subparsers)`,
 # which adds its parser with `run(args)` as the handler.
 COMMANDS = (algorithms, verify, traffic, schedule, sim, compare, tune, innet, reproduce)
+COMMANDS += (calibrate, validate)  # under mpirun: the MPI runtime measures
 # What to try after running out of memory, per command (only verify has a cheaper mode).
 OUT_OF_MEMORY_HINTS = {
     "verify": "the instance is larger than this machine holds (try a smaller one or "

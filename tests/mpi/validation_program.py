@@ -1,0 +1,113 @@
+"""`topocoll calibrate` and `topocoll validate` under mpiexec (2 ranks), small settings: both
+exit 0, the machine file parses and states its topology with every value sourced, validate's
+JSON has its rows, per-size verdicts and summary, and an unwritable --out is one line and exit
+2. Skips (77) when the python given has no topocoll package with its extension.
+
+usage: validation_program.py MPIEXEC NP_FLAG PYTHON WORKDIR"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+mpiexec, np_flag, python, workdir = sys.argv[1:5]
+work = Path(workdir)
+work.mkdir(parents=True, exist_ok=True)
+if subprocess.run([python, "-c", "import topocoll._core, mpi4py"], capture_output=True).returncode:
+    print(f"skipped: {python} has no topocoll package (make build-python) or no mpi4py")
+    sys.exit(77)
+failures: list[str] = []
+
+
+def expect(ok: bool, what: str) -> None:
+    if not ok:
+        failures.append(what)
+
+
+def topocoll(*args: str) -> subprocess.CompletedProcess:
+    command = [mpiexec, np_flag, "2", python, "-m", "topocoll.cli", *args]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    print("$", " ".join(command), "->", done.returncode)
+    print(done.stderr[-2000:], file=sys.stderr)
+    return done
+
+
+machine_path = work / "m.json"
+done = topocoll("calibrate", "--out", str(machine_path), "--name", "test-machine")
+expect(done.returncode == 0, f"calibrate exits 0 (got {done.returncode})")
+machine = json.loads(machine_path.read_text())
+expect(machine["format"] == "topocoll-machine/1" and machine["name"] == "test-machine", "header")
+expect(machine["topology"]["value"] == "fattree:2:1:2:1", "a switch with 2 hosts")
+expect("nodes" not in machine or machine["nodes"] == {}, "no nodes section the reader refuses")
+# The simulator's reader (src/topology/machine_file.cpp, through the binding) accepts it.
+read = subprocess.run(
+    [
+        python,
+        "-c",
+        f"from topocoll.machine import load_machine; load_machine({str(machine_path)!r})",
+    ],
+    capture_output=True,
+    text=True,
+)
+expect(read.returncode == 0, f"the C++ reader reads the machine file: {read.stderr.strip()}")
+for section in ("network", "host"):
+    for key, leaf in machine[section].items():
+        expect("topocoll calibrate" in leaf["source"], f"{section}.{key}: source names the command")
+
+done = topocoll(
+    "validate",
+    "--machine",
+    str(machine_path),
+    "--collectives",
+    "allreduce",
+    "--sizes",
+    "8B:4KiB",
+    "--repetitions",
+    "3",
+    "--json",
+)
+expect(done.returncode == 0, f"validate exits 0 (got {done.returncode})")
+result = json.loads(done.stdout)
+expect(result["ranks"] == 2 and result["repetitions"] == 3, "ranks and repetitions")
+expect(len(result["rows"]) > 0, "rows")
+for row in result["rows"]:
+    expect(row["predicted_s"] > 0 and row["measured_s"] > 0, f"{row['algorithm']}: times")
+    expect(
+        abs(row["error"] - (row["predicted_s"] - row["measured_s"]) / row["measured_s"]) < 1e-9,
+        f"{row['algorithm']}: error",
+    )
+expect({v["size_bytes"] for v in result["verdicts"]} == {8, 32, 128, 512, 2048, 4096}, "sizes")
+for verdict in result["verdicts"]:
+    expect(isinstance(verdict["best_within_10pct"], bool), "within is a verdict")
+    expect(verdict["kendall_tau"] is None or -1 <= verdict["kendall_tau"] <= 1, "tau range")
+expect(result["summary"]["sizes"] == 6, "summary over the sizes")
+expect(0 <= result["summary"]["fraction_best_within_10pct"] <= 1, "summary fraction")
+
+
+def our_lines(done: subprocess.CompletedProcess) -> list[str]:
+    """topocoll's error lines (mpiexec adds its own report of the exit code)."""
+    return [line for line in done.stderr.splitlines() if line.startswith("error:")]
+
+
+done = topocoll("calibrate", "--out", "/nonexistent/x.json")
+expect(done.returncode == 2 and len(our_lines(done)) == 1, "unwritable --out: one line, exit 2")
+done = topocoll(
+    "validate",
+    "--machine",
+    str(machine_path),
+    "--collectives",
+    "allreduce",
+    "--max-seconds",
+    "0.000001",
+)
+expect(
+    done.returncode == 2 and len(our_lines(done)) == 1 and "estimated" in done.stderr,
+    "a run beyond --max-seconds: one line, exit 2",
+)
+
+for line in failures:
+    print(f"FAILED: {line}", file=sys.stderr)
+print(f"validation: {len(failures)} failed check(s)")
+sys.exit(1 if failures else 0)
