@@ -191,13 +191,9 @@ def measure_collective(
 def measure_pairs(comm: Any, options: dict[str, Any] | None = None) -> dict[str, dict[str, Any]]:
     """The runtime's LogGP results for a pair of ranks on one node (`intra_node`) and, when the
     ranks span nodes, a pair on different nodes (`inter_node`). Collective over `comm`."""
-    mpi = _mpi()
     if comm.Get_size() < 2:
         raise CalibrationError("calibration needs 2 or more ranks (run it under mpirun -np 2)")
-    node = comm.Split_type(mpi.COMM_TYPE_SHARED)
-    leader = node.allreduce(comm.Get_rank(), op=mpi.MIN)  # names this rank's node
-    node.Free()
-    leaders = comm.allgather(leader)
+    leaders = node_layout(comm)
     pairs: dict[str, tuple[int, int]] = {}
     for rank, own in enumerate(leaders):
         if own == leaders[0] and rank != 0 and "intra_node" not in pairs:
@@ -218,6 +214,79 @@ def measure_host(comm: Any, options: dict[str, Any] | None = None) -> dict[str, 
     """Copy, packing and reduction throughput of the runtime's code on rank 0, sent to all."""
     result = _the_runtime().host(options) if comm.Get_rank() == 0 else None
     return comm.bcast(result, root=0)
+
+
+# Node memory measurement (docs/calibration.md, "Nodes"): buffers well past any cache, few
+# repetitions (each copies 64 MiB).
+LARGE_COPY_OPTIONS = {"bytes": 64 << 20, "repetitions": 5, "warmup": 1}
+
+
+def node_layout(comm: Any) -> list[int]:
+    """For every rank of `comm`, the lowest rank on its node (MPI_COMM_TYPE_SHARED)."""
+    mpi = _mpi()
+    node = comm.Split_type(mpi.COMM_TYPE_SHARED)
+    leader = node.allreduce(comm.Get_rank(), op=mpi.MIN)
+    node.Free()
+    return comm.allgather(leader)
+
+
+def measure_node_memory(comm: Any, options: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """The node's memory as the runtime's copy loop sees it (topocoll_measure_host's `copy`,
+    large buffers): `alone_Bps`, the copy rate of the lowest rank of rank 0's node while its
+    node mates wait; `together_Bps`, the per-rank rates while every rank of that node copies
+    at the same time (a barrier, then the measurement); `node_Bps`, their sum: the node-wide
+    bandwidth the node's copies share. None when rank 0 has its node to itself. Collective."""
+    options = options or LARGE_COPY_OPTIONS
+    leaders = node_layout(comm)
+    mates = [r for r, own in enumerate(leaders) if own == leaders[0]]
+    if len(mates) < 2:
+        return None
+    rank = comm.Get_rank()
+    rt = _the_runtime()
+    comm.Barrier()
+    alone = rt.host(options)["copy"]["rate_Bps"] if rank == mates[0] else None
+    comm.Barrier()
+    together = rt.host(options)["copy"]["rate_Bps"] if rank in mates else None
+    rates = comm.allgather(together)
+    alone = comm.bcast(alone, root=mates[0])
+    per_rank = [rates[r] for r in mates]
+    if alone is None or any(r is None for r in per_rank):
+        raise CalibrationError("the large-buffer copy measurement gave no rate")
+    return {
+        "ranks": mates,
+        "bytes": options.get("bytes"),
+        "alone_Bps": alone,
+        "together_Bps": per_rank,
+        "node_Bps": sum(per_rank),
+    }
+
+
+# The per-step workload: ring allreduce, 2(P-1) steps of one MPI_INT per rank's chunk.
+STEP_WORKLOAD = ("allreduce", "ring")
+STEP_REPETITIONS = 50
+
+
+def measure_step_overhead(comm: Any, loggp: dict[str, Any]) -> dict[str, Any]:
+    """The runtime's own cost per schedule step beyond LogGP: the median time of the ring
+    allreduce of 4 bytes per rank (2(P-1) steps, each one message per rank), per step, less
+    what the model already charges a step (o_send + o_recv + L of `loggp`). Collective."""
+    ranks = comm.Get_size()
+    collective, algorithm = STEP_WORKLOAD
+    nbytes = 4 * ranks
+    times = sorted(measure_collective(comm, collective, algorithm, nbytes, STEP_REPETITIONS, 5))
+    median = times[len(times) // 2]
+    steps = 2 * (ranks - 1)
+    modelled = loggp["send_overhead_s"] + loggp["recv_overhead_s"] + loggp["latency_s"]
+    return {
+        "collective": collective,
+        "algorithm": algorithm,
+        "bytes": nbytes,
+        "steps": steps,
+        "median_s": median,
+        "per_step_s": median / steps,
+        "loggp_per_step_s": modelled,
+        "step_overhead_s": max(0.0, median / steps - modelled),
+    }
 
 
 def _plain(value: float) -> str:
@@ -283,6 +352,43 @@ def _link_costs(loggp: dict[str, Any], source: str) -> tuple[dict[str, Any], dic
     return network, host
 
 
+def _node_section(
+    memory: dict[str, Any], ranks_per_node: int, loggp: dict[str, Any], source: str
+) -> dict[str, Any]:
+    """The `nodes` section (docs/nodes.md) of a node measured by measure_node_memory, with
+    the on-node pair's one-way latency as the fabric's."""
+    ranks = memory["ranks"]
+    size = _size(int(memory["bytes"]))
+    return {
+        "ranks_per_node": _sourced(
+            ranks_per_node, source + "; ranks per node (MPI_COMM_TYPE_SHARED)"
+        ),
+        "fabric": _sourced("shared-memory", source + "; ranks of one node share its memory"),
+        "memory_bandwidth": _sourced(
+            _rate(memory["node_Bps"]),
+            source + f"; copy_elements of {size} on ranks {ranks[0]}-{ranks[-1]} at once "
+            "(barrier, then measure), sum of their rates",
+        ),
+        "fabric_bandwidth": _sourced(
+            _rate(memory["alone_Bps"]),
+            source + f"; copy_elements of {size} on rank {ranks[0]} alone",
+        ),
+        "fabric_latency": _sourced(
+            _duration(loggp["latency_s"]),
+            source + f"; LogGP L of on-node ranks {loggp['peers'][0]} and {loggp['peers'][1]}",
+        ),
+    }
+
+
+def _step_overhead(step: dict[str, Any], source: str) -> dict[str, Any]:
+    return _sourced(
+        _duration(step["step_overhead_s"]),
+        source + f"; {step['collective']} {step['algorithm']} of {step['bytes']} B: median "
+        f"{_duration(step['median_s'])} over {step['steps']} steps, less o_send + o_recv + L "
+        f"({_duration(step['loggp_per_step_s'])}) per step",
+    )
+
+
 def _host_rates(local: dict[str, Any], source: str) -> dict[str, Any]:
     rates = {cls: _rate(local["reduce"][cls]["rate_Bps"]) for cls in REDUCE_CLASSES}
     return {
@@ -298,20 +404,29 @@ def calibrate_all(
     command: str | None = None,
     loggp_options: dict[str, Any] | None = None,
     host_options: dict[str, Any] | None = None,
+    node_options: dict[str, Any] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """(machine, on-node machine): machine-file dicts measured on the ranks of `comm`
     (collective; every rank gets them).
 
     `machine`'s `network` and LogGP `host` values come from a pair of ranks on different nodes
     when the ranks span nodes, else from a pair on one node. With both kinds of pair, the
-    on-node pair's values form a second machine (named NAME-intra-node; None otherwise): the
-    machine-file format has no per-node section yet (`nodes` is reserved and read as `{}`).
-    Both state the topology single_switch(P) for the P ranks of `comm`. Each value's source
+    on-node pair's values form a second machine (named NAME-intra-node; None otherwise).
+    `host.step_overhead` is measure_step_overhead's on all ranks. When rank 0 shares its node,
+    `machine` has a `nodes` section (measure_node_memory with `node_options`, the on-node
+    pair's L) and the topology single_switch(max(2, nodes)), a host per node; otherwise
+    single_switch(P) for the P ranks of `comm`. Each value's source
     names the host, the MPI library, the date and `command` (default: this process's command
     line).
     """
     pairs = measure_pairs(comm, loggp_options)
     local = measure_host(comm, host_options)
+    memory = measure_node_memory(comm, node_options)
+    machine_kind = "inter_node" if "inter_node" in pairs else "intra_node"
+    step = measure_step_overhead(comm, pairs[machine_kind])
+    leaders = node_layout(comm)
+    nodes = len(set(leaders))
+    per_node = max(leaders.count(own) for own in set(leaders))
     library = mpi_library()
     date = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
     hostname = socket.gethostname()
@@ -325,7 +440,8 @@ def calibrate_all(
         a, b = pairs[kind]["peers"]
         network, host = _link_costs(pairs[kind], f"{source}; ranks {a} and {b}")
         host.update(_host_rates(local, f"{source}; rank 0"))
-        return {
+        host["step_overhead"] = _step_overhead(step, f"{source}; all {ranks} ranks")
+        machine = {
             "format": MACHINE_FORMAT,
             "name": machine_name,
             "description": f"measured by topocoll calibrate on {hostname} ({ranks} ranks{what})",
@@ -335,6 +451,15 @@ def calibrate_all(
             "network": network,
             "host": host,
         }
+        if memory is not None and kind == machine_kind:
+            # Nodes of ranks sharing memory, one NIC each, on one switch (at least 2 hosts: a
+            # fat tree's least); a single node's ranks never use the network.
+            machine["topology"] = _sourced(
+                single_switch(max(2, nodes)),
+                f"{source}; one switch, a host per node ({nodes} node(s) measured; assumed)",
+            )
+            machine["nodes"] = _node_section(memory, per_node, pairs["intra_node"], source)
+        return machine
 
     if "inter_node" not in pairs:
         return machine_of("intra_node", base, ""), None
@@ -352,10 +477,16 @@ def calibrate(
     command: str | None = None,
     loggp_options: dict[str, Any] | None = None,
     host_options: dict[str, Any] | None = None,
+    node_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The first machine of calibrate_all: from a pair on different nodes when the ranks span
     nodes, else from a pair on one node. Collective; every rank gets the same dict."""
     machine, _ = calibrate_all(
-        comm, name=name, command=command, loggp_options=loggp_options, host_options=host_options
+        comm,
+        name=name,
+        command=command,
+        loggp_options=loggp_options,
+        host_options=host_options,
+        node_options=node_options,
     )
     return machine

@@ -47,9 +47,11 @@ machine = calibration.calibrate(
         "train_counts": [1, 4, 8],
     },
     host_options={"bytes": 262144, "repetitions": 3},
+    node_options={"bytes": 1 << 20, "repetitions": 2, "warmup": 1},
 )
 expect(machine["format"] == "topocoll-machine/1", "format")
-leaves = sourced_leaves({"network": machine["network"], "host": machine["host"]})
+sections = ("network", "host", "nodes")
+leaves = sourced_leaves({key: machine[key] for key in sections if key in machine})
 names = {name for name, _ in leaves}
 for wanted in (
     "network.link_latency",
@@ -60,6 +62,7 @@ for wanted in (
     "host.copy_rate",
     "host.reduce_rate",
     "host.eager_threshold",
+    "host.step_overhead",
 ):
     expect(wanted in names, f"{wanted} present")
 hostname = __import__("socket").gethostname()
@@ -75,6 +78,14 @@ for name, leaf in leaves:
 expect(machine["host"]["copy_rate"]["value"].endswith("Bps"), "copy rate is a rate")
 expect(set(machine["host"]["reduce_rate"]["value"]) == {"float", "double", "int"}, "classes")
 expect(machine["network"]["link_latency"]["value"].endswith("s"), "latency is a duration")
+expect(machine["host"]["step_overhead"]["value"].endswith("s"), "step overhead is a duration")
+node = comm.Split_type(MPI.COMM_TYPE_SHARED)
+shared = comm.bcast(node.Get_size() > 1, root=0)
+node.Free()
+if shared:  # rank 0 shares its node: the node's memory, measured
+    for wanted in ("ranks_per_node", "fabric", "memory_bandwidth", "fabric_bandwidth"):
+        expect(f"nodes.{wanted}" in names, f"nodes.{wanted} present")
+    expect(machine["nodes"]["fabric"]["value"] == "shared-memory", "shared-memory fabric")
 expect(machine == comm.bcast(machine, root=0), "every rank has the same machine")
 
 times = calibration.measure_collective(comm, "allreduce", "ring", 65536, 3)

@@ -40,7 +40,14 @@ expect(done.returncode == 0, f"calibrate exits 0 (got {done.returncode})")
 machine = json.loads(machine_path.read_text())
 expect(machine["format"] == "topocoll-machine/1" and machine["name"] == "test-machine", "header")
 expect(machine["topology"]["value"] == "fattree:2:1:2:1", "a switch with 2 hosts")
-expect("nodes" not in machine or machine["nodes"] == {}, "no nodes section the reader refuses")
+# Two ranks of one node (mpiexec -n 2 here): a shared-memory node of 2 ranks, measured.
+nodes = machine.get("nodes", {})
+expect(nodes.get("ranks_per_node", {}).get("value") == 2, "a node of the 2 ranks")
+expect(nodes.get("fabric", {}).get("value") == "shared-memory", "shared-memory fabric")
+for key in ("memory_bandwidth", "fabric_bandwidth"):
+    expect(nodes.get(key, {}).get("value", "").endswith("Bps"), f"nodes.{key} is a rate")
+expect(nodes.get("fabric_latency", {}).get("value", "").endswith("s"), "fabric latency")
+expect(machine["host"]["step_overhead"]["value"].endswith("s"), "step overhead is a duration")
 # The simulator's reader (src/topology/machine_file.cpp, through the binding) accepts it.
 read = subprocess.run(
     [
@@ -52,8 +59,8 @@ read = subprocess.run(
     text=True,
 )
 expect(read.returncode == 0, f"the C++ reader reads the machine file: {read.stderr.strip()}")
-for section in ("network", "host"):
-    for key, leaf in machine[section].items():
+for section in ("network", "host", "nodes"):
+    for key, leaf in machine.get(section, {}).items():
         expect("topocoll calibrate" in leaf["source"], f"{section}.{key}: source names the command")
 
 done = topocoll(

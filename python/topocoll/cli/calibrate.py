@@ -55,6 +55,16 @@ def companion(path: str) -> str:
     return str(target.with_name(target.stem + "-intra-node" + (target.suffix or ".json")))
 
 
+def node_summary(machine: dict[str, Any]) -> str:
+    nodes = machine.get("nodes")
+    if not nodes:
+        return ""
+    return (
+        f", nodes of {nodes['ranks_per_node']['value']} ranks (memory "
+        f"{nodes['memory_bandwidth']['value']}, per-rank copy {nodes['fabric_bandwidth']['value']})"
+    )
+
+
 def fail(line: str, rank: int = 0) -> int:
     if rank == 0:
         print(f"error: calibrate: {one_line(line)}", file=sys.stderr)
@@ -96,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
             f"{machine['topology']['value']}, link latency {net['link_latency']['value']}, "
             f"bandwidth {net.get('bandwidth', {}).get('value', '-')}, o "
             f"{host['send_overhead']['value']}/{host['recv_overhead']['value']}, g "
-            f"{host['gap']['value']}, eager threshold {host['eager_threshold']['value']}"
+            f"{host['gap']['value']}, eager threshold {host['eager_threshold']['value']}, "
+            f"step overhead {host['step_overhead']['value']}{node_summary(machine)}"
         )
     return EXIT_OK
