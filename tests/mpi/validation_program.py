@@ -74,8 +74,12 @@ done = topocoll(
     "--repetitions",
     "3",
     "--json",
+    # A machine calibrated under load (2 ranks beside a test suite on 2 cores) can predict
+    # milliseconds per call and put these few sizes past the estimate's limit; the refusal
+    # itself is checked below.
+    "--force",
 )
-expect(done.returncode == 0, f"validate exits 0 (got {done.returncode})")
+expect(done.returncode == 0, f"validate exits 0 (got {done.returncode}): {done.stderr.strip()}")
 result = json.loads(done.stdout)
 expect(result["ranks"] == 2 and result["repetitions"] == 3, "ranks and repetitions")
 expect(len(result["rows"]) > 0, "rows")
