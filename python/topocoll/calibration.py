@@ -324,6 +324,11 @@ def single_switch(hosts: int) -> str:
     return f"fattree:2:1:{hosts}:1"
 
 
+def _largest_pingpong(loggp: dict[str, Any]) -> dict[str, Any] | None:
+    points = [p for p in loggp.get("points", {}).get("pingpong", []) if p.get("fastest_s", 0) > 0]
+    return max(points, key=lambda p: p["bytes"], default=None)
+
+
 def _link_costs(loggp: dict[str, Any], source: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """(network, host) of one pair's LogGP result, as machine-file sections."""
     network: dict[str, Any] = {
@@ -337,6 +342,13 @@ def _link_costs(loggp: dict[str, Any], source: str) -> tuple[dict[str, Any], dic
     bandwidth = loggp.get("pingpong_bandwidth_Bps") or loggp.get("train_bandwidth_Bps")
     if bandwidth:
         network["bandwidth"] = _sourced(_rate(bandwidth), source + "; ping-pong per-byte slope")
+    elif largest := _largest_pingpong(loggp):
+        # Under load neither slope may come out positive; without a bandwidth the file would
+        # leave the simulator's default in place, so the largest ping-pong's rate stands in.
+        network["bandwidth"] = _sourced(
+            _rate(largest["bytes"] / largest["fastest_s"]),
+            source + f"; largest ping-pong ({largest['bytes']} B) over its fastest half round trip",
+        )
     knee = loggp.get("eager_threshold_bytes")
     host = {
         "send_overhead": _sourced(_duration(loggp["send_overhead_s"]), source + "; MPI_Isend post"),
