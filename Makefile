@@ -111,7 +111,7 @@ build-asan: venv
 	  -DTOPOCOLL_MPI=OFF \
 	  -DCMAKE_BUILD_TYPE=Debug -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g1" \
 	  -DPython_EXECUTABLE=$(abspath $(PY)) >/dev/null
-	cmake --build $(ASAN_DIR) -j$(JOBS) --target topocoll_tests _core
+	cmake --build $(ASAN_DIR) -j$(JOBS) --target topocoll_tests topocoll_reader_tests _core
 	rm -rf $(ASAN_PKG) && mkdir -p $(ASAN_PKG)/topocoll
 	cp -r python/topocoll/. $(ASAN_PKG)/topocoll/  # the package with its subpackages and data
 	cp $(ASAN_DIR)/_core*.so $(ASAN_PKG)/topocoll/
@@ -122,6 +122,7 @@ test-asan: build-asan build-python
 	    --gtest_filter='$(ASAN_GTEST_FILTER)' --gtest_brief=1 > $(ASAN_DIR)/gtest-shard-$$i.log 2>&1 & \
 	  pids="$$pids $$!"; done; \
 	for p in $$pids; do wait $$p || status=1; done; cat $(ASAN_DIR)/gtest-shard-*.log; exit $$status
+	$(ASAN_ENV) $(ASAN_DIR)/topocoll_reader_tests --gtest_brief=1
 	$(ASAN_ENV) LD_PRELOAD="$(ASAN_PRELOAD)" PYTHONPATH=$(ASAN_PKG) \
 	  $(VENV)/bin/python -c 'import topocoll._core as c, sys; sys.exit("$(ASAN_PKG)" not in c.__file__)'
 	$(ASAN_ENV) LD_PRELOAD="$(ASAN_PRELOAD)" PYTHONPATH=$(ASAN_PKG) \
