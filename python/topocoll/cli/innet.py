@@ -152,7 +152,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.plot:  # before the runs
         require("matplotlib", "innet --plot")
-    check_applicable(args, _core.make_topology(args.topology, _core.network_preset(args.params)))
+    params, default_topology = innet.innet_params(args.params, getattr(args, "machine", None))
+    check_applicable(args, _core.make_topology(args.topology or default_topology, params))
     topology, _, results = innet.run(args)
     if args.links:
         write_output(args.links, "--links", lambda path: write_links(path, topology, results))
