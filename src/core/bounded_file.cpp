@@ -62,7 +62,7 @@ std::string read_bounded_file(const std::string& path, std::string_view what,
   Descriptor file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
   if (file.fd < 0) {
     const int error = errno;
-    if (error == ENOENT) file_error(what, path, "no such file");
+    if (error == ENOENT) file_error(what, path, "no such file; accepted: an existing regular file");
     file_error(what, path, std::string("cannot open (") + std::strerror(error) + ")");
   }
   struct stat status {};
