@@ -4,6 +4,7 @@ options. Small networks only, to keep the suite fast."""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 
@@ -95,7 +96,7 @@ def test_links_count_wire_bytes(run_cli, tmp_path):
         "--links",
         str(links),
     )
-    total = sum(float(line.split(",")[4]) for line in links.read_text().splitlines()[1:])
+    total = sum(float(row["bytes"]) for row in csv.DictReader(links.open()))
     # 3 steps, 8 ranks, each sending 10000 B in 3 packets of 4 KiB at most.
     assert total == pytest.approx(3 * 8 * (10000 + 3 * 64))
     assert doc["messages"] == 24
