@@ -144,7 +144,8 @@ def fig9(runs):
 
 def fig10(runs):
     return {"canary/static-1 with 8 tenants": ratio(runs, "canary x8", "static-1 x8"),
-            "canary x8 / canary x1": ratio(runs, "canary x8", "canary x1")}  # fmt: skip
+            "canary x8 / canary x1": ratio(runs, "canary x8", "canary x1"),
+            "static-1 x8 / static-1 x1": ratio(runs, "static-1 x8", "static-1 x1")}  # fmt: skip
 
 
 def fig11(runs):
@@ -152,7 +153,12 @@ def fig11(runs):
                 runs, "canary 1us noise 0.01 idle", "canary 1us noise 0.0001 idle"),
             "canary 1us / static-4 at noise 0.0001, congested": ratio(
                 runs, "canary 1us noise 0.0001 congested",
-                "static-4 noise 0.0001 congested")}  # fmt: skip
+                "static-4 noise 0.0001 congested"),
+            # Fig. 11 under congestion: Canary above four static trees at every noise level
+            # and timeout (section 5.2.5); the smallest of those ratios.
+            "min canary / static-4 over noise and timeout, congested": min(
+                ratio(runs, name, f"static-4 noise {name.split()[3]} congested")
+                for name in runs if name.startswith("canary") and name.endswith("congested"))}  # fmt: skip
 
 
 FIGS = {"fig2": ("Fig. 2", fig2), "fig7a": ("Fig. 7a", fig7a), "fig7b": ("Fig. 7b", fig7b),

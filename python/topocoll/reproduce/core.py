@@ -77,23 +77,122 @@ def claims_of(experiment: Experiment) -> list[dict]:
     ]
 
 
-def judge(claim: dict, ours: float | None, scale: str) -> str:
+# The one reading of "best", "win" and "crossover" for every paper (the Bine paper's rule,
+# section 5.1): an algorithm wins when it is more than 1% faster, loses when the other is more
+# than 1% faster; anything closer is a tie.
+TIE = 0.01
+
+
+def is_win(ours: float, theirs: float) -> bool:
+    """Whether time `ours` beats time `theirs`: theirs more than 1% longer."""
+    return theirs > ours * (1 + TIE)
+
+
+def is_loss(ours: float, theirs: float) -> bool:
+    """Whether time `ours` loses to time `theirs`: ours more than 1% longer."""
+    return is_win(theirs, ours)
+
+
+def gain_wins(gain: float) -> bool:
+    """`gain` = their time / ours (a goodput ratio, ours over theirs): a win by the one rule."""
+    return is_win(1.0, gain)
+
+
+def gain_loses(gain: float) -> bool:
+    """`gain` = their time / ours: a loss by the one rule (below 1/1.01, not 0.99)."""
+    return is_loss(1.0, gain)
+
+
+def win_loss_percent(gains: Iterable[float]) -> tuple[float, float]:
+    """(win %, loss %) over the cases' gains (their time / ours), ties in neither."""
+    gains = list(gains)
+    if not gains:
+        return float("nan"), float("nan")
+    wins = sum(gain_wins(g) for g in gains)
+    losses = sum(gain_loses(g) for g in gains)
+    return 100.0 * wins / len(gains), 100.0 * losses / len(gains)
+
+
+def crossover(sizes: Iterable[float], gains: Iterable[float | None]) -> float:
+    """The one crossover reading: the largest size after which the algorithm loses at every
+    larger size (its "best up to" point), with `gains` (their time / ours) per size. A tie or a
+    loss followed by a win does not end it; 0 if it loses at every size, the largest size if it
+    does not lose at the largest. A size without a gain (None, NaN) counts as a loss."""
+    points = sorted(zip(sizes, gains, strict=True))
+    last = 0.0
+    for size, gain in points:
+        if gain is not None and not math.isnan(gain) and not gain_loses(gain):
+            last = size
+    return last
+
+
+def first_loss_after_crossover(sizes: Iterable[float], gains: Iterable[float | None]) -> float:
+    """The smallest size of the final run of losses (the size "from which" the others win),
+    NaN if the algorithm does not lose at the largest size."""
+    points = sorted(zip(sizes, gains, strict=True))
+    cross = crossover([s for s, _ in points], [g for _, g in points])
+    after = [s for s, _ in points if s > cross]
+    return after[0] if after else float("nan")
+
+
+def trend(values: Iterable[float]) -> int:
+    """+1 if the values grow (the last more than 1% above the first, no step down by more than
+    1%), -1 if they shrink (mirrored), 0 otherwise: "grows with", "shrinks with" claims."""
+    v = list(values)
+    if len(v) < 2:
+        return 0
+    if is_win(v[0], v[-1]) and not any(is_win(b, a) for a, b in zip(v, v[1:])):
+        return 1
+    if is_win(v[-1], v[0]) and not any(is_win(a, b) for a, b in zip(v, v[1:])):
+        return -1
+    return 0
+
+
+# Default tolerances where a paper states no variability of its own (none of the five does):
+# a wider one needs its reason in the claim's note.
+DEFAULT_TOLERANCE = {"ratio": {"rel": 0.1}, "percent": {"abs": 10.0}, "crossover": {"steps": 1}}
+KINDS = ("performance", "closed-form")
+
+
+def claim_kind(claim: dict) -> str:
+    """performance (a time, goodput, crossover or win rate the paper measured) or closed-form
+    (steps, bytes, deficiencies, exactness: counts a schedule fixes). Unmarked: performance."""
+    return claim.get("kind", "performance")
+
+
+def judge(claim: dict, ours, scale: str) -> str:
     """agree / differ against the claim's tolerance; claims about the paper's sizes only are
-    'not judged at small scale' there (the small run uses smaller shapes)."""
+    'not judged at small scale' there (the small run uses smaller shapes). Relations: equal
+    (abs/rel tolerance), at_least / at_most (abs/rel), sign, wins / loses (ours is a gain, their
+    time over ours, judged by the one tie rule), crossover (sizes; tolerance in size steps of
+    a factor 2), trend (+1 grows, -1 shrinks, 0 neither: exact)."""
     if claim.get("scale") == "paper" and scale != "paper":
         return "not judged at small scale"
     if ours is None or (isinstance(ours, float) and math.isnan(ours)):
         return "differ"
     value, tol = claim["value"], claim.get("tolerance", {})
     relation = claim.get("relation", "equal")
-    if relation == "at_least":
-        return "agree" if ours >= value - tol.get("abs", 0) else "differ"
-    if relation == "at_most":
-        return "agree" if ours <= value + tol.get("abs", 0) else "differ"
-    if relation == "sign":  # same sign as the paper's value (a trend)
-        return "agree" if (ours > 0) == (value > 0) else "differ"
-    bound = tol.get("abs", 0.0) + tol.get("rel", 0.0) * abs(value)
+    bound = tol.get("abs", 0.0) + tol.get("rel", 0.0) * abs(value) if relation != "trend" else 0
+    ok = {
+        "at_least": lambda: ours >= value - bound - 1e-12,
+        "at_most": lambda: ours <= value + bound + 1e-12,
+        "sign": lambda: (ours > 0) == (value > 0),  # same sign as the paper's value
+        "wins": lambda: gain_wins(ours),
+        "loses": lambda: gain_loses(ours),
+        "trend": lambda: ours == value,
+        "crossover": lambda: same_size_step(ours, value, tol.get("steps", 0)),
+    }.get(relation)
+    if ok is not None:
+        return "agree" if ok() else "differ"
     return "agree" if abs(ours - value) <= bound + 1e-12 else "differ"
+
+
+def same_size_step(ours: float, value: float, steps: float) -> bool:
+    """Whether two crossover sizes lie within `steps` doublings (0: the algorithm is never
+    best, which only 0 matches)."""
+    if ours <= 0 or value <= 0:
+        return ours == value
+    return abs(math.log2(ours / value)) <= steps + 1e-9
 
 
 FORMULA_NAMES = {"log2": math.log2, "log3": lambda x: math.log(x, 3), "sqrt": math.sqrt}
@@ -128,6 +227,7 @@ def verdict(experiment: Experiment, results: dict, ctx: Context, seconds: float)
                 "ours": ours,
                 "key": claim["key"],
                 "verdict": judge(claim, ours, ctx.scale),
+                "kind": claim_kind(claim),
                 "note": claim.get("note", ""),
             }
         )
@@ -140,7 +240,19 @@ def verdict(experiment: Experiment, results: dict, ctx: Context, seconds: float)
         "claims": rows,
         "agree": sum(r["verdict"] == "agree" for r in rows),
         "differ": sum(r["verdict"] == "differ" for r in rows),
+        "by_kind": count_by_kind(rows),
     }
+
+
+def count_by_kind(rows: Iterable[dict]) -> dict[str, dict[str, int]]:
+    """Per kind of claim (performance, closed-form): claims, agree, differ, not judged."""
+    out: dict[str, dict[str, int]] = {}
+    for r in rows:
+        k = out.setdefault(r.get("kind", "performance"),
+                           {"claims": 0, "agree": 0, "differ": 0, "not judged": 0})  # fmt: skip
+        k["claims"] += 1
+        k[r["verdict"] if r["verdict"] in ("agree", "differ") else "not judged"] += 1
+    return out
 
 
 def write_csv(path: Path, rows: list[dict]) -> None:

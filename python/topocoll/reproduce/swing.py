@@ -11,7 +11,17 @@ import statistics
 from topocoll.plots import pyplot
 from topocoll.simulation import simulate
 
-from .core import Context, Experiment, accepted, grid_dims, size_label, write_csv
+from .core import (
+    Context,
+    Experiment,
+    accepted,
+    crossover,
+    first_loss_after_crossover,
+    grid_dims,
+    size_label,
+    trend,
+    write_csv,
+)
 
 MIB = 1 << 20
 # The algorithms of the paper's plots (section 2.3): ring is the Hamiltonian rings on 2D tori.
@@ -94,21 +104,23 @@ def family_goodput(c) -> dict[str, dict[int, float]]:
     return out
 
 
+def gains(c) -> tuple[list[int], list[float | None]]:
+    return [s.size_bytes for s in c.summary], [s.gain for s in c.summary]
+
+
 def swing_best_up_to(c) -> float:
-    """Largest size (MiB) up to which Swing is best at every size (gain >= 1)."""
-    last = 0
-    for s in c.summary:
-        if s.gain is None or s.gain < 1.0:
-            break
-        last = s.size_bytes
-    return last / MIB
+    """Swing's crossover (MiB) by the one reading (core.crossover): the largest size after
+    which the best baseline wins, by more than 1%, at every larger size."""
+    return crossover(*gains(c)) / MIB
 
 
 def first_win(c, family: str) -> float:
-    """Smallest size (MiB) at which the best baseline beats Swing and is of `family`."""
+    """The size (MiB) from which the baselines win at every larger size, if the best baseline
+    there is of `family`; NaN otherwise."""
+    size = first_loss_after_crossover(*gains(c))
     for s in c.summary:
-        if s.gain is not None and s.gain < 1.0 and s.best_baseline and family in s.best_baseline:
-            return s.size_bytes / MIB
+        if s.size_bytes == size and s.best_baseline and family in s.best_baseline:
+            return size / MIB
     return float("nan")
 
 
@@ -199,9 +211,12 @@ def fig7(ctx: Context) -> dict:
     rows = [r for label, c in cases.items() for r in summary_rows(label, c)]
     write_csv(ctx.out / "fig7.csv", rows)
     plot_gains(ctx, "fig7", cases, "Swing Fig. 7: gain on square tori (swing-sst machine)")
+    per_side = [max_gain(c) for c in cases.values()]  # sides in increasing order
     return {
         "min over shapes of swing best up to MiB": min(swing_best_up_to(c) for c in cases.values()),
         "max gain": round(max(s.gain for c in cases.values() for s in c.summary if s.gain), 3),
+        "max gain per side": per_side,
+        "max gain trend over torus side": trend(per_side),
     }
 
 
@@ -213,11 +228,15 @@ def fig8(ctx: Context) -> dict:
     rows = [r for label, c in cases.items() for r in summary_rows(label, c)]
     write_csv(ctx.out / "fig8.csv", rows)
     plot_gains(ctx, "fig8", cases, "Swing Fig. 8: gain on 8x8 per link bandwidth")
+    per_rate = [max_gain(c) for c in cases.values()]  # rates in increasing order
     return {
         "gain at 512MiB, 3.2Tb/s": gain_at(cases["3200Gbps"], 512 * MIB),
         "min over bandwidths of max gain": round(
             min(max(s.gain for s in c.summary if s.gain) for c in cases.values()), 3
         ),
+        "min over bandwidths of median gain": min(median_gain(c) for c in cases.values()),
+        "max gain per bandwidth": per_rate,
+        "max gain trend over bandwidth": trend(per_rate),
     }
 
 
@@ -227,9 +246,13 @@ def fig10(ctx: Context) -> dict:
     rows = [r for label, c in cases.items() for r in summary_rows(label, c)]
     write_csv(ctx.out / "fig10.csv", rows)
     plot_gains(ctx, "fig10", cases, "Swing Fig. 10: gain on rectangular tori")
+    per_shape = [max_gain(c) for c in cases.values()]  # aspect ratios in increasing order
     return {
         "min over shapes of swing best up to MiB": min(swing_best_up_to(c) for c in cases.values()),
         "max gain": round(max(s.gain for c in cases.values() for s in c.summary if s.gain), 3),
+        "swing best up to MiB per shape": [swing_best_up_to(c) for c in cases.values()],
+        "max gain per shape": per_shape,
+        "max gain trend over aspect ratio": trend(per_shape),
     }
 
 

@@ -11,7 +11,7 @@ from topocoll import _core
 from topocoll.plots import pyplot
 from topocoll.simulation import simulate
 
-from .core import Context, Experiment, accepted, size_label, write_csv
+from .core import Context, Experiment, accepted, crossover, size_label, write_csv
 
 MIB = 1 << 20
 FAMILIES = {
@@ -140,14 +140,34 @@ def relative(c) -> dict[str, dict[int, float]]:
     }
 
 
+def ratio_to_best(rel: dict) -> dict[int, float]:
+    """Per size: the best other family's time over Trivance's (above 1: Trivance faster)."""
+    return {size: 1 + min(v[size] for v in rel.values()) for size in next(iter(rel.values()))}
+
+
 def best_up_to(rel: dict) -> float:
-    """Largest size (MiB) up to which Trivance is at least as fast as every other family."""
-    last = 0
-    for size in sorted(next(iter(rel.values()))):
-        if min(v[size] for v in rel.values()) < -1e-9:
-            break
-        last = size
-    return last / MIB
+    """Trivance's crossover (MiB) by the one reading (core.crossover): the largest size after
+    which another family is more than 1% faster at every larger size."""
+    ratio = ratio_to_best(rel)
+    return crossover(list(ratio), list(ratio.values())) / MIB
+
+
+# The size ranges the paper's percentages speak of (abstract, 6.2, 6.3).
+RANGES = {"8KiB": 8 << 10, "2MiB": 2 * MIB, "8MiB": 8 * MIB, "128MiB": 128 * MIB}
+
+
+def range_results(label: str, rel: dict) -> dict:
+    """Per size range: the smallest and largest ratio of the best other family's time to
+    Trivance's, and the Swing family's ratio at 128 MiB (Fig. 10's "8% better than Swing")."""
+    ratio = ratio_to_best(rel)
+    out = {}
+    for name, limit in RANGES.items():
+        within = [r for size, r in ratio.items() if size <= limit]
+        out[f"{label} min ratio up to {name}"] = round(min(within), 4)
+        out[f"{label} max ratio up to {name}"] = round(max(within), 4)
+    swing = rel.get("swing", {}).get(128 * MIB)
+    out[f"{label} swing ratio at 128MiB"] = None if swing is None else round(1 + swing, 4)
+    return out
 
 
 def plot_relative(ctx: Context, name: str, cases: dict, title: str) -> None:
@@ -187,6 +207,12 @@ def figure(name: str, title: str, shapes: dict) -> callable:
             results[f"{label} trivance best up to MiB"] = best_up_to(rel)
             small = [min(v[s] for v in rel.values()) for s in sorted(rel["bucket"]) if s <= 8192]
             results[f"{label} min gain up to 8KiB"] = round(min(small), 4)
+            results.update(range_results(label, rel))
+        for name in RANGES:  # over the figure's cases (Fig. 8: every bandwidth)
+            results[f"min over cases of min ratio up to {name}"] = min(
+                results[f"{label} min ratio up to {name}"] for label in cases)
+            results[f"max over cases of max ratio up to {name}"] = max(
+                results[f"{label} max ratio up to {name}"] for label in cases)
         return results
 
     return run
