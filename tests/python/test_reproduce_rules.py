@@ -7,7 +7,6 @@ import json
 from importlib import resources
 
 import pytest
-
 from topocoll.reproduce.core import (
     crossover,
     first_loss_after_crossover,

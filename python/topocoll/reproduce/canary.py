@@ -158,7 +158,8 @@ def fig11(runs):
             # and timeout (section 5.2.5); the smallest of those ratios.
             "min canary / static-4 over noise and timeout, congested": min(
                 ratio(runs, name, f"static-4 noise {name.split()[3]} congested")
-                for name in runs if name.startswith("canary") and name.endswith("congested"))}  # fmt: skip
+                for name in runs
+                if name.startswith("canary") and name.endswith("congested"))}  # fmt: skip
 
 
 FIGS = {"fig2": ("Fig. 2", fig2), "fig7a": ("Fig. 7a", fig7a), "fig7b": ("Fig. 7b", fig7b),

@@ -141,9 +141,9 @@ def trend(values: Iterable[float]) -> int:
     v = list(values)
     if len(v) < 2:
         return 0
-    if is_win(v[0], v[-1]) and not any(is_win(b, a) for a, b in zip(v, v[1:])):
+    if is_win(v[0], v[-1]) and not any(is_win(b, a) for a, b in zip(v, v[1:], strict=False)):
         return 1
-    if is_win(v[-1], v[0]) and not any(is_win(a, b) for a, b in zip(v, v[1:])):
+    if is_win(v[-1], v[0]) and not any(is_win(a, b) for a, b in zip(v, v[1:], strict=False)):
         return -1
     return 0
 

@@ -208,11 +208,13 @@ def figure(name: str, title: str, shapes: dict) -> callable:
             small = [min(v[s] for v in rel.values()) for s in sorted(rel["bucket"]) if s <= 8192]
             results[f"{label} min gain up to 8KiB"] = round(min(small), 4)
             results.update(range_results(label, rel))
-        for name in RANGES:  # over the figure's cases (Fig. 8: every bandwidth)
-            results[f"min over cases of min ratio up to {name}"] = min(
-                results[f"{label} min ratio up to {name}"] for label in cases)
-            results[f"max over cases of max ratio up to {name}"] = max(
-                results[f"{label} max ratio up to {name}"] for label in cases)
+        for upto in RANGES:  # over the figure's cases (Fig. 8: every bandwidth)
+            results[f"min over cases of min ratio up to {upto}"] = min(
+                results[f"{label} min ratio up to {upto}"] for label in cases
+            )
+            results[f"max over cases of max ratio up to {upto}"] = max(
+                results[f"{label} max ratio up to {upto}"] for label in cases
+            )
         return results
 
     return run
