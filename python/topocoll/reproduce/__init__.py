@@ -5,6 +5,7 @@ claims/<paper>.json. The command line is topocoll.cli.reproduce."""
 
 from __future__ import annotations
 
+import csv
 import json
 import time
 from pathlib import Path
@@ -106,3 +107,37 @@ def prepare_out(out: Path, world) -> None:
     problem = broadcast(problem, world)
     if problem:
         raise InputError(f"{problem}; accepted: a folder that can be created and written")
+
+
+# The papers whose stored runs `rejudge` reads back (their modules' results_from_csv).
+REJUDGED = ("swing", "trivance", "canary")
+
+
+def rejudge(folder: Path, papers: tuple[str, ...] = REJUDGED) -> list[dict]:
+    """Judges stored runs again by today's claims and rules, without running them: for each
+    NAME.verdict.json of `folder` (docs/reproduction/paper's layout) of one of `papers`, the
+    results are the stored values of its claims' keys, replaced by what today's code computes
+    from the stored NAME-gain.csv or NAME.csv (crossovers, win rules, trends, ratios); the
+    verdict is rewritten with the stored scale and seconds. Returns the new verdicts."""
+    from . import canary, swing, trivance
+
+    modules = {"swing": swing, "trivance": trivance, "canary": canary}
+    by_name = {e.name: e for e in experiments()}
+    out = []
+    for path in sorted(folder.glob("*.verdict.json")):
+        name = path.name.removesuffix(".verdict.json")
+        experiment = by_name.get(name)
+        if experiment is None or experiment.paper not in papers:
+            continue
+        old = json.loads(path.read_text(encoding="utf-8"))
+        results = {c["key"]: c["ours"] for c in old["claims"]}
+        for stored in (folder / f"{name}-gain.csv", folder / f"{name}.csv"):
+            if stored.is_file():
+                with stored.open(newline="") as f:
+                    rows = list(csv.DictReader(f))
+                results.update(modules[experiment.paper].results_from_csv(name, rows))
+        ctx = Context(scale=old["scale"], jobs=1, out=folder)
+        v = verdict(experiment, results, ctx, old["seconds"])
+        path.write_text(json.dumps(v, indent=1))
+        out.append(v)
+    return out

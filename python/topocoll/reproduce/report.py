@@ -1,6 +1,8 @@
 """Markdown tables of the verdicts under an output folder of `topocoll reproduce` (the tables of
 docs/reproduction.md): python -m topocoll.reproduce.report DIR [DIR2] (DIR2: a second scale,
-whose values are added as a column)."""
+whose values are added as a column), with the counts per kind of claim; `--rejudge DIR` judges
+the stored runs of DIR (docs/reproduction/paper's NAME.verdict.json beside its CSV) again by
+today's claims and rules and prints the counts."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from pathlib import Path
 
 from topocoll.errors import one_line
 
-USAGE = "python -m topocoll.reproduce.report DIR [DIR2]"
+USAGE = "python -m topocoll.reproduce.report DIR [DIR2] | --rejudge DIR"
 # The keys the tables read from a verdict.json and from each of its claims.
 VERDICT_KEYS = ("scale", "figure", "seconds", "claims")
 CLAIM_KEYS = ("id", "claim", "where", "paper", "unit", "ours", "verdict", "tolerance", "relation")
@@ -45,6 +47,22 @@ def load(folder: Path) -> dict[str, dict]:
     return out
 
 
+RELATION = {"equal": "", "at_least": ">= ", "at_most": "<= ", "crossover": "crossover ",
+            "trend": "trend "}  # fmt: skip
+
+
+def paper_cell(c: dict, tol: str) -> str:
+    """The paper's value as the claim judges it: wins/loses say the rule, not a bound."""
+    if c["relation"] == "wins":
+        return f"a win (> 1% faster; paper {fmt(c['paper'])} {c['unit']})".replace(" )", ")")
+    if c["relation"] == "loses":
+        return "a loss (> 1% slower)"
+    if c["relation"] == "trend":
+        return {1: "grows", -1: "shrinks"}.get(c["paper"], "flat")
+    rel = RELATION.get(c["relation"], "")
+    return f"{rel}{fmt(c['paper'])} {c['unit']}".strip() + (f" ({tol})" if tol else "")
+
+
 def fmt(x) -> str:
     if isinstance(x, float):
         return f"{x:.4g}"
@@ -52,6 +70,8 @@ def fmt(x) -> str:
 
 
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--rejudge"]:
+        return rejudge_main(argv[1:])
     if not 1 <= len(argv) <= 2:
         print(f"error: usage: {USAGE}", file=sys.stderr)
         return 2
@@ -59,11 +79,44 @@ def main(argv: list[str]) -> int:
         first = load(Path(argv[0]))
         second = load(Path(argv[1])) if len(argv) > 1 else {}
         print_tables(first, second)
+        print_counts(first, "first folder")
+        if second:
+            print_counts(second, "second folder")
     except (ValueError, TypeError, AttributeError, KeyError) as error:
         # Beyond ReportError: a verdict whose values are not of the kinds written.
         print(f"error: {one_line(error)}", file=sys.stderr)
         return 2
     return 0
+
+
+def rejudge_main(argv: list[str]) -> int:
+    from . import rejudge
+
+    if len(argv) != 1 or not Path(argv[0]).is_dir():
+        print(f"error: usage: {USAGE} (DIR: an existing folder)", file=sys.stderr)
+        return 2
+    verdicts = rejudge(Path(argv[0]))
+    print_counts({v["experiment"]: v for v in verdicts}, argv[0])
+    return 0
+
+
+def counts(verdicts: dict[str, dict]) -> dict[str, dict[str, int]]:
+    """Claims, agree, differ and not judged per kind of claim (and "all") over the verdicts."""
+    rows = [c for v in verdicts.values() for c in v["claims"]]
+    total: dict[str, dict[str, int]] = {}
+    for c in rows:
+        for kind in (c.get("kind", "performance"), "all"):
+            k = total.setdefault(kind, {"claims": 0, "agree": 0, "differ": 0, "not judged": 0})
+            k["claims"] += 1
+            k[c["verdict"] if c["verdict"] in ("agree", "differ") else "not judged"] += 1
+    return total
+
+
+def print_counts(verdicts: dict[str, dict], label: str) -> None:
+    print(f"\nCounts ({label}):")
+    for kind, k in sorted(counts(verdicts).items()):
+        print(f"- {kind}: {k['claims']} claims, {k['agree']} agree, {k['differ']} differ, "
+              f"{k['not judged']} not judged")  # fmt: skip
 
 
 def print_tables(first: dict[str, dict], second: dict[str, dict]) -> None:
@@ -77,8 +130,7 @@ def print_tables(first: dict[str, dict], second: dict[str, dict]) -> None:
         print("|---" * (head.count("|") - 1) + "|")
         for c in v["claims"]:
             tol = ", ".join(f"{k} {t}" for k, t in c["tolerance"].items())
-            rel = {"equal": "", "at_least": ">= ", "at_most": "<= "}.get(c["relation"], "")
-            paper = f"{rel}{fmt(c['paper'])} {c['unit']}".strip() + (f" ({tol})" if tol else "")
+            paper = paper_cell(c, tol)
             row = f"| {c['id']}: {c['claim']} | {c['where']} | {paper} | {fmt(c['ours'])} | "
             row += f"{c['verdict']} |"
             if second:

@@ -7,6 +7,7 @@ of the SST models it ran, docs/machines.md) and nothing tuned per figure."""
 from __future__ import annotations
 
 import statistics
+from types import SimpleNamespace
 
 from topocoll.plots import pyplot
 from topocoll.simulation import simulate
@@ -196,12 +197,16 @@ def fig6(ctx: Context) -> dict:
         (e.peak_percent for e in c.entries if e.size_bytes == 512 * MIB and e.family == "swing"),
         default=float("nan"),
     )
+    return {**fig6_results({topology: c}), "swing peak percent at 512MiB": round(swing512, 1)}
+
+
+def fig6_results(cases: dict) -> dict:
+    (c,) = cases.values()
     return {
         "swing best up to MiB": swing_best_up_to(c),
         "bucket wins from MiB": first_win(c, "bucket"),
         "gain at 2MiB": gain_at(c, 2 * MIB),
-        "swing peak percent at 512MiB": round(swing512, 1),
-        "max gain": round(max(s.gain for s in c.summary if s.gain is not None), 3),
+        "max gain": max_gain(c),
     }
 
 
@@ -211,6 +216,10 @@ def fig7(ctx: Context) -> dict:
     rows = [r for label, c in cases.items() for r in summary_rows(label, c)]
     write_csv(ctx.out / "fig7.csv", rows)
     plot_gains(ctx, "fig7", cases, "Swing Fig. 7: gain on square tori (swing-sst machine)")
+    return fig7_results(cases)
+
+
+def fig7_results(cases: dict) -> dict:
     per_side = [max_gain(c) for c in cases.values()]  # sides in increasing order
     return {
         "min over shapes of swing best up to MiB": min(swing_best_up_to(c) for c in cases.values()),
@@ -228,6 +237,10 @@ def fig8(ctx: Context) -> dict:
     rows = [r for label, c in cases.items() for r in summary_rows(label, c)]
     write_csv(ctx.out / "fig8.csv", rows)
     plot_gains(ctx, "fig8", cases, "Swing Fig. 8: gain on 8x8 per link bandwidth")
+    return fig8_results(cases)
+
+
+def fig8_results(cases: dict) -> dict:
     per_rate = [max_gain(c) for c in cases.values()]  # rates in increasing order
     return {
         "gain at 512MiB, 3.2Tb/s": gain_at(cases["3200Gbps"], 512 * MIB),
@@ -246,6 +259,10 @@ def fig10(ctx: Context) -> dict:
     rows = [r for label, c in cases.items() for r in summary_rows(label, c)]
     write_csv(ctx.out / "fig10.csv", rows)
     plot_gains(ctx, "fig10", cases, "Swing Fig. 10: gain on rectangular tori")
+    return fig10_results(cases)
+
+
+def fig10_results(cases: dict) -> dict:
     per_shape = [max_gain(c) for c in cases.values()]  # aspect ratios in increasing order
     return {
         "min over shapes of swing best up to MiB": min(swing_best_up_to(c) for c in cases.values()),
@@ -262,6 +279,10 @@ def fig11(ctx: Context) -> dict:
     rows = [r for label, c in cases.items() for r in summary_rows(label, c)]
     write_csv(ctx.out / "fig11.csv", rows)
     plot_gains(ctx, "fig11", cases, "Swing Fig. 11: gain on 2D, 3D and 4D tori")
+    return fig11_results(cases)
+
+
+def fig11_results(cases: dict) -> dict:
     higher = [c for label, c in cases.items() if label.count("x") >= 2]
     return {
         "min gain on 3D and 4D": round(min(s.gain for c in higher for s in c.summary if s.gain), 3),
@@ -335,13 +356,16 @@ def fig12(ctx: Context) -> dict:
         [torus],
     )
     return {
-        "min gain": min_gain(c),
-        "gain at 2MiB": gain_at(c, 2 * MIB),
-        "max gain": max_gain(c),
+        **fig12_results({topology: c}),
         "swing peak percent at 512MiB minus torus": round(
             swing_peak_percent(c, 512 * MIB) - on_torus.peak_percent, 2),
         "max 32B time ratio to torus": small_time_ratio(ctx, c, topology),
     }  # fmt: skip
+
+
+def fig12_results(cases: dict) -> dict:
+    (c,) = cases.values()
+    return {"min gain": min_gain(c), "gain at 2MiB": gain_at(c, 2 * MIB), "max gain": max_gain(c)}
 
 
 def fig13(ctx: Context) -> dict:
@@ -351,22 +375,27 @@ def fig13(ctx: Context) -> dict:
     shapes = (hx2, topology, same_grid_torus(topology))
     d = dict(zip(shapes, ctx.map(lambda t: deficiency(t, "swing-bw"), shapes), strict=True))
     return {
-        "swing best up to MiB": swing_best_up_to(c),
-        "max gain": max_gain(c),
+        **fig13_results({topology: c}),
         "swing-bw deficiency": round(d[topology], 4),
         "deficiency Hx4Mesh minus Hx2Mesh": round(d[topology] - d[hx2], 4),
         "deficiency torus minus Hx4Mesh": round(d[same_grid_torus(topology)] - d[topology], 4),
     }
 
 
+def fig13_results(cases: dict) -> dict:
+    (c,) = cases.values()
+    return {"swing best up to MiB": swing_best_up_to(c), "max gain": max_gain(c)}
+
+
 def fig14(ctx: Context) -> dict:
     topology, c = goodput_figure(ctx, "fig14", "hyperx", "Fig. 14")
     (value,) = ctx.map(lambda t: deficiency(t, "swing-bw"), [topology])
-    return {
-        "min gain": min_gain(c),
-        "max gain": max_gain(c),
-        "swing-bw deficiency": round(value, 4),
-    }
+    return {**fig14_results({topology: c}), "swing-bw deficiency": round(value, 4)}
+
+
+def fig14_results(cases: dict) -> dict:
+    (c,) = cases.values()
+    return {"min gain": min_gain(c), "max gain": max_gain(c)}
 
 
 def fig15_scenarios(ctx: Context) -> dict[str, list[tuple[str, str, dict]]]:
@@ -460,3 +489,27 @@ EXPERIMENTS = [
     Experiment("swing-fig15", "swing", "Fig. 15", fig15, {"small": 10, "paper": 1040},
                "distribution of the gain over sizes per scenario of Figs. 6-14 (small: 9)"),
 ]  # fmt: skip
+
+
+# The keys each figure computes from its gains alone, which a stored summary CSV (columns case,
+# size_bytes, best_baseline, gain) gives again: `rejudge` judges stored runs by today's rules.
+FROM_GAINS = {"swing-fig6": fig6_results, "swing-fig7": fig7_results, "swing-fig8": fig8_results,
+              "swing-fig10": fig10_results, "swing-fig11": fig11_results,
+              "swing-fig12": fig12_results, "swing-fig13": fig13_results,
+              "swing-fig14": fig14_results}  # fmt: skip
+
+
+def results_from_csv(name: str, rows: list[dict]) -> dict:
+    """The keys of FROM_GAINS[name] from a stored summary CSV's rows ({} for other
+    experiments or CSVs): cases in the order they appear, sizes ascending."""
+    if name not in FROM_GAINS or not rows or "gain" not in rows[0]:
+        return {}
+    cases: dict[str, SimpleNamespace] = {}
+    for r in rows:
+        gain = float(r["gain"]) if r["gain"] not in ("", "None") else None
+        point = SimpleNamespace(size_bytes=int(r["size_bytes"]), gain=gain,
+                                best_baseline=r.get("best_baseline") or None)  # fmt: skip
+        cases.setdefault(r["case"], SimpleNamespace(summary=[])).summary.append(point)
+    for c in cases.values():
+        c.summary.sort(key=lambda p: p.size_bytes)
+    return FROM_GAINS[name](cases)

@@ -202,22 +202,42 @@ def figure(name: str, title: str, shapes: dict) -> callable:
                          for s, x in sorted(v.items())]  # fmt: skip
         write_csv(ctx.out / f"{name}.csv", rows)
         plot_relative(ctx, name, cases, title)
-        results = {}
-        for label, rel in cases.items():
-            results[f"{label} trivance best up to MiB"] = best_up_to(rel)
-            small = [min(v[s] for v in rel.values()) for s in sorted(rel["bucket"]) if s <= 8192]
-            results[f"{label} min gain up to 8KiB"] = round(min(small), 4)
-            results.update(range_results(label, rel))
-        for upto in RANGES:  # over the figure's cases (Fig. 8: every bandwidth)
-            results[f"min over cases of min ratio up to {upto}"] = min(
-                results[f"{label} min ratio up to {upto}"] for label in cases
-            )
-            results[f"max over cases of max ratio up to {upto}"] = max(
-                results[f"{label} max ratio up to {upto}"] for label in cases
-            )
-        return results
+        return figure_results(cases)
 
     return run
+
+
+def figure_results(cases: dict[str, dict]) -> dict:
+    """The keys of a completion-time figure from its cases' relative times (label -> family ->
+    size -> relative), as run or as read back from its CSV."""
+    results = {}
+    for label, rel in cases.items():
+        results[f"{label} trivance best up to MiB"] = best_up_to(rel)
+        small = [min(v[s] for v in rel.values()) for s in sorted(rel["bucket"]) if s <= 8192]
+        results[f"{label} min gain up to 8KiB"] = round(min(small), 4)
+        results.update(range_results(label, rel))
+    for upto in RANGES:  # over the figure's cases (Fig. 8: every bandwidth)
+        results[f"min over cases of min ratio up to {upto}"] = min(
+            results[f"{label} min ratio up to {upto}"] for label in cases
+        )
+        results[f"max over cases of max ratio up to {upto}"] = max(
+            results[f"{label} max ratio up to {upto}"] for label in cases
+        )
+    return results
+
+
+def results_from_csv(name: str, rows: list[dict]) -> dict:
+    """figure_results from a stored figure CSV (case, family, size_bytes, relative); {} for the
+    other CSVs; for Table 1, the ring size each algorithm ran, which its closed forms read."""
+    if name == "trivance-table1" and rows and "n" in rows[0]:
+        return {f"{r['algorithm']} n": int(r["n"]) for r in rows}
+    if name not in FIGS or not rows or "relative" not in rows[0]:
+        return {}
+    cases: dict[str, dict] = {}
+    for r in rows:
+        family = cases.setdefault(r["case"], {}).setdefault(r["family"], {})
+        family[int(r["size_bytes"])] = float(r["relative"])
+    return figure_results(cases)
 
 
 def ring(n):
