@@ -148,3 +148,50 @@ def test_claims_use_one_rule_and_justify_wider_tolerances(paper):
         # no "ratio >= 1" where the paper states a number: wins/loses, or the paper's number
         if c["kind"] == "performance" and c["relation"] == "at_least" and c.get("unit") == "x":
             assert c["value"] != 1.0, f"{c['id']}: '>= 1' instead of the tie rule"
+
+
+def write_fig10(folder, gains_per_shape: dict[str, list[float]]) -> None:
+    """A stored swing-fig10 run: its verdict (no claims needed) and its summary CSV, sizes
+    1 MiB to 64 MiB."""
+    rows = ["case,size_bytes,best,best_paper,best_baseline,gain"]
+    for shape, gains in gains_per_shape.items():
+        for k, gain in enumerate(gains):
+            rows.append(f"{shape},{(1 << 20) << k},swing-bw,swing-bw,bucket,{gain}")
+    (folder / "swing-fig10.csv").write_text("\n".join(rows) + "\n")
+    stored = {"experiment": "swing-fig10", "paper": "swing", "figure": "Fig. 10",
+              "scale": "paper", "seconds": 1.0, "claims": []}  # fmt: skip
+    (folder / "swing-fig10.verdict.json").write_text(json.dumps(stored))
+
+
+def test_rejudge_reads_the_stored_csv_by_todays_rules(tmp_path):
+    from topocoll.reproduce import rejudge
+
+    # 64x16 ties at 8 MiB (0.995), wins again at 16 and 32 MiB, loses at 64 MiB: crossover
+    # 32 MiB (the old reading stopped at 4 MiB); the max gain grows with the aspect ratio.
+    write_fig10(tmp_path, {"64x16": [2.0, 1.5, 1.2, 0.995, 1.05, 1.02, 0.9],
+                           "128x8": [2.5, 1.5, 1.2, 1.1, 1.05, 1.02, 0.9],
+                           "256x4": [3.0, 1.5, 1.2, 1.1, 1.05, 1.02, 0.9]})  # fmt: skip
+    (v,) = rejudge(tmp_path)
+    by_id = {c["id"]: c for c in v["claims"]}
+    assert by_id["F10-32MiB"]["ours"] == 32.0
+    assert by_id["F10-32MiB"]["verdict"] == "agree"
+    assert by_id["F10-gain-grows"]["ours"] == 1
+    assert by_id["F10-gain-grows"]["verdict"] == "agree"
+    assert by_id["F10-3x"]["ours"] == 3.0
+    stored = json.loads((tmp_path / "swing-fig10.verdict.json").read_text())
+    assert stored["by_kind"]["performance"]["agree"] == 3
+
+
+def test_report_counts_performance_and_closed_form_apart(capsys):
+    from topocoll.reproduce.report import counts
+
+    verdicts = {"x": {"claims": [
+        {"kind": "performance", "verdict": "agree"},
+        {"kind": "performance", "verdict": "differ"},
+        {"kind": "closed-form", "verdict": "agree"},
+        {"verdict": "not judged at small scale"},
+    ]}}  # fmt: skip
+    c = counts(verdicts)
+    assert c["performance"] == {"claims": 3, "agree": 1, "differ": 1, "not judged": 1}
+    assert c["closed-form"] == {"claims": 1, "agree": 1, "differ": 0, "not judged": 0}
+    assert c["all"]["claims"] == 4
