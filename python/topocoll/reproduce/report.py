@@ -54,7 +54,8 @@ RELATION = {"equal": "", "at_least": ">= ", "at_most": "<= ", "crossover": "cros
 def paper_cell(c: dict, tol: str) -> str:
     """The paper's value as the claim judges it: wins/loses say the rule, not a bound."""
     if c["relation"] == "wins":
-        return f"a win (> 1% faster; paper {fmt(c['paper'])} {c['unit']})".replace(" )", ")")
+        lower = "" if c["paper"] == 1 else f"; the paper's lower end {fmt(c['paper'])} {c['unit']}"
+        return f"a win (> 1% faster{lower.rstrip()})"
     if c["relation"] == "loses":
         return "a loss (> 1% slower)"
     if c["relation"] == "trend":
