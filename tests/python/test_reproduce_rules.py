@@ -195,3 +195,18 @@ def test_report_counts_performance_and_closed_form_apart(capsys):
     assert c["performance"] == {"claims": 3, "agree": 1, "differ": 1, "not judged": 1}
     assert c["closed-form"] == {"claims": 1, "agree": 1, "differ": 0, "not judged": 0}
     assert c["all"]["claims"] == 4
+
+
+def test_rejudge_of_a_broken_stored_run_is_one_line_exit_2(tmp_path):
+    import subprocess
+    import sys
+
+    (tmp_path / "swing-fig10.verdict.json").write_text("{not json")
+    done = subprocess.run([sys.executable, "-m", "topocoll.reproduce.report", "--rejudge",
+                           str(tmp_path)], capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and "Traceback" not in done.stderr
+    missing = subprocess.run([sys.executable, "-m", "topocoll.reproduce.report", "--rejudge",
+                              str(tmp_path / "none")], capture_output=True, text=True,
+                             timeout=120)  # fmt: skip
+    assert missing.returncode == 2

@@ -96,7 +96,13 @@ def rejudge_main(argv: list[str]) -> int:
     if len(argv) != 1 or not Path(argv[0]).is_dir():
         print(f"error: usage: {USAGE} (DIR: an existing folder)", file=sys.stderr)
         return 2
-    verdicts = rejudge(Path(argv[0]))
+    try:
+        verdicts = rejudge(Path(argv[0]))
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
+        # a stored verdict or CSV that is not one the experiments wrote
+        print(f"error: {argv[0]}: {one_line(error)}; accepted: a folder of NAME.verdict.json "
+              "and NAME.csv as reproduce writes them", file=sys.stderr)  # fmt: skip
+        return 2
     print_counts({v["experiment"]: v for v in verdicts}, argv[0])
     return 0
 
