@@ -1,6 +1,7 @@
 """Why a schedule with an uneven first step loses bandwidth in the flow model (docs/efficiency.md,
 "Found defects"): the schedule as built, with a barrier after its first step only, with a
-rendezvous handshake before every step, and with its first step left out.
+rendezvous handshake before every step, and with the ranks idle in the first step waiting for
+the ranks they send to next.
 
     .venv/bin/python bench/bine_send_exchange.py bine-bw allgather fattree:2:8:160:160 \
         --ranks 32 --size 16MiB
@@ -11,8 +12,7 @@ docs/simulator-engines.md). A barrier after the first step shows whether that st
 is what desynchronises the ranks; the handshake (every rank first sends a zero-byte message to
 the ranks it will receive from and waits for one from the ranks it will send to, as an MPI
 rendezvous protocol does for large messages) shows whether the loss needs data sent to a rank
-that has not reached the matching receive. Without the first step the data end in the wrong
-places; only the timing is of interest.
+that has not reached the matching receive.
 """
 
 from __future__ import annotations
@@ -98,6 +98,30 @@ def rendezvous(document: dict) -> dict:
     return with_lanes(document, lanes)
 
 
+def idle_ranks_wait(document: dict) -> dict:
+    """A rank with nothing to do in its first step waits there for a zero-byte message from each
+    rank it sends to in its second step, which that rank sends when its own second step starts
+    (on a port of its own)."""
+    lanes = lanes_of(document)
+    ports = document.get("ports", 1)
+    for j in range(len(lanes[0])):
+        idle = {r for r, rank_lanes in enumerate(lanes) if not rank_lanes[j][0]["ops"]}
+        for f in idle:
+            for op in lanes[f][j][1]["ops"] if len(lanes[f][j]) > 1 else []:
+                if op["op"] != "send" or op["peer"] in idle:
+                    continue
+                q, port = op["peer"], ports + op.get("port", 0)
+                lanes[f][j][0]["ops"].append(
+                    {"op": "recv", "peer": q, "port": port, "blocks": [], "combine": "copy"}
+                )
+                lanes[q][j][1]["ops"].insert(
+                    0, {"op": "send", "peer": f, "port": port, "blocks": []}
+                )
+    out = with_lanes(document, lanes)
+    out["ports"] = 2 * ports
+    return out
+
+
 def simulate(document: dict, args) -> dict:
     cli = str(Path(sys.executable).with_name("topocoll"))
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
@@ -107,9 +131,13 @@ def simulate(document: dict, args) -> dict:
                "--schedule", path, "--size", args.size, "--json", "--force"]  # fmt: skip
     if args.ideal:
         command += ["--latency", "0ns", "--hop-latency", "0ns", "--alpha", "0ns"]
+    for option in ("machine", "mapping"):
+        if getattr(args, option, None):
+            command += [f"--{option}", getattr(args, option)]
     try:
         run = subprocess.run(command, capture_output=True, text=True, check=False)
-        if run.returncode: raise SystemExit(run.stderr + run.stdout[:300])
+        if run.returncode:
+            raise SystemExit(run.stderr.strip())
     finally:
         os.unlink(path)
     return json.loads(run.stdout)
@@ -123,6 +151,8 @@ def main(argv=None) -> int:
     parser.add_argument("--ranks", type=int, help="default: every host of the topology")
     parser.add_argument("--size", default="1GiB")
     parser.add_argument("--ideal", action="store_true", help="zero latency and alpha")
+    parser.add_argument("--machine", help="a machine file or shipped name (its links, host costs)")
+    parser.add_argument("--mapping", help="as `topocoll sim --mapping`")
     args = parser.parse_args(argv)
     kind, spec = args.topology.split(":", 1)
     dims = [int(s) for s in spec.split("x")] if kind in ("torus", "ring") else []
@@ -140,6 +170,7 @@ def main(argv=None) -> int:
         ("as built", lambda d: d),
         ("barrier after the first step", barrier_after_first),
         ("rendezvous before every step", rendezvous),
+        ("idle ranks wait for their peers", idle_ranks_wait),
     ):
         result = simulate(transform(document), args)
         print(f"{name:32s} {result['time_s'] * 1e6:10.3f} us {result['peak_percent']:7.2f}%")

@@ -356,6 +356,7 @@ void register_bine(Registry& registry) {
   struct TorusVariant {
     Description text;
     bool latency;
+    Strategy strategy = Strategy::send;
   };
   const TorusVariant torus_variants[] = {
       {{"bine-lat-torus", "latency-optimal, torus-optimized",
@@ -368,6 +369,16 @@ void register_bine(Registry& registry) {
         "bine-bw dimension by dimension on a torus of even sizes (send strategy); ports 1, D or "
         "2D lanes on slices of the vector (default 2D)"},
        false},
+      // The send strategy's allgather starts with an exchange step whose messages differ in
+      // length from rank to rank and leave some ranks idle; in a model that injects sends
+      // eagerly the ranks then drift apart for the whole butterfly (docs/efficiency.md, "Found
+      // defects"). A local permutation instead (section 4.3.1, "Permute") starts every rank
+      // on the butterfly at once.
+      {{"bine-bw-torus-permute", "bandwidth-optimal, torus-optimized, permute strategy",
+        "bine-trees-sc25.txt Appendix D (D.1-D.4), section 4.3.1 (Permute)",
+        "bine-bw-torus with a local permutation first (allgather: last) instead of the send "
+        "strategy's exchange step; ports 1, D or 2D lanes (default 2D)"},
+       false, Strategy::permute},
   };
   for (const TorusVariant& v : torus_variants) {
     AlgorithmInfo info = base(v.text.name, v.text.variant, v.text.paper, v.text.summary);
@@ -378,8 +389,9 @@ void register_bine(Registry& registry) {
     info.requirements.ports.per_dimension = true;
     info.requirements.ports.two_per_dimension = true;
     info.requirements.ports.default_ports = PortsRule::Default::two_per_dimension;
-    info.build = [name = info.name, latency = v.latency](const ScheduleRequest& r) {
-      return latency ? build_latency(r, name) : build_bandwidth(r, name, Strategy::send);
+    info.build = [name = info.name, latency = v.latency,
+                  strategy = v.strategy](const ScheduleRequest& r) {
+      return latency ? build_latency(r, name) : build_bandwidth(r, name, strategy);
     };
     registry.add(std::move(info));
   }
