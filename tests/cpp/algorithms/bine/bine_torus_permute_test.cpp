@@ -2,6 +2,7 @@
 // the send strategy's exchange step (docs/efficiency.md, "Found defects").
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -61,22 +62,24 @@ TEST(BineTorusPermuteSlow, ExactOnEvenToriForEveryPortCount) {
   }
 }
 
-// Messages of one lane's first step that carries any: the allgather's butterfly begins at once.
+bool sends_in(const Step& step) {
+  for (const Operation& op : step.ops)
+    if (op.kind == OpKind::send) return true;
+  return false;
+}
+
+// How many ranks send in the first step of `lane` in which any rank sends.
 int ranks_sending_in_first_step(const Schedule& schedule, int lane) {
-  int sending = 0;
+  std::vector<std::vector<Step>> steps;
+  std::size_t first = SIZE_MAX;
   for (int r = 0; r < schedule.ranks(); ++r) {
-    for (const Step& step : schedule.lane_steps_of(r, lane)) {
-      bool sends = false, any = false;
-      for (const Operation& op : step.ops) {
-        if (op.kind == OpKind::copy) continue;
-        any = true;
-        sends = sends || op.kind == OpKind::send;
-      }
-      if (!any) continue;
-      sending += sends;
-      break;
-    }
+    steps.push_back(schedule.lane_steps_of(r, lane));
+    for (std::size_t k = 0; k < steps.back().size() && k < first; ++k)
+      if (sends_in(steps.back()[k])) first = k;
   }
+  int sending = 0;
+  for (const auto& rank_steps : steps)
+    sending += first < rank_steps.size() && sends_in(rank_steps[first]);
   return sending;
 }
 
