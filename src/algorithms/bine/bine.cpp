@@ -181,9 +181,7 @@ class ExchangeStep final : public Schedule {
   ExchangeStep(ScheduleInfo info, GridPtr grid, Phase phase, bool wait)
       : Schedule(std::move(info)), grid_(std::move(grid)), phase_(phase), wait_(wait) {}
 
-  [[nodiscard]] int step_count(int rank) const override {
-    return signals_idle_peer(rank) ? 2 : 1;
-  }
+  [[nodiscard]] int step_count(int rank) const override { return signals_idle_peer(rank) ? 2 : 1; }
 
   void build_step(int rank, int step, Step& out) const override {
     if (step == 1) {  // the signal to the idle peer, once this rank's exchange is done
@@ -193,8 +191,7 @@ class ExchangeStep final : public Schedule {
     const int held = sigma_position(*grid_, rank);                // h(r)
     const int holder = grid_->inner(grid_->sigma_inverse(rank));  // h^-1(r)
     if (waits(rank)) {
-      out.ops.push_back(
-          Operation::recv(grid_->allgather_peer(rank, 0), BlockSet{}, Combine::copy));
+      out.ops.push_back(Operation::recv(grid_->allgather_peer(rank, 0), BlockSet{}, Combine::copy));
       return;
     }
     if (phase_ == Phase::reduce_scatter) {
@@ -416,7 +413,8 @@ void register_bine(Registry& registry) {
         "bine-trees-sc25.txt Appendix D (D.1-D.4), section 4.3.1 (Permute)",
         "bine-bw-torus with a local permutation first (allgather: last) instead of the send "
         "strategy's exchange step; ports 1, D or 2D lanes (default 2D)"},
-       false, Strategy::permute},
+       false,
+       Strategy::permute},
   };
   for (const TorusVariant& v : torus_variants) {
     AlgorithmInfo info = base(v.text.name, v.text.variant, v.text.paper, v.text.summary);

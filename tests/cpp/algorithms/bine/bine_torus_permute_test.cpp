@@ -47,10 +47,10 @@ TEST(BineTorusPermuteSlow, ExactOnEvenToriForEveryPortCount) {
     for (int d : dims) p *= d;
     for (int ports : port_choices(dims))
       for (Collective c : kCollectives) {
-        if (!sweep::in_sample(sweep::instance_name("bine-bw-torus-permute ",
-                                                   sweep::shape_text(dims), " ports=", ports, " ",
-                                                   collective_name(c)),
-                              p <= 16))
+        if (!sweep::in_sample(
+                sweep::instance_name("bine-bw-torus-permute ", sweep::shape_text(dims),
+                                     " ports=", ports, " ", collective_name(c)),
+                p <= 16))
           continue;
         auto schedule = build("bine-bw-torus-permute", c, dims, ports);
         VerifyOptions options;
