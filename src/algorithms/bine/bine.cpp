@@ -15,6 +15,8 @@
 //   bine-bw-permute a local permutation by sigma first (allgather: last), then contiguous sends.
 //   bine-bw-two     two transmissions: distance-halving reduce-scatter and distance-doubling
 //                   allgather, whose block sets are circular ranges (at most two messages).
+//   bine-bw-send-wait  bine-bw whose ranks idle in the allgather's exchange step wait there for
+//                   the rank they send to next (not the paper's; see ExchangeStep).
 // The torus variants (Appendix D) run 1, D or 2D lanes (ports) on slices of the vector: lane j
 // starts its reduce-scatter at dimension j mod D and lanes j >= D are mirrored.
 #include <map>
@@ -37,7 +39,7 @@ using bine::AllgatherOrder;
 using bine::BineGrid;
 using GridPtr = std::shared_ptr<const BineGrid>;
 
-enum class Strategy { send, block, permute, two };
+enum class Strategy { send, send_wait, block, permute, two };
 enum class Phase { reduce_scatter, allgather };
 enum class Labels { natural, sigma };
 
@@ -166,16 +168,32 @@ class PermutationStep final : public Schedule {
 // The extra communication step of the send strategy (section 4.3.1): after a reduce-scatter in
 // sigma space rank r holds block h(r) = sigma(inner(r)), which it hands to its owner h(r);
 // before an allgather every rank fetches the block it stands for in sigma space.
+//
+// A rank with h(r) = r (rank 0 always) has nothing to do in the allgather's exchange step and
+// starts the butterfly at once; where sends are injected eagerly its first message then shares
+// its peer's link with the peer's exchange, the peer starts late, and the lag spreads over the
+// butterfly, whose largest steps come last (docs/efficiency.md, "Found defects": 418.6 against
+// 341.1 us on 32 ranks of a non-blocking fat tree). With `wait`, such a rank instead receives a
+// zero-byte message from its first butterfly peer, which sends it in a step of its own after
+// its exchange, as an MPI rendezvous would hold the data: not the paper's schedule.
 class ExchangeStep final : public Schedule {
  public:
-  ExchangeStep(ScheduleInfo info, GridPtr grid, Phase phase)
-      : Schedule(std::move(info)), grid_(std::move(grid)), phase_(phase) {}
+  ExchangeStep(ScheduleInfo info, GridPtr grid, Phase phase, bool wait)
+      : Schedule(std::move(info)), grid_(std::move(grid)), phase_(phase), wait_(wait) {}
 
-  [[nodiscard]] int step_count(int) const override { return 1; }
+  [[nodiscard]] int step_count(int rank) const override { return signals_idle_peer(rank) ? 2 : 1; }
 
-  void build_step(int rank, int, Step& out) const override {
+  void build_step(int rank, int step, Step& out) const override {
+    if (step == 1) {  // the signal to the idle peer, once this rank's exchange is done
+      out.ops.push_back(Operation::send(grid_->allgather_peer(rank, 0), BlockSet{}));
+      return;
+    }
     const int held = sigma_position(*grid_, rank);                // h(r)
     const int holder = grid_->inner(grid_->sigma_inverse(rank));  // h^-1(r)
+    if (waits(rank)) {
+      out.ops.push_back(Operation::recv(grid_->allgather_peer(rank, 0), BlockSet{}, Combine::copy));
+      return;
+    }
     if (phase_ == Phase::reduce_scatter) {
       if (held != rank) out.ops.push_back(Operation::send(held, single(held)));
       if (holder != rank) out.ops.push_back(Operation::recv(holder, single(rank), Combine::copy));
@@ -188,8 +206,20 @@ class ExchangeStep final : public Schedule {
  private:
   static BlockSet single(int block) { return BlockSet::single(static_cast<BlockIndex>(block)); }
 
+  [[nodiscard]] bool idle(int rank) const { return sigma_position(*grid_, rank) == rank; }
+  // An idle rank whose first peer takes part in the exchange (both idle only at P = 2).
+  [[nodiscard]] bool waits(int rank) const {
+    return wait_ && phase_ == Phase::allgather && idle(rank) &&
+           !idle(grid_->allgather_peer(rank, 0));
+  }
+  [[nodiscard]] bool signals_idle_peer(int rank) const {
+    return wait_ && phase_ == Phase::allgather && !idle(rank) &&
+           waits(grid_->allgather_peer(rank, 0));
+  }
+
   GridPtr grid_;
   Phase phase_;
+  bool wait_;
 };
 
 struct LaneSpec {
@@ -210,9 +240,9 @@ SchedulePtr bandwidth_lane(Collective collective, const std::string& name, const
   const GridPtr grid = make_grid(lane);
   ScheduleInfo info = make_info(collective, name, grid->ranks(), lane.dims);
   info.keeps_positions = lane.strategy != Strategy::permute;
-  const Labels labels = lane.strategy == Strategy::send || lane.strategy == Strategy::permute
-                            ? Labels::sigma
-                            : Labels::natural;
+  const bool sends = lane.strategy == Strategy::send || lane.strategy == Strategy::send_wait;
+  const Labels labels =
+      sends || lane.strategy == Strategy::permute ? Labels::sigma : Labels::natural;
   auto as = [&](Collective c) {
     ScheduleInfo i = info;
     i.collective = c;
@@ -226,17 +256,19 @@ SchedulePtr bandwidth_lane(Collective collective, const std::string& name, const
   auto permute = [&](Permutation kind) {
     return std::make_unique<PermutationStep>(info, grid, kind);
   };
-  auto exchange = [&](Phase ph) { return std::make_unique<ExchangeStep>(info, grid, ph); };
+  auto exchange = [&](Phase ph) {
+    return std::make_unique<ExchangeStep>(info, grid, ph, lane.strategy == Strategy::send_wait);
+  };
 
   std::vector<SchedulePtr> phases;
   const bool rs = collective != Collective::allgather;
   const bool ag = collective != Collective::reduce_scatter;
   if (lane.strategy == Strategy::permute)
     phases.push_back(permute(rs ? Permutation::all_to_sigma : Permutation::own_to_sigma));
-  if (lane.strategy == Strategy::send && !rs) phases.push_back(exchange(Phase::allgather));
+  if (sends && !rs) phases.push_back(exchange(Phase::allgather));
   if (rs) phases.push_back(phase(Phase::reduce_scatter));
   if (ag) phases.push_back(phase(Phase::allgather));
-  if (lane.strategy == Strategy::send && !ag) phases.push_back(exchange(Phase::reduce_scatter));
+  if (sends && !ag) phases.push_back(exchange(Phase::reduce_scatter));
   if (lane.strategy == Strategy::permute)
     phases.push_back(permute(ag ? Permutation::all_from_sigma : Permutation::own_from_sigma));
   if (phases.size() == 1) return std::move(phases.front());
@@ -308,6 +340,9 @@ constexpr Variant kVariants[] = {
     {"-permute", Strategy::permute,
      "bine-bw with a local permutation first (allgather: last), then contiguous sends"},
     {"-send", Strategy::send, "bine-bw (the send strategy is its default), under its own name"},
+    {"-send-wait", Strategy::send_wait,
+     "bine-bw whose ranks idle in the allgather's exchange step wait for their first peer "
+     "(a zero-byte message; not the paper's): no eager start ahead of the others"},
     {"-two", Strategy::two,
      "bine-bw with two transmissions: distance-halving reduce-scatter, circular ranges (<= 2 "
      "messages per send)"},
@@ -356,6 +391,7 @@ void register_bine(Registry& registry) {
   struct TorusVariant {
     Description text;
     bool latency;
+    Strategy strategy = Strategy::send;
   };
   const TorusVariant torus_variants[] = {
       {{"bine-lat-torus", "latency-optimal, torus-optimized",
@@ -368,6 +404,17 @@ void register_bine(Registry& registry) {
         "bine-bw dimension by dimension on a torus of even sizes (send strategy); ports 1, D or "
         "2D lanes on slices of the vector (default 2D)"},
        false},
+      // The send strategy's allgather starts with an exchange step whose messages differ in
+      // length from rank to rank and leave some ranks idle; in a model that injects sends
+      // eagerly the ranks then drift apart for the whole butterfly (docs/efficiency.md, "Found
+      // defects"). A local permutation instead (section 4.3.1, "Permute") starts every rank
+      // on the butterfly at once.
+      {{"bine-bw-torus-permute", "bandwidth-optimal, torus-optimized, permute strategy",
+        "bine-trees-sc25.txt Appendix D (D.1-D.4), section 4.3.1 (Permute)",
+        "bine-bw-torus with a local permutation first (allgather: last) instead of the send "
+        "strategy's exchange step; ports 1, D or 2D lanes (default 2D)"},
+       false,
+       Strategy::permute},
   };
   for (const TorusVariant& v : torus_variants) {
     AlgorithmInfo info = base(v.text.name, v.text.variant, v.text.paper, v.text.summary);
@@ -378,8 +425,9 @@ void register_bine(Registry& registry) {
     info.requirements.ports.per_dimension = true;
     info.requirements.ports.two_per_dimension = true;
     info.requirements.ports.default_ports = PortsRule::Default::two_per_dimension;
-    info.build = [name = info.name, latency = v.latency](const ScheduleRequest& r) {
-      return latency ? build_latency(r, name) : build_bandwidth(r, name, Strategy::send);
+    info.build = [name = info.name, latency = v.latency,
+                  strategy = v.strategy](const ScheduleRequest& r) {
+      return latency ? build_latency(r, name) : build_bandwidth(r, name, strategy);
     };
     registry.add(std::move(info));
   }
