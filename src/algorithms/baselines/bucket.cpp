@@ -1,6 +1,6 @@
 // Bucket algorithm (swing-nsdi24.txt sections 2.3.4 and 5.2): on a D-dimensional torus, a ring
-// reduce-scatter along each torus dimension in turn, then ring allgathers in reverse. With 2D ports it
-// runs 2D concurrent collectives on 1/(2D) of the vector each, one per starting dimension and
+// reduce-scatter along each torus dimension in turn, then ring allgathers in reverse. With 2D ports
+// it runs 2D concurrent collectives on 1/(2D) of the vector each, one per starting dimension and
 // ring direction (the multi-port split of section 2.3.1), so every link carries at most one ring
 // per direction. All of them switch dimension together (section 5.2, Fig. 9): a collective
 // starts its next dimension only when every collective has finished the current one, so each

@@ -145,12 +145,9 @@ TEST(BucketLockStep, RectangularToriSwitchDimensionsTogether) {
     int rounds;
   };
   const std::vector<Case> cases = {
-      {{8, 4}, Collective::allreduce, 2 * 2 * 7},
-      {{16, 4}, Collective::allreduce, 2 * 2 * 15},
-      {{4, 16}, Collective::allreduce, 2 * 2 * 15},
-      {{3, 6, 4}, Collective::allreduce, 2 * 3 * 5},
-      {{8, 4}, Collective::reduce_scatter, 2 * 7},
-      {{8, 4}, Collective::allgather, 2 * 7},
+      {{8, 4}, Collective::allreduce, 2 * 2 * 7},   {{16, 4}, Collective::allreduce, 2 * 2 * 15},
+      {{4, 16}, Collective::allreduce, 2 * 2 * 15}, {{3, 6, 4}, Collective::allreduce, 2 * 3 * 5},
+      {{8, 4}, Collective::reduce_scatter, 2 * 7},  {{8, 4}, Collective::allgather, 2 * 7},
   };
   for (const auto& k : cases) {
     const std::string what = std::string(collective_name(k.collective)) + " " + shape_name(k.dims);
@@ -225,8 +222,7 @@ TEST(BucketLockStep, RegistryEntries) {
   EXPECT_FALSE(lanes.baseline);  // our variant, not the paper's baseline
   EXPECT_EQ(lanes.family, "bucket");
   EXPECT_EQ(lanes.accepted_ports(2), bucket.accepted_ports(2));
-  EXPECT_EQ(build("bucket-lanes", Collective::allreduce, {8, 4})->info().algorithm,
-            "bucket-lanes");
+  EXPECT_EQ(build("bucket-lanes", Collective::allreduce, {8, 4})->info().algorithm, "bucket-lanes");
   EXPECT_EQ(build("bucket", Collective::allreduce, {8, 4})->info().algorithm, "bucket");
 }
 
