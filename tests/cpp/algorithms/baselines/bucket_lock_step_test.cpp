@@ -261,6 +261,15 @@ TEST(BucketLockStep, FlowTimeMatchesTheLockStepClosedForm) {
   EXPECT_NEAR(flow_time("bucket", {8, 4}, n, bw), 70.0 / 128 * nb, 1e-6 * nb);
   EXPECT_NEAR(flow_time("bucket", {16, 4}, n, bw), 150.0 / 256 * nb, 1e-6 * nb);
   EXPECT_NEAR(flow_time("bucket-lanes", {8, 4}, n, bw), 70.0 / 128 * nb, 1e-6 * nb);
+  // 6x3x4: 6 lanes of x = n/6 starting on sides 6, 3, 4. Phase 1: 5/6 x, 2/3 x, 3/4 x; phase
+  // 2 (on 3, 4, 6 with x/6, x/3, x/4): x/9, x/4, 5x/24; phase 3 (on 4, 6, 3 with x/18, x/12,
+  // x/24): x/24, 5x/72, x/36. The slowest per phase: (5/6 + 1/4 + 5/72) x = 83/72 x, twice.
+  // The busiest link's load (what the lanes would need if they never waited) is less, so the
+  // waiting shows here even without latency.
+  // (A vector of 432 x 2^16 bytes, so that the 6 x 72 blocks are equal.)
+  const std::uint64_t m = 432ull << 16;
+  const double mb = static_cast<double>(m) / bw;
+  EXPECT_NEAR(flow_time("bucket", {6, 3, 4}, m, bw), 2 * 83.0 / 72 / 6 * mb, 1e-6 * mb);
 
   const double latency = 1e-6;
   const std::uint64_t small = 1 << 12;
