@@ -33,6 +33,7 @@ void register_ring(Registry& registry);
 void register_recursive_doubling(Registry& registry);
 void register_bruck(Registry& registry);
 void register_bucket(Registry& registry);
+void register_bucket_lanes(Registry& registry);
 void register_balanced_bucket(Registry& registry);
 void register_swing(Registry& registry);
 void register_bine(Registry& registry);

@@ -321,6 +321,7 @@ const Registry& registry() {
     algorithms::register_recursive_doubling(r);
     algorithms::register_bruck(r);
     algorithms::register_bucket(r);
+    algorithms::register_bucket_lanes(r);
     algorithms::register_balanced_bucket(r);
     algorithms::register_hamiltonian_rings(r);
     algorithms::register_swing(r);

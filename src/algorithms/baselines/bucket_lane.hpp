@@ -22,9 +22,10 @@ struct BucketLanePlan {
   std::vector<int> order;  // torus dimensions in visiting order (sizes >= 2 only)
   int direction = +1;      // ring direction along every dimension: +1 or -1
   BucketNumbering numbering = BucketNumbering::by_rank;
-  // Steps of each dimension phase, indexed like `order`. All lanes switch dimension together
-  // (section 5.2), so a phase lasts as long as the longest ring any lane runs in it; a lane on
-  // a shorter dimension idles for the rest.
+  // Steps of each dimension phase, indexed like `order`: the longest ring any lane runs in
+  // that phase, so every lane's phases start at the same step indices. A lane on a shorter
+  // dimension has empty steps for the rest (section 5.2's idling when the lanes wait for each
+  // other there, as in `bucket`).
   std::vector<int> phase_steps;
 };
 
