@@ -128,7 +128,11 @@ class StepRequests {
     void* buffer = nullptr;
     int count = 0;
     MPI_Datatype type = context_.type.type;
-    if (part.size() > 1 && context_.pack == PackMode::copy)
+    // Only contiguous element types are packed: the packed bytes of any other type could only
+    // travel as MPI_PACKED, and MPICH 4.0.2 (ch4:ucx) truncates an MPI_PACKED message above its
+    // eager size that a receive of the element type takes (MPI_DOUBLE_INT, about 12 KB:
+    // MPI_ERR_TRUNCATE in MPI_Waitsome). Typed on both sides, every message matches anywhere.
+    if (part.size() > 1 && context_.pack == PackMode::copy && context_.type.contiguous)
       return post_packed(part, peer, port, send);
     if (part.size() == 1) {
       buffer = address(part[0]);
@@ -158,11 +162,10 @@ class StepRequests {
     return rc;
   }
 
-  // PackMode::copy: the ranges travel as one contiguous message from a staging buffer, packed
-  // now (a send reads its slots as they are when the step starts) or unpacked once the step's
-  // messages completed (unpack()). A contiguous element type goes as n elements of itself, so
-  // the signature matches a receiver that takes them into one range; other types as
-  // MPI_PACKED, which matches any receive of the same signature.
+  // PackMode::copy, contiguous element types: the ranges travel as one contiguous message from
+  // a staging buffer, packed now (a send reads its slots as they are when the step starts) or
+  // unpacked once the step's messages completed (unpack()); n elements of the element type, so
+  // the signature matches a receiver that takes them into one range.
   int post_packed(SegmentSpan part, int peer, int port, bool send) {
     const ElementType& t = context_.type;
     std::uint64_t elements = 0;
@@ -177,10 +180,7 @@ class StepRequests {
     } else {
       unpacks_.push_back({staging, Segments(part.begin(), part.end())});
     }
-    if (t.contiguous)
-      return post_message(staging - t.true_lb, static_cast<int>(elements), t.type, peer, port,
-                          send);
-    return post_message(staging, static_cast<int>(elements * t.size), MPI_PACKED, peer, port, send);
+    return post_message(staging - t.true_lb, static_cast<int>(elements), t.type, peer, port, send);
   }
 
   const ExecutionContext& context_;

@@ -1,7 +1,8 @@
 #pragma once
 // How a message whose slots form several ranges in memory goes out (docs/mpi.md, "How a
 // schedule runs"; the measurement: docs/calibration.md, "Packing vs derived datatype"). Either
-// way a send operation is one message.
+// way a send operation is one message. Element types that are not contiguous always use the
+// datatype (executor.cpp says why).
 namespace topocoll::mpi {
 
 enum class PackMode {
