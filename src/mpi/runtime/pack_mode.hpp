@@ -10,8 +10,10 @@ enum class PackMode {
   copy,      // the runtime copies the ranges into a contiguous staging buffer (and back)
 };
 
-// TOPOCOLL_PACK (`datatype` or `copy`, any case), read on every call; unset or invalid (reported
-// once): the default. With TOPOCOLL_VERBOSE the mode is reported once per process and mode.
+// TOPOCOLL_PACK (`datatype` or `copy`, any case); unset or invalid (reported once): the
+// default. With TOPOCOLL_VERBOSE the mode is reported once per process and mode. Read with the
+// other settings, when a TOPOCOLL_ variable changed (config.cpp), not on every call: two
+// getenv over mpiexec's environment were a quarter of a small call's instructions.
 [[nodiscard]] PackMode pack_mode();
 [[nodiscard]] const char* pack_mode_name(PackMode mode);
 
