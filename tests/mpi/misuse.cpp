@@ -218,6 +218,45 @@ void rules_files() {
         "no rules file: the built-in default table serves (" + chosen + ")");
 }
 
+// `auto` with a machine file (TOPOCOLL_MACHINE) predicts the MPI library's own algorithm too and
+// serves the call only where its candidate is predicted faster. On a ring of 4 hosts with
+// 1 Gb/s links, a 1 MiB allreduce by recdoub-lat (a rules file's choice: the whole vector in
+// each of 2 steps, the second across 2 hops) is slower than the library's (Open MPI: the ring,
+// 6 steps of 256 KiB; MPICH: recdoub-bw, 1.5 MiB in 4 steps), so the library serves it; the
+// built-in table's swing-bw (1.5 MiB in 4 steps, neighbours only) is faster than either, so
+// topocoll serves it. The first check fails if auto always picks topocoll, the second if it
+// always hands the call over.
+void machine_file_auto() {
+  if (size_ != 4) return;  // the hand-made machine is a ring of 4 hosts
+  const std::string source = R"("source": "tests/mpi/misuse.cpp, a hand-made machine")";
+  const std::string machine =
+      R"({"format": "topocoll-machine/1", "name": "test-ring", "description": "four hosts on a ring of 1 Gb/s links", "topology": {"value": "ring:4", )" +
+      source + R"(}, "network": {"bandwidth": {"value": "1Gbps", )" + source +
+      R"(}, "hop_latency": {"value": "1us", )" + source + "}}}";
+  setenv("TOPOCOLL_MACHINE", write_file("machine.json", machine).c_str(), 1);
+  setenv(
+      "TOPOCOLL_RULES",
+      write_file(
+          "slow-rule.json",
+          R"({"version": 1, "rules": [{"collective": "allreduce", "algorithm": "recdoub-lat"}]})")
+          .c_str(),
+      1);
+  int rc = 0;
+  const int count = 1 << 18;  // 1 MiB of MPI_INT
+  bool ok = allreduce_ok(MPI_COMM_WORLD, "auto", count, &rc);
+  check(ok && ran() == "mpi",
+        "TOPOCOLL_MACHINE: recdoub-lat predicted slower than the library's own algorithm: the "
+        "library serves (" +
+            ran() + ")");
+  unsetenv("TOPOCOLL_RULES");
+  ok = allreduce_ok(MPI_COMM_WORLD, "auto", count, &rc);
+  check(ok && ran() == "swing-bw",
+        "TOPOCOLL_MACHINE: swing-bw predicted faster than the library's own algorithm: topocoll "
+        "serves (" +
+            ran() + ")");
+  unsetenv("TOPOCOLL_MACHINE");
+}
+
 // One call of `c` with `count` MPI_INTs per rank (the MPI count argument; every rank of
 // MPI_Reduce_scatter gets `count`), root P-1; returns what served it ("" when the call failed).
 std::string served_by(mpi::MpiCollective c, int count, MPI_Comm comm, const char* algorithm,
@@ -765,6 +804,7 @@ int main(int argc, char** argv) {
   } else {
     forced_names();
     rules_files();
+    machine_file_auto();
     communicators();
     mixed_types();
     default_table();

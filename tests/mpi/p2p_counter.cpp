@@ -104,6 +104,19 @@ int PMPI_Isend(const void* buf, int count, MPI_Datatype type, int dest, int tag,
   return isend(buf, count, type, dest, tag, comm, request);
 }
 
+// The runtime sends a small step's last message with a blocking send (executor.cpp): a send
+// like the others, complete when it returns.
+int PMPI_Send(const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
+  using Send = int (*)(const void*, int, MPI_Datatype, int, int, MPI_Comm);
+  static const Send send = real<Send>("PMPI_Send");
+  sizes(true).push_back(bytes_of(count, type));
+  peers(true).push_back(dest);
+  ++posted;
+  const int rc = send(buf, count, type, dest, tag, comm);
+  ++completed;
+  return rc;
+}
+
 int PMPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
                MPI_Request* request) {
   using Irecv = int (*)(void*, int, MPI_Datatype, int, int, MPI_Comm, MPI_Request*);

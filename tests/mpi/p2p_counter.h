@@ -1,4 +1,4 @@
-/* Point-to-point messages posted through PMPI_Isend / PMPI_Irecv since the last reset, with
+/* Point-to-point messages posted through PMPI_Isend, PMPI_Send / PMPI_Irecv since the last reset, with
  * their sizes in bytes, and the local reductions (p2p_counter.cpp). */
 #pragma once
 #include <mpi.h>
@@ -8,7 +8,7 @@ extern "C" {
 #endif
 
 void p2p_counter_reset(void);
-/* send = 1: PMPI_Isend calls, 0: PMPI_Irecv calls. */
+/* send = 1: PMPI_Isend and PMPI_Send calls, 0: PMPI_Irecv calls. */
 int p2p_counter_messages(int send);
 long long p2p_counter_bytes(int send, int index);
 /* The destination rank of send `index`, the source rank of receive `index`. */

@@ -133,7 +133,9 @@ int run_body(const Serving& serving, const Choice& choice, Body body, CommState&
                         error_text(code), code);
   }
   if (settings.verbose)
-    log_call(serving.call, serving.size, serving.nodes + "algorithm=" + choice.algorithm);
+    log_call(serving.call, serving.size,
+             serving.nodes + "algorithm=" + choice.algorithm +
+                 (choice.prediction.empty() ? "" : " " + choice.prediction));
   Serving::record(choice.algorithm, "");
   return rc;
 }

@@ -69,7 +69,7 @@ int run(CommState& state, const Choice& choice, const Plan& plan, const ElementT
   context.max_message_bytes = choice.max_message_bytes;
   context.segment_bytes = choice.segment_bytes;
   context.types = &plan.types;
-  context.pack = pack_mode();
+  context.pack = choice.pack;
   context.requests = &state.requests;
   context.comm = state.comm();
   context.type = type;

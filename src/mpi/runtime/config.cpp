@@ -155,6 +155,8 @@ Settings parse_settings(MpiCollective c, const char* algorithm) {
     }
   }
   s.rules_path = env("TOPOCOLL_RULES");
+  s.machine_path = env("TOPOCOLL_MACHINE");
+  s.pack = pack_mode();
   const std::string limit = env("TOPOCOLL_MAX_MESSAGE_BYTES");
   if (!limit.empty()) {
     const auto bytes = parse_byte_size(limit);

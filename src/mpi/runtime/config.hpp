@@ -9,6 +9,7 @@
 
 #include "core/collective.hpp"
 #include "mpi_collective.hpp"
+#include "pack_mode.hpp"
 
 namespace topocoll::mpi {
 
@@ -29,12 +30,16 @@ struct Settings {
   std::vector<int> dims;   // TOPOCOLL_DIMS, empty when unset
   std::string dims_error;  // a malformed TOPOCOLL_DIMS
   std::string rules_path;  // TOPOCOLL_RULES, empty when unset
+  // TOPOCOLL_MACHINE: a machine file; `auto` then serves a call only where it predicts its
+  // candidate faster than the MPI library's own choice (docs/mpi.md). Empty when unset.
+  std::string machine_path;
   // TOPOCOLL_MAX_MESSAGE_BYTES: larger messages are split in pieces (default 1 GiB, which
   // keeps every MPI call below INT_MAX elements and 2^31 bytes).
   std::uint64_t max_message_bytes = std::uint64_t{1} << 30;
   // TOPOCOLL_SEGMENT_BYTES: the messages of reducing collectives are cut in segments of this
   // size, and a received segment is reduced while the next ones are in flight (0: off).
   std::uint64_t segment_bytes = kDefaultSegmentBytes;
+  PackMode pack = PackMode::copy;  // TOPOCOLL_PACK (pack_mode.hpp)
   // TOPOCOLL_MAX_VERIFY_BYTES: a file: schedule whose verification needs more memory per
   // rank (the verifier's up-front estimate) is refused and the MPI library serves its calls.
   std::uint64_t max_verify_bytes = kDefaultMaxVerifyBytes;

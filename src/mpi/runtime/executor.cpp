@@ -47,8 +47,10 @@ class StepRequests {
   StepRequests(const StepRequests&) = delete;
   StepRequests& operator=(const StepRequests&) = delete;
 
+  // `blocking`: a send of one piece goes out with a blocking send (no request; see post_step).
   int post(SegmentSpan segments, std::uint64_t count, int peer, int port, bool send,
-           std::size_t transfer) {
+           std::size_t transfer, bool blocking = false) {
+    blocking_ = blocking && send && count <= piece_;
     std::size_t index = 0;
     std::uint64_t used = 0;  // elements of segments[index] already covered
     for (std::uint64_t done = 0; done < count; done += piece_) {
@@ -75,6 +77,7 @@ class StepRequests {
       }
       if (rc != MPI_SUCCESS) return rc;
     }
+    blocking_ = false;
     return MPI_SUCCESS;
   }
 
@@ -128,7 +131,11 @@ class StepRequests {
     void* buffer = nullptr;
     int count = 0;
     MPI_Datatype type = context_.type.type;
-    if (part.size() > 1 && context_.pack == PackMode::copy)
+    // Only contiguous element types are packed: the packed bytes of any other type could only
+    // travel as MPI_PACKED, and MPICH 4.0.2 (ch4:ucx) truncates an MPI_PACKED message above its
+    // eager size that a receive of the element type takes (MPI_DOUBLE_INT, about 12 KB:
+    // MPI_ERR_TRUNCATE in MPI_Waitsome). Typed on both sides, every message matches anywhere.
+    if (part.size() > 1 && context_.pack == PackMode::copy && context_.type.contiguous)
       return post_packed(part, peer, port, send);
     if (part.size() == 1) {
       buffer = address(part[0]);
@@ -151,6 +158,7 @@ class StepRequests {
   }
 
   int post_message(void* buffer, int count, MPI_Datatype type, int peer, int port, bool send) {
+    if (blocking_) return PMPI_Send(buffer, count, type, peer, port, context_.comm);
     MPI_Request request = MPI_REQUEST_NULL;
     const int rc = send ? PMPI_Isend(buffer, count, type, peer, port, context_.comm, &request)
                         : PMPI_Irecv(buffer, count, type, peer, port, context_.comm, &request);
@@ -158,11 +166,10 @@ class StepRequests {
     return rc;
   }
 
-  // PackMode::copy: the ranges travel as one contiguous message from a staging buffer, packed
-  // now (a send reads its slots as they are when the step starts) or unpacked once the step's
-  // messages completed (unpack()). A contiguous element type goes as n elements of itself, so
-  // the signature matches a receiver that takes them into one range; other types as
-  // MPI_PACKED, which matches any receive of the same signature.
+  // PackMode::copy, contiguous element types: the ranges travel as one contiguous message from
+  // a staging buffer, packed now (a send reads its slots as they are when the step starts) or
+  // unpacked once the step's messages completed (unpack()); n elements of the element type, so
+  // the signature matches a receiver that takes them into one range.
   int post_packed(SegmentSpan part, int peer, int port, bool send) {
     const ElementType& t = context_.type;
     std::uint64_t elements = 0;
@@ -177,16 +184,14 @@ class StepRequests {
     } else {
       unpacks_.push_back({staging, Segments(part.begin(), part.end())});
     }
-    if (t.contiguous)
-      return post_message(staging - t.true_lb, static_cast<int>(elements), t.type, peer, port,
-                          send);
-    return post_message(staging, static_cast<int>(elements * t.size), MPI_PACKED, peer, port, send);
+    return post_message(staging - t.true_lb, static_cast<int>(elements), t.type, peer, port, send);
   }
 
   const ExecutionContext& context_;
   std::size_t lane_, lanes_;
   std::uint64_t piece_;
   std::vector<Piece>* record_ = nullptr;
+  bool blocking_ = false;  // the message being posted goes out with PMPI_Send
   std::size_t message_ = 0;
   std::vector<MPI_Request>& requests_;
   struct Unpack {
@@ -260,8 +265,20 @@ int apply_local(const ExecutionContext& c, const LocalOp& op) {
   return combine(c, op.source, op.destination, op.combine, op.order, false);
 }
 
+// Messages up to this size may be the step's blocking last send: below the eager limits of
+// Open MPI's shared-memory transport (4 KiB) and of MPICH's, so the send returns once the
+// library copied it, without the request that an MPI_Isend creates, completes and frees
+// (docs/mpi-benchmark.md, "Small messages").
+constexpr std::uint64_t kBlockingSendBytes = 4096;
+
 // Posts the step's receives and sends, and takes the snapshots of its step-start copies.
-int post_step(const CompiledStep& step, const ExecutionContext& c, StepRequests& requests) {
+// `block_last_send` (one-lane plans): a last send of at most kBlockingSendBytes goes out with
+// a blocking send after everything else of the step is posted, as Open MPI's sendrecv does.
+// Even where the library would not send it eagerly it cannot deadlock: the blocked rank's peer
+// posted its receives of this step before blocking in it (receives first, here too), and no
+// rank leaves a step before its receives from the step's senders completed.
+int post_step(const CompiledStep& step, const ExecutionContext& c, StepRequests& requests,
+              bool block_last_send = false) {
   for (std::size_t i = 0; i < step.receives.size(); ++i) {
     const Transfer& t = step.receives[i];
     const SegmentSpan target = t.staged ? SegmentSpan(&t.staging, 1) : SegmentSpan(t.segments);
@@ -270,7 +287,9 @@ int post_step(const CompiledStep& step, const ExecutionContext& c, StepRequests&
   }
   for (std::size_t i = 0; i < step.sends.size(); ++i) {
     const Transfer& t = step.sends[i];
-    if (const int rc = requests.post(t.segments, t.count, t.peer, t.port, true, i);
+    const bool blocking = block_last_send && i + 1 == step.sends.size() &&
+                          t.count * c.type.size <= kBlockingSendBytes;
+    if (const int rc = requests.post(t.segments, t.count, t.peer, t.port, true, i, blocking);
         rc != MPI_SUCCESS)
       return rc;
   }
@@ -480,7 +499,7 @@ int run_lane(const CompiledLane& lane, const ExecutionContext& c) {
       if (const int rc = run_pipelined_step(step, c, requests, eager); rc != MPI_SUCCESS) return rc;
       continue;
     }
-    if (const int rc = post_step(step, c, requests); rc != MPI_SUCCESS) return rc;
+    if (const int rc = post_step(step, c, requests, true); rc != MPI_SUCCESS) return rc;
     if (const int rc = requests.wait(); rc != MPI_SUCCESS) return rc;
     if (const int rc = finish_step(step, c); rc != MPI_SUCCESS) return rc;
   }

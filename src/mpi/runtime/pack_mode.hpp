@@ -1,7 +1,8 @@
 #pragma once
 // How a message whose slots form several ranges in memory goes out (docs/mpi.md, "How a
 // schedule runs"; the measurement: docs/calibration.md, "Packing vs derived datatype"). Either
-// way a send operation is one message.
+// way a send operation is one message. Element types that are not contiguous always use the
+// datatype (executor.cpp says why).
 namespace topocoll::mpi {
 
 enum class PackMode {
@@ -9,8 +10,10 @@ enum class PackMode {
   copy,      // the runtime copies the ranges into a contiguous staging buffer (and back)
 };
 
-// TOPOCOLL_PACK (`datatype` or `copy`, any case), read on every call; unset or invalid (reported
-// once): the default. With TOPOCOLL_VERBOSE the mode is reported once per process and mode.
+// TOPOCOLL_PACK (`datatype` or `copy`, any case); unset or invalid (reported once): the
+// default. With TOPOCOLL_VERBOSE the mode is reported once per process and mode. Read with the
+// other settings, when a TOPOCOLL_ variable changed (config.cpp), not on every call: two
+// getenv over mpiexec's environment were a quarter of a small call's instructions.
 [[nodiscard]] PackMode pack_mode();
 [[nodiscard]] const char* pack_mode_name(PackMode mode);
 

@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <numeric>
 
+#include "library_model.hpp"
+#include "prediction.hpp"
 #include "rules.hpp"
 #include "schedule_file.hpp"
 
@@ -58,6 +61,53 @@ Choice fallback(const Settings& settings, std::string reason, bool forced) {
   return c;
 }
 
+std::string microseconds(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.2fus", seconds * 1e6);
+  return text;
+}
+
+// With a machine file (TOPOCOLL_MACHINE), `auto`'s candidate serves the call only where the
+// analytic model predicts it faster than the registry baseline that stands for the MPI
+// library's own choice; anything else (slower, a tie, no model of the library's choice, no
+// prediction) goes to the library, so the drop-in never makes a call slower than the library
+// would on that machine's figures.
+Choice against_library(const Settings& settings, MpiCollective collective,
+                       const ScheduleRequest& request, std::uint64_t bytes, Choice candidate) {
+  if (settings.machine_path.empty()) return candidate;
+  const MpiLibrary library = running_library();
+  const std::string who = library_name(library);
+  const std::string baseline =
+      library_algorithm(library, collective, request.ranks, bytes, request.commutative);
+  if (baseline.empty())
+    return fallback(settings, "auto: no model of " + who + "'s own algorithm for this call", false);
+  // The library's algorithms run on the ranks as a ring, whatever torus topocoll was given.
+  ScheduleRequest flat = request;
+  flat.dims = {request.ranks};
+  flat.ports = 0;
+  const AlgorithmInfo* algo = registry().find(baseline);
+  if (const auto why = algo ? Registry::rejection(*algo, flat) : std::nullopt; !algo || why)
+    return fallback(settings,
+                    "auto: " + who + "'s " + baseline + " cannot be predicted here (" +
+                        (why ? *why : std::string("not in the registry")) + ")",
+                    false);
+  const Predicted mine =
+      predict(settings.machine_path, candidate.algorithm, candidate.request, bytes);
+  const Predicted theirs = predict(settings.machine_path, baseline, flat, bytes);
+  for (const Predicted* p : {&mine, &theirs})
+    if (!p->seconds) {
+      warn_once("TOPOCOLL_MACHINE: " + p->error);
+      return fallback(settings, "auto: no prediction (" + p->error + ")", false);
+    }
+  const std::string text = "predicted " + candidate.algorithm + "=" + microseconds(*mine.seconds) +
+                           " " + who + ":" + baseline + "=" + microseconds(*theirs.seconds);
+  if (*mine.seconds < *theirs.seconds) {
+    candidate.prediction = text;
+    return candidate;
+  }
+  return fallback(settings, "auto: " + text, false);
+}
+
 Choice choose_auto(const Settings& settings, MpiCollective collective,
                    const ScheduleRequest& request, std::uint64_t bytes,
                    const std::string& node_rejection) {
@@ -74,7 +124,9 @@ Choice choose_auto(const Settings& settings, MpiCollective collective,
       if (!rule.matches(collective, request.ranks, bytes)) continue;
       if (rule.algorithm == "mpi") return fallback(settings, "rules file chose mpi", false);
       const auto why = why_not(settings, rule.algorithm, request, node_rejection);
-      if (!why) return served_by(rule.algorithm, request);
+      if (!why)
+        return against_library(settings, collective, request, bytes,
+                               served_by(rule.algorithm, request));
       rejected = "rule: " + *why;
       break;
     }
@@ -84,7 +136,8 @@ Choice choose_auto(const Settings& settings, MpiCollective collective,
   std::vector<std::string> reasons;
   for (const std::string& name : default_candidates(collective, request.ranks, bytes)) {
     const auto why = why_not(settings, name, request, node_rejection);
-    if (!why) return served_by(name, request);
+    if (!why)
+      return against_library(settings, collective, request, bytes, served_by(name, request));
     if (std::find(reasons.begin(), reasons.end(), *why) == reasons.end()) reasons.push_back(*why);
   }
   std::string reason = "no algorithm of the built-in table serves this call: ";
@@ -164,6 +217,7 @@ const Choice& remembered_choice(const Settings& settings, MpiCollective collecti
       choose_algorithm(settings, collective, request, cart, bytes, blocker, node_rejection);
   slot.choice.max_message_bytes = settings.max_message_bytes;
   slot.choice.segment_bytes = settings.segment_bytes;
+  slot.choice.pack = settings.pack;
   slot.generation = settings.generation;
   slot.request = request;
   slot.cart = cart;

@@ -10,12 +10,14 @@
 namespace topocoll::mpi {
 
 struct Choice {
-  std::string algorithm;  // registry name; empty: the MPI library's collective
-  std::string reason;     // why the MPI library serves it (empty when topocoll does)
-  bool error = false;     // TOPOCOLL_FALLBACK=error: return MPI_ERR_ARG, reason printed
+  std::string algorithm;   // registry name; empty: the MPI library's collective
+  std::string reason;      // why the MPI library serves it (empty when topocoll does)
+  std::string prediction;  // `auto` with a machine file: both predicted times, for the verbose line
+  bool error = false;      // TOPOCOLL_FALLBACK=error: return MPI_ERR_ARG, reason printed
   ScheduleRequest request;
   std::uint64_t max_message_bytes = std::uint64_t{1} << 30;
   std::uint64_t segment_bytes = kDefaultSegmentBytes;
+  PackMode pack = PackMode::copy;
 };
 
 // `request` carries the collective, ranks, root, commutativity and the communicator's ranks
@@ -31,8 +33,8 @@ struct Choice {
 // choose_algorithm, remembered per collective on this thread for the same inputs (loops
 // repeat their calls): choosing walks the registry's requirements and builds strings, a
 // large part of a small call's own cost (docs/mpi-benchmark.md, "Small messages"). The
-// Choice carries settings.max_message_bytes; the reference stays valid until the thread's
-// next call for the same collective.
+// Choice carries settings.max_message_bytes, segment_bytes and pack; the reference stays valid
+// until the thread's next call for the same collective.
 [[nodiscard]] const Choice& remembered_choice(const Settings& settings, MpiCollective collective,
                                               const ScheduleRequest& request,
                                               const std::vector<int>& cart, std::uint64_t bytes,
