@@ -105,7 +105,8 @@ Engine::~Engine() = default;
 void Engine::use_symmetry_if_any(const topo::Router& router) {
   if (config_.model == Model::flow && config_.use_symmetry && config_.trace_path.empty())
     symmetry_ = TranslationSymmetry::find(schedule_, topology_, router, host_of_,
-                                          message_bytes_.equal_blocks());
+                                          message_bytes_.equal_blocks(),
+                                          range_view(config_, topology_));
   if (!symmetry_) {
     routes_.emplace(topology_, router);
     return;

@@ -14,10 +14,24 @@
 #include <vector>
 
 #include "core/schedule.hpp"
+#include "sim/simulate.hpp"
 #include "topology/routing.hpp"
 #include "topology/topology.hpp"
 
 namespace topocoll::sim {
+
+// How much of a send's block set the run can tell apart, and so how much of it the signature
+// of a step must hold. Under SimConfig::message_per_range every range is a message of its own;
+// otherwise a send is one message of its total bytes, and its ranges matter only through the
+// copy that packs and unpacks a message of several ranges, when host costs charge copies.
+enum class RangeView : std::uint8_t {
+  each_range,  // every range's block count (one message per range)
+  packed,      // the total block count and whether there are several ranges (packing is charged)
+  total,       // the total block count only (a send is one message, packing is free)
+};
+
+// The view the engine's run takes of ranges under `config` on `topology`'s host costs.
+[[nodiscard]] RangeView range_view(const SimConfig& config, const topo::Topology& topology);
 
 class TranslationSymmetry {
  public:
@@ -31,7 +45,8 @@ class TranslationSymmetry {
                                                                const topo::Topology& topology,
                                                                const topo::Router& router,
                                                                std::span<const int> host_of,
-                                                               bool equal_blocks);
+                                                               bool equal_blocks,
+                                                               RangeView ranges);
 
   // Whether a run on this network and router can have a symmetry at all: a translatable
   // network (Topology::translatable) with a host on every point of its grid, a router that
