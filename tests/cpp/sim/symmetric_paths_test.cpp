@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,19 @@ bool same_run(const SimResult& a, const SimResult& b) {
   return true;
 }
 
+// Whether a run reduced by a group the schedule does not have gives itself away: the engine
+// finds a receive without its send (a rank left out is not the translate it stands for), or
+// the figures differ from the full run's.
+bool wrong_group_caught(const Schedule& schedule, const testing::TestNetwork& net,
+                        const SimConfig& config, const TranslationSymmetry& group,
+                        const SimResult& full) {
+  try {
+    return !same_run(full, run(schedule, net, config, group));
+  } catch (const std::exception&) {
+    return true;
+  }
+}
+
 // Every translation of the network's grid (each dimension by its translation step).
 TranslationSymmetry all_translations(const topo::Topology& topology) {
   std::vector<int> periods;
@@ -75,17 +89,17 @@ struct FamilyCase {
 TEST(SimSymmetricPaths, AWrongTranslationGroupChangesTheRunOnEveryFamily) {
   const std::vector<FamilyCase> cases = {
       {"torus:8x8", "minimal", 64, "swing-bw", {8, 8}},   // Swing: peers follow coordinate parity
-      {"torus:4x4x4", "dor", 64, "swing-bw", {4, 4, 4}},  // 3D, dimension-order routing
+      {"torus:4x4x4", "minimal", 64, "swing-bw", {4, 4, 4}},  // 3D
       {"torus:16", "minimal", 16, "recdoub-bw", {}},      // ring: x, x+8 differ at the last step
       {"hypercube:6", "minimal", 64, "ring", {}},         // a ring is no XOR pattern
-      {"hyperx:8x8", "minimal", 64, "swing-bw", {8, 8}},  // ports move to the moved coordinate
+      {"hyperx:8x8", "dor", 64, "swing-bw", {8, 8}},  // ports move to the moved coordinate
       {"hammingmesh:2x2:4x4", "minimal", 64, "recdoub-bw", {8, 8}},  // whole boards move
   };
   for (const FamilyCase& c : cases) {
     const std::string what = c.algorithm + " on " + c.spec + " " + c.routing;
     const auto used = make_network(c.spec, c.ranks, c.routing);
     const auto schedule = build(c.algorithm, Collective::allreduce, c.ranks, c.dims);
-    SimConfig config = flow_config(1 << 20);
+    SimConfig config = flow_config(3 << 20);  // equal blocks for 2 to 6 ports per rank
     config.use_symmetry = false;
     const SimResult full = run(*schedule, used, config);
     config.use_symmetry = true;
@@ -94,9 +108,8 @@ TEST(SimSymmetricPaths, AWrongTranslationGroupChangesTheRunOnEveryFamily) {
     EXPECT_GT(found.symmetry_group, 1) << what;
     EXPECT_LT(found.symmetry_group, every.group_size()) << what;
     EXPECT_TRUE(same_run(full, found)) << what;
-    const SimResult wrong = run(*schedule, used, config, every);
-    EXPECT_EQ(wrong.symmetry_group, every.group_size()) << what;
-    EXPECT_FALSE(same_run(full, wrong)) << what << ": a wrong group went unnoticed";
+    EXPECT_TRUE(wrong_group_caught(*schedule, used, config, every, full))
+        << what << ": a wrong group went unnoticed";
   }
 }
 
@@ -163,8 +176,9 @@ TEST(SimSymmetricPaths, WrappedRangesRunInFullWhenTheEngineChargesThem) {
     const SimResult full = run(*schedule, *c.net, config);
     EXPECT_EQ(searched.symmetry_group, 1) << c.what;
     EXPECT_TRUE(same_run(full, searched)) << c.what;
-    const SimResult wrong = run(*schedule, *c.net, config, all_translations(*c.net->topology));
-    EXPECT_FALSE(same_run(full, wrong)) << c.what << ": a wrong group went unnoticed";
+    EXPECT_TRUE(
+        wrong_group_caught(*schedule, *c.net, config, all_translations(*c.net->topology), full))
+        << c.what << ": a wrong group went unnoticed";
   }
 }
 
