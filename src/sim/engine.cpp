@@ -108,9 +108,9 @@ void Engine::use_symmetry_if_any(const topo::Router& router,
   if (imposed && config_.model == Model::flow)
     symmetry_ = imposed;
   else if (config_.model == Model::flow && config_.use_symmetry && config_.trace_path.empty())
-    symmetry_ = TranslationSymmetry::find(schedule_, topology_, router, host_of_,
-                                          message_bytes_.equal_blocks(),
-                                          range_view(config_, topology_));
+    symmetry_ =
+        TranslationSymmetry::find(schedule_, topology_, router, host_of_,
+                                  message_bytes_.equal_blocks(), range_view(config_, topology_));
   if (!symmetry_) {
     routes_.emplace(topology_, router);
     return;

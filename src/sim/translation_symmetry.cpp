@@ -73,7 +73,8 @@ std::uint64_t displacement(const Lattice& grid, int from, int to) {
   for (int dim = grid.dimensions() - 1; dim >= 0; --dim) {
     const int n = grid.size(dim);
     const int delta = grid.coordinate(to, dim) - grid.coordinate(from, dim);
-    d = d * static_cast<std::uint64_t>(n) + static_cast<std::uint64_t>(delta < 0 ? delta + n : delta);
+    d = d * static_cast<std::uint64_t>(n) +
+        static_cast<std::uint64_t>(delta < 0 ? delta + n : delta);
   }
   return d;
 }
@@ -91,9 +92,7 @@ void add_send_blocks(Signature& sig, const BlockSet& blocks, RangeView view) {
       sig.add(blocks.range_count() > 1 ? 1 : 0);
       sig.add(blocks.block_count());
       return;
-    case RangeView::total:
-      sig.add(blocks.block_count());
-      return;
+    case RangeView::total: sig.add(blocks.block_count()); return;
   }
 }
 

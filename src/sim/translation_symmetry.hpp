@@ -45,8 +45,7 @@ class TranslationSymmetry {
                                                                const topo::Topology& topology,
                                                                const topo::Router& router,
                                                                std::span<const int> host_of,
-                                                               bool equal_blocks,
-                                                               RangeView ranges);
+                                                               bool equal_blocks, RangeView ranges);
 
   // Whether a run on this network and router can have a symmetry at all: a translatable
   // network (Topology::translatable) with a host on every point of its grid, a router that

@@ -88,10 +88,10 @@ struct FamilyCase {
 // (wrong for this schedule) does not.
 TEST(SimSymmetricPaths, AWrongTranslationGroupChangesTheRunOnEveryFamily) {
   const std::vector<FamilyCase> cases = {
-      {"torus:8x8", "minimal", 64, "swing-bw", {8, 8}},   // Swing: peers follow coordinate parity
+      {"torus:8x8", "minimal", 64, "swing-bw", {8, 8}},  // Swing: peers follow coordinate parity
       {"torus:4x4x4", "minimal", 64, "swing-bw", {4, 4, 4}},  // 3D
-      {"torus:16", "minimal", 16, "recdoub-bw", {}},      // ring: x, x+8 differ at the last step
-      {"hypercube:6", "minimal", 64, "ring", {}},         // a ring is no XOR pattern
+      {"torus:16", "minimal", 16, "recdoub-bw", {}},  // ring: x, x+8 differ at the last step
+      {"hypercube:6", "minimal", 64, "ring", {}},     // a ring is no XOR pattern
       {"hyperx:8x8", "dor", 64, "swing-bw", {8, 8}},  // ports move to the moved coordinate
       {"hammingmesh:2x2:4x4", "minimal", 64, "recdoub-bw", {8, 8}},  // whole boards move
   };
