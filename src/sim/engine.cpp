@@ -45,7 +45,8 @@ void check_host_costs(const topo::HostCosts& h) {
 }  // namespace
 
 Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const topo::Router& router,
-               const topo::Mapping& mapping, const SimConfig& config)
+               const topo::Mapping& mapping, const SimConfig& config,
+               const std::optional<TranslationSymmetry>& imposed)
     : schedule_(schedule),
       topology_(topology),
       config_(config),
@@ -67,7 +68,7 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
   for (int r = 0; r < schedule.ranks(); ++r)
     host_of_[static_cast<std::size_t>(r)] =
         mapping.host_of[static_cast<std::size_t>(schedule.info().node_of(r))];
-  use_symmetry_if_any(router);
+  use_symmetry_if_any(router, imposed);
   if (config.model == Model::flow) {
     network_ =
         std::make_unique<FlowNetwork>(topology, global_link_load(topology, config.global_load));
@@ -102,10 +103,14 @@ Engine::~Engine() = default;
 
 // Only the flow model reduces: its max-min rates are unique, so a symmetric state stays
 // symmetric (docs/simulator-engines.md, "Symmetry"). A trace names every rank's messages.
-void Engine::use_symmetry_if_any(const topo::Router& router) {
-  if (config_.model == Model::flow && config_.use_symmetry && config_.trace_path.empty())
-    symmetry_ = TranslationSymmetry::find(schedule_, topology_, router, host_of_,
-                                          message_bytes_.equal_blocks());
+void Engine::use_symmetry_if_any(const topo::Router& router,
+                                 const std::optional<TranslationSymmetry>& imposed) {
+  if (imposed && config_.model == Model::flow)
+    symmetry_ = imposed;
+  else if (config_.model == Model::flow && config_.use_symmetry && config_.trace_path.empty())
+    symmetry_ =
+        TranslationSymmetry::find(schedule_, topology_, router, host_of_,
+                                  message_bytes_.equal_blocks(), range_view(config_, topology_));
   if (!symmetry_) {
     routes_.emplace(topology_, router);
     return;

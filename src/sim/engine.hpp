@@ -62,8 +62,11 @@ class Engine {
  public:
   // Throws UnsupportedRequest for a mapping that does not fit or a vector that does not split
   // into elements.
+  // `imposed`, when given, replaces the search (flow model only): the run is reduced by that
+  // group whether or not the schedule has it (tests: a wrong group must change the result).
   Engine(const Schedule& schedule, const topo::Topology& topology, const topo::Router& router,
-         const topo::Mapping& mapping, const SimConfig& config);
+         const topo::Mapping& mapping, const SimConfig& config,
+         const std::optional<TranslationSymmetry>& imposed = std::nullopt);
   ~Engine();
 
   [[nodiscard]] SimResult run();
@@ -164,7 +167,8 @@ class Engine {
   void wake_waiting(int rank, double now);
   void transfer_done(std::uint32_t tag, double now);
   void add_timer(double time, int id, TimerKind kind);
-  void use_symmetry_if_any(const topo::Router& router);
+  void use_symmetry_if_any(const topo::Router& router,
+                           const std::optional<TranslationSymmetry>& imposed);
   // Whether the rank is simulated: all are, unless a symmetry leaves one host per orbit.
   [[nodiscard]] bool simulated(int rank) const;
   void expand_orbits(SimResult& result, std::vector<LinkUsage>& usage) const;

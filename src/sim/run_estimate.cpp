@@ -181,8 +181,9 @@ void find_symmetry(const Schedule& schedule, const topo::Topology& topology,
   // answer is given.
   if (!search || static_cast<double>(e.rank_steps) + e.messages > kEstimateSymmetryWork) return;
   e.symmetry_known = true;
-  const auto symmetry = TranslationSymmetry::find(schedule, topology, router, counter.host_of(),
-                                                  counter.equal_blocks());
+  const auto symmetry =
+      TranslationSymmetry::find(schedule, topology, router, counter.host_of(),
+                                counter.equal_blocks(), range_view(config, topology));
   e.symmetry_group = symmetry ? symmetry->group_size() : 1;
   e.drifts = !symmetry;
 }

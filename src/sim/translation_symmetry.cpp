@@ -26,11 +26,22 @@ class Lattice {
       stride *= sizes_[d];
     }
     hosts_ = stride;
+    // Coordinates are read for every operation of every rank-step the search hashes: a table
+    // instead of a division per dimension (perf: the divisions were most of the search's own
+    // time on hamiltonian-rings 32x32).
+    coordinates_.resize(static_cast<std::size_t>(hosts_) * sizes_.size());
+    for (int h = 0; h < hosts_; ++h)
+      for (std::size_t d = 0; d < sizes_.size(); ++d)
+        coordinates_[static_cast<std::size_t>(h) * sizes_.size() + d] =
+            (h / strides_[d]) % sizes_[d];
   }
   [[nodiscard]] int dimensions() const { return static_cast<int>(sizes_.size()); }
   [[nodiscard]] int size(int dim) const { return sizes_[static_cast<std::size_t>(dim)]; }
   [[nodiscard]] int stride(int dim) const { return strides_[static_cast<std::size_t>(dim)]; }
-  [[nodiscard]] int coordinate(int host, int dim) const { return (host / stride(dim)) % size(dim); }
+  [[nodiscard]] int coordinate(int host, int dim) const {
+    return coordinates_[static_cast<std::size_t>(host) * sizes_.size() +
+                        static_cast<std::size_t>(dim)];
+  }
   [[nodiscard]] int host_count() const { return hosts_; }
   // Translations along `dim` are multiples of this (a HammingMesh moves by whole boards).
   [[nodiscard]] int step(int dim) const { return steps_[static_cast<std::size_t>(dim)]; }
@@ -40,6 +51,7 @@ class Lattice {
   std::vector<int> sizes_;
   std::vector<int> strides_;
   std::vector<int> steps_;
+  std::vector<int> coordinates_;  // per host, per dimension
   int hosts_ = 1;
 };
 
@@ -60,17 +72,36 @@ std::uint64_t displacement(const Lattice& grid, int from, int to) {
   std::uint64_t d = 0;
   for (int dim = grid.dimensions() - 1; dim >= 0; --dim) {
     const int n = grid.size(dim);
+    const int delta = grid.coordinate(to, dim) - grid.coordinate(from, dim);
     d = d * static_cast<std::uint64_t>(n) +
-        static_cast<std::uint64_t>((grid.coordinate(to, dim) - grid.coordinate(from, dim) + n) % n);
+        static_cast<std::uint64_t>(delta < 0 ? delta + n : delta);
   }
   return d;
 }
 
+// What the engine sees of a send's block set (RangeView). A range that wraps around block 0 is
+// two ranges where its translates are one (bruck-bw, trivance-bw, bine-bw-two): with one message
+// per send and free packing the two runs are the same, so only what the engine charges is hashed.
+void add_send_blocks(Signature& sig, const BlockSet& blocks, RangeView view) {
+  switch (view) {
+    case RangeView::each_range:
+      sig.add(blocks.range_count());
+      for (const auto& r : blocks.ranges()) sig.add(r.size());
+      return;
+    case RangeView::packed:
+      sig.add(blocks.range_count() > 1 ? 1 : 0);
+      sig.add(blocks.block_count());
+      return;
+    case RangeView::total: sig.add(blocks.block_count()); return;
+  }
+}
+
 // What the flow model sees of a rank's step k, relative to its host: its operations in
-// posting order with their kind, port, peer offset, the block count of every message and of
-// every reduction. With equal blocks, bytes are block counts times one block size.
+// posting order with their kind, port, peer offset, the blocks of every message (RangeView) and
+// the block count of every reduction. With equal blocks, bytes are block counts times one block
+// size.
 void add_step(Signature& sig, const Schedule& schedule, const Lattice& grid,
-              std::span<const int> host_of, int rank, int k, Step& step) {
+              std::span<const int> host_of, RangeView view, int rank, int k, Step& step) {
   const int host = host_of[static_cast<std::size_t>(rank)];
   step.clear();
   schedule.build_step(rank, k, step);
@@ -85,10 +116,7 @@ void add_step(Signature& sig, const Schedule& schedule, const Lattice& grid,
       }
       sig.add(displacement(grid, host, host_of[static_cast<std::size_t>(op.peer)]));
     }
-    if (op.kind == OpKind::send) {
-      sig.add(op.blocks.range_count());
-      for (const auto& r : op.blocks.ranges()) sig.add(r.size());
-    }
+    if (op.kind == OpKind::send) add_send_blocks(sig, op.blocks, view);
     if (op.combine == Combine::reduce && op.kind != OpKind::send) sig.add(op.blocks.block_count());
   }
 }
@@ -97,7 +125,8 @@ void add_step(Signature& sig, const Schedule& schedule, const Lattice& grid,
 int shift_along(const Lattice& grid, int host, int dim, int by) {
   const int n = grid.size(dim);
   const int x = grid.coordinate(host, dim);
-  return host + ((x + by) % n - x) * grid.stride(dim);
+  const int moved = x + by >= n ? x + by - n : x + by;  // by is in [0, n)
+  return host + (moved - x) * grid.stride(dim);
 }
 
 // Host h moved by a translation given per dimension (each offset in [0, size)).
@@ -206,7 +235,8 @@ class CosetSearch {
 // symmetry usually shows it in its first steps, and reading the rest would be wasted). The
 // axis periods are checked after every step; the diagonal cosets when a period grows, after
 // steps 1, 2, 4, 8, ... (enough to stop early) and after the last step.
-Group search_group(const Schedule& schedule, const Lattice& grid, std::span<const int> host_of) {
+Group search_group(const Schedule& schedule, const Lattice& grid, std::span<const int> host_of,
+                   RangeView view) {
   Signature empty;  // hosts without a rank
   empty.add(~0ULL);
   std::vector<Signature> by_host(static_cast<std::size_t>(grid.host_count()), empty);
@@ -232,7 +262,7 @@ Group search_group(const Schedule& schedule, const Lattice& grid, std::span<cons
     for (int r = 0; r < schedule.ranks(); ++r)
       if (k < schedule.step_count(r))
         add_step(by_host[static_cast<std::size_t>(host_of[static_cast<std::size_t>(r)])], schedule,
-                 grid, host_of, r, k, step);
+                 grid, host_of, view, r, k, step);
   }
   return group;
 }
@@ -242,17 +272,18 @@ Group search_group(const Schedule& schedule, const Lattice& grid, std::span<cons
 struct CacheEntry {
   std::uint64_t schedule = 0;
   std::string network;
+  RangeView view = RangeView::each_range;
   std::vector<int> host_of;
   Group group;
 };
 
 Group cached_group(const Schedule& schedule, const topo::Topology& topology, const Lattice& grid,
-                   const topo::Router& router, std::span<const int> host_of) {
+                   const topo::Router& router, std::span<const int> host_of, RangeView view) {
   static std::mutex mutex;
   static std::vector<CacheEntry> cache;
   const std::string network = topology.spec() + "|" + router.name();
   auto matches = [&](const CacheEntry& e) {
-    return e.schedule == schedule.serial() && e.network == network &&
+    return e.schedule == schedule.serial() && e.network == network && e.view == view &&
            std::equal(e.host_of.begin(), e.host_of.end(), host_of.begin(), host_of.end());
   };
   {
@@ -260,15 +291,23 @@ Group cached_group(const Schedule& schedule, const topo::Topology& topology, con
     for (const CacheEntry& e : cache)
       if (matches(e)) return e.group;
   }
-  Group group = search_group(schedule, grid, host_of);
+  Group group = search_group(schedule, grid, host_of, view);
   const std::lock_guard lock(mutex);
   constexpr std::size_t kEntries = 32;  // a compare sweep's algorithms, with room to spare
   if (cache.size() == kEntries) cache.erase(cache.begin());
-  cache.push_back({schedule.serial(), network, {host_of.begin(), host_of.end()}, group});
+  cache.push_back({schedule.serial(), network, view, {host_of.begin(), host_of.end()}, group});
   return group;
 }
 
 }  // namespace
+
+RangeView range_view(const SimConfig& config, const topo::Topology& topology) {
+  if (config.message_per_range) return RangeView::each_range;
+  const topo::HostCosts* intra = topology.intra_node_host_costs();
+  const bool packing = topology.params().host.copy_s_per_byte > 0 ||
+                       (intra != nullptr && intra->copy_s_per_byte > 0);
+  return packing ? RangeView::packed : RangeView::total;
+}
 
 bool TranslationSymmetry::qualifies(const topo::Topology& topology, const topo::Router& router,
                                     bool equal_blocks) {
@@ -283,10 +322,10 @@ std::optional<TranslationSymmetry> TranslationSymmetry::find(const Schedule& sch
                                                              const topo::Topology& topology,
                                                              const topo::Router& router,
                                                              std::span<const int> host_of,
-                                                             bool equal_blocks) {
+                                                             bool equal_blocks, RangeView ranges) {
   if (!qualifies(topology, router, equal_blocks)) return std::nullopt;
   const Lattice grid(topology);
-  const Group group = cached_group(schedule, topology, grid, router, host_of);
+  const Group group = cached_group(schedule, topology, grid, router, host_of, ranges);
   if (trivial(grid, group)) return std::nullopt;
   return TranslationSymmetry(topology, group.periods, group.cosets);
 }
