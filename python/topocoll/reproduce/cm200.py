@@ -246,6 +246,6 @@ EXPERIMENTS = [
     Experiment("cm200-table2", "cm200", "Table 2", table2, {"small": 3, "paper": 6},
                "element transfers in sequence of one and d Hamiltonian cycles, reduce-and-spread"),
     Experiment("cm200-tables4-9", "cm200", "Tables 4-9", measured_tables,
-               {"small": 3, "paper": 150},
+               {"small": 3, "paper": 130},
                "one and d Hamiltonian cycles on the cm200 machine file against measured times"),
 ]  # fmt: skip
