@@ -23,8 +23,8 @@ constexpr std::array<std::string_view, 7> kTopKeys{"format",  "name", "descripti
 constexpr std::array<std::string_view, 4> kNetworkKeys{"bandwidth", "link_latency", "hop_latency",
                                                        "nic_ports"};
 constexpr std::array<std::string_view, 8> kHostKeys{
-    "step_overhead", "send_overhead",   "recv_overhead", "gap",
-    "copy_rate",     "overhead_rate",   "reduce_rate",   "eager_threshold"};
+    "step_overhead", "send_overhead", "recv_overhead", "gap",
+    "copy_rate",     "overhead_rate", "reduce_rate",   "eager_threshold"};
 constexpr std::array<std::string_view, 9> kNodeKeys{
     "ranks_per_node",   "mapping", "fabric",        "fabric_bandwidth", "fabric_latency",
     "memory_bandwidth", "nics",    "nic_bandwidth", "intra_node"};

@@ -78,12 +78,12 @@ INSTANTIATE_TEST_SUITE_P(Models, OverheadPerByte, ::testing::Values(Model::analy
 TEST(OverheadPerBytePacket, AddsTwiceOTimesSToTheNetworkTime) {
   topo::NetworkParams p = quiet();
   Pair idle(p);
-  const auto base = simulate(one_send(1), idle.net, idle.router, linear(2),
-                             config(Model::packet, 10000));
+  const auto base =
+      simulate(one_send(1), idle.net, idle.router, linear(2), config(Model::packet, 10000));
   p.host.overhead_s_per_byte = 0.1e-9;
   Pair costly(p);
-  const auto r = simulate(one_send(1), costly.net, costly.router, linear(2),
-                          config(Model::packet, 10000));
+  const auto r =
+      simulate(one_send(1), costly.net, costly.router, linear(2), config(Model::packet, 10000));
   EXPECT_NEAR(r.rank_finish_s[1] - base.rank_finish_s[1], 2 * 10000 * 0.1e-9, 1e-12);
 }
 
