@@ -2,7 +2,7 @@
 (allgather) on a d-cube, measured as our zero-latency flow time at one 32-bit element per time
 unit, and the measured communication times of Tables 4, 5, 7 and 8 (the "AABC" columns) run on
 the cm200 machine file, whose constants are the paper's d-cycles fit (section 6.1: b1, b2, b3,
-fitted by the paper on Tables 4 and 5); the one-cycle columns and Table 7 are the test."""
+fitted by the paper on Tables 4 and 5); the one-cycle columns and Tables 7 and 8 are the test."""
 
 from __future__ import annotations
 
