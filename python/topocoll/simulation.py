@@ -222,6 +222,7 @@ _HOST_COST_FIELDS = (
     "recv_overhead_s",
     "gap_s",
     "copy_s_per_byte",
+    "overhead_s_per_byte",
     "eager_threshold_bytes",
 )
 # --mapping values that place ranks on nodes (docs/nodes.md, "Placement"); "linear" is block.
@@ -418,7 +419,13 @@ class Setup:
         return config
 
 
-_HOST_FIELDS = ("send_overhead_s", "recv_overhead_s", "gap_s", "copy_s_per_byte")
+_HOST_FIELDS = (
+    "send_overhead_s",
+    "recv_overhead_s",
+    "gap_s",
+    "copy_s_per_byte",
+    "overhead_s_per_byte",
+)
 
 
 def _params_tuple(params: _core.NetworkParams) -> tuple[tuple[str, float], ...]:

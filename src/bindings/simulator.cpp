@@ -89,6 +89,7 @@ nb::dict params_dict(const topo::NetworkParams& p) {
   d["recv_overhead_s"] = p.host.recv_overhead_s;
   d["gap_s"] = p.host.gap_s;
   d["copy_s_per_byte"] = p.host.copy_s_per_byte;
+  d["overhead_s_per_byte"] = p.host.overhead_s_per_byte;
   d["eager_threshold_bytes"] = p.host.eager_threshold_bytes == topo::HostCosts::kAlwaysEager
                                    ? -1.0
                                    : static_cast<double>(p.host.eager_threshold_bytes);
@@ -387,6 +388,7 @@ void bind_params(nb::module_& m) {
       .def_rw("recv_overhead_s", &topo::HostCosts::recv_overhead_s)
       .def_rw("gap_s", &topo::HostCosts::gap_s)
       .def_rw("copy_s_per_byte", &topo::HostCosts::copy_s_per_byte)
+      .def_rw("overhead_s_per_byte", &topo::HostCosts::overhead_s_per_byte)
       .def_rw("eager_threshold_bytes", &topo::HostCosts::eager_threshold_bytes)
       .def_prop_ro("idle", &topo::HostCosts::idle);
   m.attr("ALWAYS_EAGER") = topo::HostCosts::kAlwaysEager;

@@ -35,7 +35,8 @@ void check_host_costs(const topo::HostCosts& h) {
   const std::pair<const char*, double> costs[] = {{"send overhead", h.send_overhead_s},
                                                   {"receive overhead", h.recv_overhead_s},
                                                   {"gap", h.gap_s},
-                                                  {"copy cost", h.copy_s_per_byte}};
+                                                  {"copy cost", h.copy_s_per_byte},
+                                                  {"overhead per byte", h.overhead_s_per_byte}};
   for (const auto& [what, value] : costs)
     if (!(value >= 0 && value < Network::kNever))
       throw UnsupportedRequest(std::string("the host's ") + what + " is " + std::to_string(value) +
@@ -387,7 +388,8 @@ void Engine::send_message(std::uint32_t op, double bytes, bool packed, int step,
   }
   const SendOp& o = ops_[op];
   const topo::HostCosts& h = message_costs(o);
-  const double cpu = (packed ? bytes * h.copy_s_per_byte : 0) + h.send_overhead_s;
+  const double cpu =
+      (packed ? bytes * h.copy_s_per_byte : 0) + h.send_overhead_s + bytes * h.overhead_s_per_byte;
   const double then = bytes > static_cast<double>(h.eager_threshold_bytes)
                           ? round_trip(host_of_[static_cast<std::size_t>(o.sender)],
                                        host_of_[static_cast<std::size_t>(o.receiver)])
@@ -492,7 +494,8 @@ void Engine::message_arrived(std::uint32_t tag, double now) {
   if (trace_) trace_->message(op.sender, op.receiver, m.bytes, m.start, now);
   if (host_costs_) {
     const topo::HostCosts& h = message_costs(op);
-    const double cpu = h.recv_overhead_s + (m.packed ? m.bytes * h.copy_s_per_byte : 0);
+    const double cpu = h.recv_overhead_s + m.bytes * h.overhead_s_per_byte +
+                       (m.packed ? m.bytes * h.copy_s_per_byte : 0);
     if (cpu > 0) {
       ++op.cpu_pending;
       request_cpu({representative(op.receiver), CpuKind::receive, op.port,

@@ -22,9 +22,9 @@ constexpr std::array<std::string_view, 7> kTopKeys{"format",  "name", "descripti
                                                    "network", "host", "nodes"};
 constexpr std::array<std::string_view, 4> kNetworkKeys{"bandwidth", "link_latency", "hop_latency",
                                                        "nic_ports"};
-constexpr std::array<std::string_view, 7> kHostKeys{
-    "step_overhead", "send_overhead", "recv_overhead",  "gap",
-    "copy_rate",     "reduce_rate",   "eager_threshold"};
+constexpr std::array<std::string_view, 8> kHostKeys{
+    "step_overhead", "send_overhead", "recv_overhead", "gap",
+    "copy_rate",     "overhead_rate", "reduce_rate",   "eager_threshold"};
 constexpr std::array<std::string_view, 9> kNodeKeys{
     "ranks_per_node",   "mapping", "fabric",        "fabric_bandwidth", "fabric_latency",
     "memory_bandwidth", "nics",    "nic_bandwidth", "intra_node"};
@@ -206,6 +206,7 @@ void read_host(const Reader& r, const json& host, Machine& m) {
     if (key == "recv_overhead") h.recv_overhead_s = r.time(value, at);
     if (key == "gap") h.gap_s = r.time(value, at);
     if (key == "copy_rate") h.copy_s_per_byte = r.per_byte(value, at);
+    if (key == "overhead_rate") h.overhead_s_per_byte = r.per_byte(value, at);
     if (key == "reduce_rate") read_reduce(r, value, at, m);
     if (key == "eager_threshold") h.eager_threshold_bytes = eager_threshold(r, value, at);
   }

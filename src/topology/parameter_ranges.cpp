@@ -108,6 +108,9 @@ void check_network_params(const NetworkParams& params) {
   check_parameter("gap", host.gap_s);
   // Zero is "no copy cost" (no rate); otherwise the rate is in the table's range.
   if (host.copy_s_per_byte != 0) check_parameter("copy_rate", 1 / host.copy_s_per_byte);
+  // O as a rate has copy_rate's bounds (a processor touching memory).
+  if (host.overhead_s_per_byte != 0)
+    check_parameter("copy_rate", 1 / host.overhead_s_per_byte, "overhead_rate");
   if (host.eager_threshold_bytes != HostCosts::kAlwaysEager)
     check_parameter("eager_threshold", static_cast<double>(host.eager_threshold_bytes));
 }

@@ -24,6 +24,9 @@ struct HostCosts {
   double recv_overhead_s = 0;  // o at the receiver: CPU time per message received
   double gap_s = 0;            // g: least interval between two messages leaving one NIC port
   double copy_s_per_byte = 0;  // local copies, packing and unpacking a multi-range message
+  // LogGOPS's O (Hoefler et al., HPDC 2010): CPU time per byte of every message, at the sender
+  // with its o and at the receiver with its o (a host that touches each word it sends or takes).
+  double overhead_s_per_byte = 0;
   // Messages above it are rendezvous: a request and a ready message (one round trip) precede
   // the data.
   std::uint64_t eager_threshold_bytes = kAlwaysEager;
@@ -31,7 +34,7 @@ struct HostCosts {
   // Whether every cost is zero and every message eager (the engines then skip the host).
   [[nodiscard]] bool idle() const {
     return send_overhead_s == 0 && recv_overhead_s == 0 && gap_s == 0 && copy_s_per_byte == 0 &&
-           eager_threshold_bytes == kAlwaysEager;
+           overhead_s_per_byte == 0 && eager_threshold_bytes == kAlwaysEager;
   }
 };
 

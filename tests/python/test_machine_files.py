@@ -53,7 +53,8 @@ def is_reduce_rate(value: object) -> bool:
 NETWORK = {"bandwidth": is_rate, "link_latency": is_duration, "hop_latency": is_duration,
            "nic_ports": is_count}  # fmt: skip
 HOST = {"step_overhead": is_duration, "send_overhead": is_duration, "recv_overhead": is_duration,
-        "gap": is_duration, "copy_rate": is_rate, "reduce_rate": is_reduce_rate,
+        "gap": is_duration, "copy_rate": is_rate, "overhead_rate": is_rate,
+        "reduce_rate": is_reduce_rate,
         "eager_threshold": is_size_or_none}  # fmt: skip
 TOP = {"format", "name", "description", "topology", "network", "host", "nodes"}
 
@@ -129,6 +130,9 @@ def test_values_match_the_papers():
     assert load["canary"]["network"]["bandwidth"]["value"] == "100Gbps"
     # 54.4 Gb/s per TNI (bine-trees-sc25.txt section 5.4) is 6.8 GB/s
     assert load["fugaku"]["network"]["bandwidth"]["value"] == "6.8GBps"
-    # CM-200 section 6.1: a1 = 24.3 us per step, a2 = 5.69 us per 32-bit word
-    assert load["cm200"]["host"]["step_overhead"]["value"] == "24.3us"
-    assert abs(4 / 5.69e-6 / 1e6 - 0.703) < 5e-4
+    # CM-200 section 6.1: b1 = 41.94 us per step, b3 = 24.18 us per pair of 32-bit words each
+    # way on a link, b2 = 0.17 us per two 4-byte memory accesses (one read, one write)
+    cm200 = load["cm200"]
+    assert cm200["host"]["step_overhead"]["value"] == "41.94us"
+    assert cm200["network"]["bandwidth"]["value"] == f"{8 / 24.18e-6 / 1e6:.5f}MBps"
+    assert cm200["host"]["overhead_rate"]["value"] == f"{4 / 0.085e-6 / 1e6:.3f}MBps"

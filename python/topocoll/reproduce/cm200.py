@@ -1,12 +1,13 @@
 """cm200-all-to-all-tr0293.txt: Table 2's element transfers in sequence for all-to-all broadcast
 (allgather) on a d-cube, measured as our zero-latency flow time at one 32-bit element per time
-unit, and the trend of Tables 4-9 (from which d the d-cycles algorithm beats one cycle) in an
-alpha-beta model whose constants are the paper's own fits (section 6: a1, a2 for one cycle;
-b1, b3 for d cycles, both fitted on Table 4); Tables 5-9 are the test."""
+unit, and the measured communication times of Tables 4, 5, 7 and 8 (the "AABC" columns) run on
+the cm200 machine file, whose constants are the paper's d-cycles fit (section 6.1: b1, b2, b3,
+fitted by the paper on Tables 4 and 5); the one-cycle columns and Tables 7 and 8 are the test."""
 
 from __future__ import annotations
 
 import math
+import statistics
 
 from topocoll.plots import pyplot
 from topocoll.simulation import simulate
@@ -14,9 +15,9 @@ from topocoll.simulation import simulate
 from .core import Context, Experiment, write_csv
 
 ELEMENT = 4  # bytes: the paper counts 32-bit elements
-# Section 6.1, fitted by the paper on its Table 4: per-step overhead and time per exchange.
-A1_S, A2_S = 24.3e-6, 5.69e-6  # one cycle: a1 per step, a2 per two 32-bit elements
-B1_S, B3_S = 41.94e-6, 24.18e-6  # d cycles: b1 per step, b3 per d pairs of 32-bit elements
+# Section 6.1, the paper's fits: one cycle a1, a2 (on Table 4); d cycles b1, b2, b3 (Tables 4, 5).
+A1_US, A2_US = 24.3, 5.69
+B1_US, B2_US, B3_US = 41.94, 0.17, 24.18
 ALGORITHMS = {"hamiltonian-cycle": 2, "hamiltonian-d-cycles": 0, "reduce-and-spread": 0}
 
 
@@ -72,77 +73,179 @@ def table2(ctx: Context) -> dict:
     return results
 
 
-def model_time(d: int, algorithm: str, words: int) -> float:
-    """Communication time in the alpha-beta model: the paper's per-step overhead as alpha and
-    its exchange time as the link bandwidth (64-bit words, S = 2)."""
-    if algorithm == "hamiltonian-cycle":
-        alpha, per_element = A1_S, A2_S / 2  # a2 moves two elements, one per direction
-        ports = {"ports": 2}
-    else:
-        alpha, per_element = B1_S, B3_S / d  # b3 moves d pairs, one per link and direction
-        ports = {}
-    elements = words * 2 * 2**d  # S = 2 (64-bit)
-    gbps = ELEMENT * 8 / per_element / 1e9
-    r = simulate(
-        f"hypercube:{d}", "allgather", algorithm, elements * ELEMENT, latency="0ns",
-        hop_latency="0ns", alpha=f"{alpha * 1e6}us", bandwidth=f"{gbps}Gbps", force=True, **ports,
-    )  # fmt: skip
-    return r.time_s
+ONE, MANY = "hamiltonian-cycle", "hamiltonian-d-cycles"
+# The measured communication times of section 6.1 (the "AABC" columns, ms; 64-bit elements, S = 2),
+# per table: (words per node M', {algorithm: times at 2, 4, 8, ... nodes}). Table 4 varies M'
+# on 16 nodes instead. Table 5's one-node row moves nothing and is left out.
+TABLE4_WORDS = (4, 8, 16, 32, 64, 128, 256, 512, 1024)
+TABLE4 = {
+    ONE: (1.00, 1.66, 3.03, 5.76, 11.21, 22.13, 43.97, 87.63, 175.00),
+    MANY: (1.00, 1.10, 1.85, 3.35, 6.41, 12.55, 24.82, 49.43, 98.49),
+}
+BY_NODES = {
+    "Table 5": (256, {
+        ONE: (2.93, 8.79, 20.51, 43.97, 90.91, 184.80, 372.80, 748.80),
+        MANY: (5.70, 9.33, 15.16, 24.82, 42.51, 74.38, 131.80, 228.80),
+    }),
+    "Table 7": (128, {
+        MANY: (2.95, 4.79, 7.90, 12.64, 21.64, 37.82, 69.90, 116.50, 232.40, 416.40, 738.40),
+    }),
+    "Table 8": (256, {
+        ONE: (2.93, 8.80, 20.54, 44.05, 91.08, 185.10, 373.40, 750.20, 1504.00),
+        MANY: (5.84, 9.47, 15.31, 24.97, 42.69, 74.59, 132.10, 229.20, 434.00),
+    }),
+}  # fmt: skip
+# The machine file's constants (b1, b2, b3) are the paper's fit on the d-cycles columns of
+# Tables 4 and 5: those cells are shown, not judged.
+FITTED = {("Table 4", MANY), ("Table 5", MANY)}
+NAMES = {ONE: "one cycle", MANY: "d cycles"}
 
 
-def trend(ctx: Context) -> dict:
-    ds = range(1, 11) if ctx.paper else range(1, 9)
-    words = 256  # Table 6's case: 256 64-bit words per node
-    cases = [
-        (d, algorithm) for d in ds for algorithm in ("hamiltonian-cycle", "hamiltonian-d-cycles")
+def measured_cells(max_d: int) -> list[dict]:
+    cells = [
+        {"table": "Table 4", "words": w, "d": 4, "algorithm": a, "measured ms": t}
+        for a, times in TABLE4.items()
+        for w, t in zip(TABLE4_WORDS, times, strict=True)
     ]
-    times = dict(zip(cases, ctx.map(lambda case: model_time(*case, words), cases), strict=True))
+    for table, (words, columns) in BY_NODES.items():
+        cells += [
+            {"table": table, "words": words, "d": d, "algorithm": a, "measured ms": t}
+            for a, times in columns.items()
+            for d, t in enumerate(times, 1)
+            if d <= max_d
+        ]
+    return cells
+
+
+def comm_ms(case: tuple, machine: str) -> float:
+    """One allgather of M' 64-bit words per node on 2^d nodes, run on the machine file: the
+    "AABC" communication only (transpose, addressing and reordering are separate phases)."""
+    words, d, algorithm = case
+    ports = {"ports": ALGORITHMS[algorithm]} if ALGORITHMS[algorithm] else {}
+    size = words * 2 * ELEMENT * 2**d  # the gathered vector
+    r = simulate(f"hypercube:{d}", "allgather", algorithm, size, machine=machine, force=True,
+                 **ports)  # fmt: skip
+    return r.time_s * 1e3
+
+
+def worst(ratios: list[float]) -> float:
+    """The ratio farthest from 1 (by factor: 0.5 and 2 are equally far)."""
+    return round(max(ratios, key=lambda x: abs(math.log(x))), 4) if ratios else math.nan
+
+
+def faster_from(nodes: list[int], one: list[float], many: list[float]) -> float:
+    """The fewest nodes from which d cycles win (more than 1% faster) at every larger count."""
+    first = math.nan
+    for n, t1, tm in reversed(list(zip(nodes, one, many, strict=True))):
+        if tm * 1.01 >= t1:
+            break
+        first = n
+    return first
+
+
+def paper_formula_us(d: int, algorithm: str, words: int, halve: bool = False) -> float:
+    """Section 6.1's communication models, per step times 2^d - 1. One cycle as the paper's
+    expanded total T_1-H charges it (a2 per 32-bit word); halve=True reads the printed
+    ceil(M'S/2)."""
+    ms = words * 2
+    if algorithm == ONE:
+        per_step = A1_US + A2_US * (math.ceil(ms / 2) if halve else ms)
+    else:
+        per_step = B1_US + (B2_US * 2 * d + B3_US) * math.ceil(ms / (2 * d))
+    return per_step * (2**d - 1)
+
+
+def measured_tables(ctx: Context) -> dict:
+    max_d = 11 if ctx.paper else 8
+    machine = ctx.machine_for("cm200")
+    cells = measured_cells(max_d)
+    cases = sorted({(c["words"], c["d"], c["algorithm"]) for c in cells})
+    ours = dict(zip(cases, ctx.map(lambda case: comm_ms(case, machine), cases), strict=True))
     rows = []
-    for d in ds:
-        one = times[(d, "hamiltonian-cycle")] if d >= 1 else math.nan
-        many = times[(d, "hamiltonian-d-cycles")]
-        # The paper's own fitted totals (section 6.1) with M'S = 512 words of 32 bits.
-        ms = words * 2
-        paper_one = (-6.38 - 5.69 * ms + 74.6 * 2**d + 6.19 * ms * 2**d) * 1e-6
-        paper_comm_one = (A1_S * 1e6 + A2_S * 1e6 * math.ceil(ms / 2)) * (2**d - 1) * 1e-6
-        paper_comm_many = (
-            (B1_S * 1e6 + (0.17 * 2 * d + 24.18) * math.ceil(ms / (2 * d))) * (2**d - 1) * 1e-6
+    for c in cells:
+        t = ours[(c["words"], c["d"], c["algorithm"])]
+        rows.append({**c, "nodes": 2 ** c["d"], "ours ms": round(t, 4),
+                     "ratio": round(t / c["measured ms"], 4),
+                     "judged": (c["table"], c["algorithm"]) not in FITTED})  # fmt: skip
+    write_csv(ctx.out / "tables.csv", rows)
+    results: dict = {}
+    for table in ("Table 4", *BY_NODES):
+        for algorithm in (ONE, MANY):
+            key = (table, algorithm)
+            ratios = [r["ratio"] for r in rows if (r["table"], r["algorithm"]) == key]
+            if ratios:
+                results[f"{table} {NAMES[algorithm]} worst ratio"] = worst(ratios)
+                results[f"{table} {NAMES[algorithm]} median ratio"] = round(
+                    statistics.median(ratios), 4
+                )
+    for algorithm in (ONE, MANY):
+        judged = [r for r in rows if r["judged"] and r["algorithm"] == algorithm]
+        name = NAMES[algorithm]
+        results[f"{name} worst ratio"] = worst([r["ratio"] for r in judged])
+        results[f"{name} median ratio"] = round(statistics.median(r["ratio"] for r in judged), 4)
+        results[f"{name} worst ratio from 4 nodes"] = worst(
+            [r["ratio"] for r in judged if r["nodes"] >= 4]
         )
-        rows.append({"d": d, "nodes": 2**d, "ours one cycle s": one, "ours d cycles s": many,
-                     "paper comm one cycle s": paper_comm_one,
-                     "paper comm d cycles s": paper_comm_many, "paper total one cycle s": paper_one,
-                     "speedup ours": one / many,
-                     "speedup paper comm": paper_comm_one / paper_comm_many})  # fmt: skip
-    write_csv(ctx.out / "trend.csv", rows)
-    first = next((r["nodes"] for r in rows if r["speedup ours"] > 1.0 and r["d"] > 1), math.nan)
-    first_paper = next(
-        (r["nodes"] for r in rows if r["speedup paper comm"] > 1.0 and r["d"] > 1), math.nan
+        results[f"{name} cells within 20%"] = (
+            f"{sum(abs(r['ratio'] - 1) <= 0.2 for r in judged)}/{len(judged)}"
+        )
+    t8 = {(r["algorithm"], r["nodes"]): r for r in rows if r["table"] == "Table 8"}
+    nodes = sorted({n for _, n in t8})
+    for label, column in (("", "ours ms"), ("measured (Table 8): ", "measured ms")):
+        results[f"{label}d cycles communication faster from nodes"] = faster_from(
+            nodes, [t8[(ONE, n)][column] for n in nodes], [t8[(MANY, n)][column] for n in nodes]
+        )
+    ds = range(1, max_d + 1)
+    for label, halve in (("", False), (" (one cycle as printed, ceil(M'S/2))", True)):
+        results[f"paper model{label}: d cycles communication faster from nodes"] = faster_from(
+            [2**d for d in ds],
+            [paper_formula_us(d, ONE, 256, halve) for d in ds],
+            [paper_formula_us(d, MANY, 256) for d in ds],
+        )
+    results["communication speedup at 256 nodes"] = round(
+        t8[(ONE, 256)]["ours ms"] / t8[(MANY, 256)]["ours ms"], 3
     )
+    plot_tables(ctx, rows)
+    return results
+
+
+def plot_tables(ctx: Context, rows: list[dict]) -> None:
     plt = pyplot()
-    fig, ax = plt.subplots(figsize=(5.5, 3.4))
-    ax.plot([r["nodes"] for r in rows], [r["speedup ours"] for r in rows], "o-",
-            label="ours (alpha-beta, simulated schedules)")  # fmt: skip
-    ax.plot([r["nodes"] for r in rows], [r["speedup paper comm"] for r in rows], "x--",
-            label="paper's section 6.1 communication model")  # fmt: skip
-    ax.axhline(1, color="k", lw=0.6)
-    ax.set_xscale("log", base=2)
-    ax.set_xlabel("nodes (2^d)")
-    ax.set_ylabel("one cycle time / d cycles time")
-    ax.set_title("CM-200 Tables 4-9: d cycles against one cycle, 256 words/node", fontsize=9)
-    ax.legend(fontsize=7)
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.6))
+    styles = {("Table 8", ONE): "C0", ("Table 8", MANY): "C1", ("Table 7", MANY): "C2"}
+    for (table, algorithm), color in styles.items():
+        pts = [r for r in rows if (r["table"], r["algorithm"]) == (table, algorithm)]
+        label = f"{NAMES[algorithm]}, {table} ({pts[0]['words']} words)"
+        left.plot([r["nodes"] for r in pts], [r["ours ms"] for r in pts], "-", color=color,
+                  label=f"{label}: ours")  # fmt: skip
+        left.plot([r["nodes"] for r in pts], [r["measured ms"] for r in pts], "x", color=color)
+    left.set_xscale("log", base=2)
+    left.set_yscale("log")
+    left.set_xlabel("nodes along the axis (2^d)")
+    left.set_ylabel("communication time (ms)")
+    left.set_title("line: cm200 machine file; x: measured", fontsize=9)
+    left.legend(fontsize=6)
+    markers = {"Table 4": "s", "Table 5": "o", "Table 7": "^", "Table 8": "v"}
+    for r in rows:
+        x = r["words"] * 16 if r["table"] == "Table 4" else r["nodes"]  # Table 4: 16 nodes
+        right.plot(x, r["ratio"], markers[r["table"]], color="C0" if r["algorithm"] == ONE
+                   else "C1", fillstyle="full" if r["judged"] else "none", ms=4)  # fmt: skip
+    right.axhspan(0.8, 1.2, color="0.9")
+    right.axhline(1, color="k", lw=0.6)
+    right.set_xscale("log", base=2)
+    right.set_xlabel("nodes (Tables 5, 7, 8); 16 x words (Table 4)")
+    right.set_ylabel("ours / measured")
+    right.set_title("blue one cycle, orange d cycles; hollow: fitted cells", fontsize=9)
+    fig.suptitle("CM-200 Tables 4, 5, 7, 8: communication time", fontsize=9)
     fig.tight_layout()
-    fig.savefig(ctx.out / "trend.png", dpi=80)
+    fig.savefig(ctx.out / "tables.png", dpi=80)
     plt.close(fig)
-    return {
-        "d cycles communication faster from nodes": first,
-        "paper model: d cycles communication faster from nodes": first_paper,
-        "speedup at 256 nodes": round(next(r["speedup ours"] for r in rows if r["d"] == 8), 3),
-    }
 
 
 EXPERIMENTS = [
     Experiment("cm200-table2", "cm200", "Table 2", table2, {"small": 3, "paper": 6},
                "element transfers in sequence of one and d Hamiltonian cycles, reduce-and-spread"),
-    Experiment("cm200-tables4-9", "cm200", "Tables 4-9", trend, {"small": 3, "paper": 21},
-               "where d cycles overtake one cycle, alpha-beta model with section 6 constants"),
+    Experiment("cm200-tables4-9", "cm200", "Tables 4-9", measured_tables,
+               {"small": 3, "paper": 130},
+               "one and d Hamiltonian cycles on the cm200 machine file against measured times"),
 ]  # fmt: skip
