@@ -66,9 +66,10 @@ test-cpp: build-cpp
 
 # What `make test` samples or leaves out (tests/README.md): every instance of the sweeps (the
 # GoogleTests labelled slow, unsampled) and the tests labelled exhaustive.
-test-exhaustive: build-cpp
+test-exhaustive: build-cpp build-mpich
 	env -u TOPOCOLL_TEST_SAMPLE ctest --test-dir build/cpp -L 'slow|exhaustive' \
 	  --output-on-failure -j$(JOBS)
+	ctest --test-dir $(MPICH_DIR) -L exhaustive --output-on-failure -j$(JOBS)
 
 # The MPI libraries and their tests against MPICH as well (docs/mpi.md, "Open MPI or MPICH"):
 # a second build through MPICH's own compiler wrapper and launcher, side by side with the Open
