@@ -152,20 +152,21 @@ VerifyReport verify(const Schedule& schedule, const VerifyOptions& options) {
     ExactContent content(info.ranks, options.commutative);
     return run_windows(schedule, options, content, sizeof(ExactContent::Value), false, every);
   }
+  // One block per orbit of a proven translation group stands for its orbit; the pass still
+  // runs every rank's steps, so matching, ports and deadlocks are checked everywhere.
+  const auto symmetry = detail::symmetry_for(schedule, options);
+  const auto& checked = symmetry.group ? symmetry.checked : every;
+  VerifyReport report;
   if (options.commutative) {
     SumFingerprintContent content(info.ranks, slots, options.seed);
-    // One block per orbit of a proven translation group stands for its orbit; the pass still
-    // runs every rank's steps, so matching, ports and deadlocks are checked everywhere.
-    const auto symmetry = detail::symmetry_for(schedule, options);
-    const auto& checked = symmetry.group ? symmetry.checked : every;
-    VerifyReport report =
-        run_windows(schedule, options, content, sizeof(SumFingerprint), true, checked);
-    report.symmetry = symmetry.description;
-    if (symmetry.group) report.symmetry_order = symmetry.group->order();
-    return report;
+    report = run_windows(schedule, options, content, sizeof(SumFingerprint), true, checked);
+  } else {
+    OrderedFingerprintContent content(info.ranks, slots, options.seed);
+    report = run_windows(schedule, options, content, sizeof(OrderedFingerprint), true, checked);
   }
-  OrderedFingerprintContent content(info.ranks, slots, options.seed);
-  return run_windows(schedule, options, content, sizeof(OrderedFingerprint), true, every);
+  report.symmetry = symmetry.description;
+  if (symmetry.group) report.symmetry_order = symmetry.group->order();
+  return report;
 }
 
 }  // namespace topocoll
