@@ -52,7 +52,8 @@ BlockIndex window_width(const ScheduleInfo& info, const VerifyOptions& options,
       saturating_multiply(value_bytes, static_cast<std::uint64_t>(std::max(info.ranks, 0)));
   // A part of the slots is a window of a larger vector: one send can carry all of it.
   const std::uint64_t in_flight = part ? slots : in_flight_slots(slots, slots);
-  const std::uint64_t one_pass = saturating_multiply(per_rank_slot, saturating_add(slots, in_flight));
+  const std::uint64_t one_pass =
+      saturating_multiply(per_rank_slot, saturating_add(slots, in_flight));
   if (!allow_windows || !info.keeps_positions || per_rank_slot == 0 ||
       one_pass <= options.memory_budget)
     return slots;
@@ -85,16 +86,17 @@ VerifyEstimate estimate_verify(const Schedule& schedule, const VerifyOptions& op
   const BlockIndex width = std::max<BlockIndex>(
       window_width(info, options, value, !exact, largest, slots < all_slots), 1);
   e.passes = 0;
-  for (const BlockRange& r : checked) e.passes += std::max<std::uint64_t>((r.size() + width - 1) / width, 1);
+  for (const BlockRange& r : checked)
+    e.passes += std::max<std::uint64_t>((r.size() + width - 1) / width, 1);
   for (int r = 0; r < info.ranks; ++r)
     for (int l = 0; l < schedule.lane_count(r); ++l)
       e.rank_steps += static_cast<std::uint64_t>(std::max(schedule.lane_step_count(r, l), 0));
   e.slot_states = saturating_multiply(ranks, slots);
   const std::uint64_t per_rank = saturating_add(
       saturating_multiply(width, value + (exact ? kExactNodeBytes : 0)),
-      saturating_add(saturating_multiply(slots < all_slots ? width : in_flight_slots(width, slots),
-                                         value),
-                     kBytesPerRank));
+      saturating_add(
+          saturating_multiply(slots < all_slots ? width : in_flight_slots(width, slots), value),
+          kBytesPerRank));
   e.memory_bytes = saturating_multiply(ranks, per_rank);
   // Weights from timing the verifier on rank-step-bound (recursive doubling at 2^16 ranks)
   // and slot-bound (ring at 4100 ranks) runs: a rank-step costs about as much as four slot

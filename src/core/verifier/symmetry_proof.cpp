@@ -156,8 +156,7 @@ std::vector<TranslationGroup> shapes(const ScheduleInfo& info) {
 // differs (smallest among those the parallel workers reached) and its difference.
 std::optional<std::pair<int, Difference>> prove(const Schedule& schedule,
                                                 const TranslationGroup& group, int threads,
-                                                const Translate& translate,
-                                                std::uint64_t& steps) {
+                                                const Translate& translate, std::uint64_t& steps) {
   const int ranks = schedule.ranks();
   constexpr int kChunk = 256;
   const auto chunks = static_cast<std::size_t>((ranks + kChunk - 1) / kChunk);
@@ -201,8 +200,7 @@ std::optional<std::string> symmetry_excluded(const ScheduleInfo& info,
   if (!options.commutative)
     return "a non-commutative reduction fixes the rank order 0..P-1, which translations move";
   const Collective c = info.collective;
-  if (c != Collective::allreduce && c != Collective::reduce_scatter &&
-      c != Collective::allgather)
+  if (c != Collective::allreduce && c != Collective::reduce_scatter && c != Collective::allgather)
     return "the post-condition of " + std::string(collective_name(c)) +
            " does not commute with translations";
   if (info.ranks < 2) return "a single rank";
@@ -228,8 +226,8 @@ VerifySymmetry find_verify_symmetry(const Schedule& schedule, int threads,
         "steps of the sampled ranks onto each other): full verification";
     return out;
   }
-  if (auto bad = prove(schedule, *best, resolve_threads(threads), translate,
-                       out.proof_rank_steps)) {
+  if (auto bad =
+          prove(schedule, *best, resolve_threads(threads), translate, out.proof_rank_steps)) {
     const auto& [rank, d] = *bad;
     out.description = "no translation symmetry (" + location(rank, d, schedule.lane_count(rank)) +
                       " is not the translate of rank " +

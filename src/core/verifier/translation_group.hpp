@@ -58,9 +58,7 @@ class TranslationGroup {
 
  private:
   TranslationGroup() = default;
-  [[nodiscard]] int coordinate(int r, std::size_t d) const {
-    return (r / strides_[d]) % sizes_[d];
-  }
+  [[nodiscard]] int coordinate(int r, std::size_t d) const { return (r / strides_[d]) % sizes_[d]; }
   // Owners [o0, o1) moved by g, as block ranges appended to `out`.
   void act_owners(int g, int o0, int o1, int per_rank, BlockSet& out) const;
   // Positions [p0, p1) of digit-reversed blocks moved by g, offset by `base`.

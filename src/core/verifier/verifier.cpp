@@ -55,8 +55,8 @@ VerifyReport run_windows(const Schedule& schedule, const VerifyOptions& options,
     largest = std::max(largest, r.size());
   }
   const bool part = report.checked_slots < static_cast<std::uint64_t>(info.total_slots());
-  const BlockIndex width =
-      std::max<BlockIndex>(window_width(info, options, value_bytes, allow_windows, largest, part), 1);
+  const BlockIndex width = std::max<BlockIndex>(
+      window_width(info, options, value_bytes, allow_windows, largest, part), 1);
   detail::Workspace<typename Content::Value> space;
   for (const BlockRange& range : checked) {
     for (BlockIndex begin = range.begin; begin < range.end || report.passes == 0; begin += width) {

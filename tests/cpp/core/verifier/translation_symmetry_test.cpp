@@ -37,7 +37,7 @@ std::string family(const std::string& symmetry) {
   return "ring";
 }
 
-const std::vector<std::vector<int>> kShapes = {{8}, {9}, {12}, {16}, {27},
+const std::vector<std::vector<int>> kShapes = {{8},    {9},    {12},      {16},     {27},
                                                {4, 4}, {3, 3}, {2, 2, 4}, {3, 3, 3}};
 
 // Every registered algorithm of the three translation-invariant collectives on small rings,
@@ -195,7 +195,8 @@ TEST(TranslationSymmetry, BlockActionMatchesItsDefinition) {
   const std::vector<Form> forms = {
       {TranslationGroup::torus({12}, {1}), 2, 0, 0, BlockLayout::owner_major},
       {TranslationGroup::torus({4, 3}, {1, 1}), 1, 0, 0, BlockLayout::owner_major},
-      {TranslationGroup::torus({9}, {1}, BlockLayout::copy_major), 2, 0, 0, BlockLayout::copy_major},
+      {TranslationGroup::torus({9}, {1}, BlockLayout::copy_major), 2, 0, 0,
+       BlockLayout::copy_major},
       {TranslationGroup::torus({27}, {1}, BlockLayout::copy_major_reversed, 3), 1, 3, 3,
        BlockLayout::copy_major_reversed},
       {TranslationGroup::hypercube(4, ~0U, BlockLayout::copy_major_reversed), 2, 2, 4,
@@ -211,8 +212,8 @@ TEST(TranslationSymmetry, BlockActionMatchesItsDefinition) {
       const int copy = b / p, o = b % p;
       const int owner = f.layout == BlockLayout::copy_major ? o : reverse(o, f.radix, f.digits);
       const int moved = f.group.act(g, owner);
-      return copy * p + (f.layout == BlockLayout::copy_major ? moved
-                                                             : reverse(moved, f.radix, f.digits));
+      return copy * p +
+             (f.layout == BlockLayout::copy_major ? moved : reverse(moved, f.radix, f.digits));
     };
     for (int g = 0; g < p; ++g)
       for (int b0 = 0; b0 < blocks; ++b0)
