@@ -154,9 +154,10 @@ std::vector<TranslationGroup> shapes(const ScheduleInfo& info) {
 
 // Every rank against its representative moved by its element. Returns the first rank that
 // differs (smallest among those the parallel workers reached) and its difference.
-std::optional<std::pair<int, Difference>> prove(const Schedule& schedule,
-                                                const TranslationGroup& group, int threads,
-                                                const Translate& translate, std::uint64_t& steps) {
+std::optional<std::pair<int, Difference>> prove_all(const Schedule& schedule,
+                                                    const TranslationGroup& group, int threads,
+                                                    const Translate& translate,
+                                                    std::uint64_t& steps) {
   const int ranks = schedule.ranks();
   constexpr int kChunk = 256;
   const auto chunks = static_cast<std::size_t>((ranks + kChunk - 1) / kChunk);
@@ -211,10 +212,11 @@ std::optional<std::string> symmetry_excluded(const ScheduleInfo& info,
 }
 
 VerifySymmetry find_verify_symmetry(const Schedule& schedule, int threads,
-                                    const Translate& translate) {
+                                    const Translate& translate, bool prove) {
   const ScheduleInfo& info = schedule.info();
   VerifySymmetry out;
   out.per_rank = info.blocks / std::max(info.ranks, 1);
+  out.proven = true;  // unless only sampled, below
   std::optional<TranslationGroup> best;
   for (const TranslationGroup& whole : shapes(info)) {
     TranslationGroup found = candidate(schedule, whole, translate);
@@ -226,8 +228,17 @@ VerifySymmetry find_verify_symmetry(const Schedule& schedule, int threads,
         "steps of the sampled ranks onto each other): full verification";
     return out;
   }
+  if (!prove) {
+    out.proven = false;
+    out.checked = best->orbit_blocks(out.per_rank);
+    out.description = "translation symmetry on a sample of ranks: " + best->describe() +
+                      " (the run proves it for every rank, and checks every block if one "
+                      "differs)";
+    out.group = std::move(best);
+    return out;
+  }
   if (auto bad =
-          prove(schedule, *best, resolve_threads(threads), translate, out.proof_rank_steps)) {
+          prove_all(schedule, *best, resolve_threads(threads), translate, out.proof_rank_steps)) {
     const auto& [rank, d] = *bad;
     out.description = "no translation symmetry (" + location(rank, d, schedule.lane_count(rank)) +
                       " is not the translate of rank " +
@@ -246,34 +257,37 @@ VerifySymmetry find_verify_symmetry(const Schedule& schedule, int threads,
   return out;
 }
 
-VerifySymmetry find_verify_symmetry(const Schedule& schedule, int threads) {
+VerifySymmetry find_verify_symmetry(const Schedule& schedule, int threads, bool prove) {
   const Translate act = [](const TranslationGroup& group, int g, const Operation& op,
                            int per_rank) { return group.act(g, op, per_rank); };
   // A schedule held in memory may be edited between two verifications: never cached.
   if (dynamic_cast<const ExplicitSchedule*>(&schedule) != nullptr)
-    return find_verify_symmetry(schedule, threads, act);
+    return find_verify_symmetry(schedule, threads, act, prove);
   static std::mutex mutex;
+  // Per schedule, the proven result, or the sampled one while none is proven.
   static std::vector<std::pair<std::uint64_t, std::shared_ptr<const VerifySymmetry>>> cache;
   {
     const std::lock_guard lock(mutex);
     for (const auto& [serial, entry] : cache)
-      if (serial == schedule.serial()) return *entry;
+      if (serial == schedule.serial() && (!prove || entry->proven)) return *entry;
   }
-  auto entry = std::make_shared<const VerifySymmetry>(find_verify_symmetry(schedule, threads, act));
+  auto entry =
+      std::make_shared<const VerifySymmetry>(find_verify_symmetry(schedule, threads, act, prove));
   const std::lock_guard lock(mutex);
+  std::erase_if(cache, [&](const auto& e) { return e.first == schedule.serial(); });
   constexpr std::size_t kEntries = 8;  // an estimate and its run, with room to spare
   if (cache.size() == kEntries) cache.erase(cache.begin());
   cache.emplace_back(schedule.serial(), entry);
   return *entry;
 }
 
-VerifySymmetry symmetry_for(const Schedule& schedule, const VerifyOptions& options) {
+VerifySymmetry symmetry_for(const Schedule& schedule, const VerifyOptions& options, bool prove) {
   if (auto why = symmetry_excluded(schedule.info(), options)) {
     VerifySymmetry out;
     out.description = "no translation symmetry (" + *why + "): full verification";
     return out;
   }
-  return find_verify_symmetry(schedule, options.threads);
+  return find_verify_symmetry(schedule, options.threads, prove);
 }
 
 }  // namespace topocoll::detail

@@ -30,6 +30,7 @@ struct VerifySymmetry {
   int per_rank = 1;                       // S: blocks per rank
   std::vector<BlockRange> checked;        // slots holding a block of every orbit
   std::uint64_t proof_rank_steps = 0;     // lane steps compared to build the proof
+  bool proven = false;                    // for every rank, or on a sample of ranks
   // "translation symmetry: ..." or "no translation symmetry (why): full verification".
   std::string description;
 };
@@ -39,18 +40,21 @@ struct VerifySymmetry {
 using Translate = std::function<Operation(const TranslationGroup&, int g, const Operation&, int)>;
 
 // The largest translation group found for the schedule (on the shape of `info.dims`, a ring
-// when it has none, and the hypercube when P is a power of two), proven for every rank. Cached
-// per schedule object, so the up-front estimate and the run prove it once.
-[[nodiscard]] VerifySymmetry find_verify_symmetry(const Schedule& schedule, int threads);
+// when it has none, and the hypercube when P is a power of two), proven for every rank when
+// `prove` (otherwise found on a sample of ranks only: what the up-front estimate uses, since
+// the proof walks the whole schedule). Cached per schedule object.
+[[nodiscard]] VerifySymmetry find_verify_symmetry(const Schedule& schedule, int threads,
+                                                  bool prove = true);
 // The same without the cache and with a given translation of operations (tests).
 [[nodiscard]] VerifySymmetry find_verify_symmetry(const Schedule& schedule, int threads,
-                                                  const Translate& translate);
+                                                  const Translate& translate, bool prove = true);
 
 // Whether the verification of `options` may use translation symmetry at all, and if not why.
 [[nodiscard]] std::optional<std::string> symmetry_excluded(const ScheduleInfo& info,
                                                            const VerifyOptions& options);
 
 // find_verify_symmetry where symmetry_excluded allows it; otherwise no group and the reason.
-[[nodiscard]] VerifySymmetry symmetry_for(const Schedule& schedule, const VerifyOptions& options);
+[[nodiscard]] VerifySymmetry symmetry_for(const Schedule& schedule, const VerifyOptions& options,
+                                          bool prove = true);
 
 }  // namespace topocoll::detail
