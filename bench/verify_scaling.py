@@ -4,6 +4,12 @@ Schedules are generated lazily inside the verifier, so the verify time includes 
 Writes a Markdown table (with the command that produced it) to --output, and prints it.
 
     .venv/bin/python bench/verify_scaling.py --output docs/verification-benchmark.md
+
+With --cli, each algorithm:ranks pair runs as `topocoll verify ... --mode fingerprint` under
+/usr/bin/time -v instead, and the table gives CPU seconds (user + system, what a loaded machine
+does not inflate) and peak resident memory, or the one line a refused run printed:
+
+    .venv/bin/python bench/verify_scaling.py --cli recdoub-bw:65536,swing-bw:65536
 """
 
 from __future__ import annotations
@@ -71,6 +77,31 @@ def measure_isolated(
     return status, built, verified, report
 
 
+def time_cli(algorithm: str, ranks: str, collective: str, timeout: float) -> str:
+    """One `topocoll verify` run under /usr/bin/time -v, as a Markdown table row."""
+    topocoll_cli = os.path.join(os.path.dirname(sys.executable), "topocoll")
+    verify = [topocoll_cli, "verify", "-c", collective, "-a", algorithm, "--ranks", ranks]
+    verify += ["--mode", "fingerprint", "--json"]
+    try:
+        done = subprocess.run(
+            ["/usr/bin/time", "-v", *verify], capture_output=True, text=True, timeout=timeout
+        )
+    except subprocess.TimeoutExpired:
+        return f"| {algorithm} | {ranks} | | | not finished after {timeout:.0f} s |"
+    stats = {}
+    for line in done.stderr.splitlines():
+        key, _, value = line.strip().rpartition(": ")
+        stats[key] = value
+    cpu = float(stats.get("User time (seconds)", 0)) + float(stats.get("System time (seconds)", 0))
+    peak = int(stats.get("Maximum resident set size (kbytes)", 0)) / 1024
+    if done.returncode == 0:
+        result = "OK"
+    else:
+        errors = [x for x in done.stderr.splitlines() if x.startswith("error")]
+        result = f"exit {done.returncode}: " + (errors[0] if errors else done.stdout.strip())
+    return f"| {algorithm} | {ranks} | {cpu:.2f} | {peak:,.0f} MiB | {result} |"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--algorithms", default=",".join(DEFAULT_ALGORITHMS))
@@ -79,7 +110,15 @@ def main() -> int:
     parser.add_argument("--output", help="Markdown file to write")
     parser.add_argument("--timeout", type=float, default=120, help="seconds per measurement")
     parser.add_argument("--one", nargs=3, help=argparse.SUPPRESS)
+    parser.add_argument("--cli", help="ALGORITHM:RANKS,...: time `topocoll verify` runs instead")
     args = parser.parse_args()
+    if args.cli:
+        print("| algorithm | ranks | CPU seconds | peak memory | result |")
+        print("| --- | --- | --- | --- | --- |")
+        for pair in args.cli.split(","):
+            algorithm, ranks = pair.split(":")
+            print(time_cli(algorithm, ranks, args.collective, args.timeout), flush=True)
+        return 0
     if args.one:
         algorithm, collective, shape = args.one
         print(json.dumps(measure(algorithm, collective, shape_of(shape))))

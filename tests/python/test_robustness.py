@@ -256,17 +256,21 @@ def test_exact_limit_is_an_input_error_in_the_api():
 
 
 def test_estimate_counts_memory_and_work_from_the_schedule_info():
-    schedule = topocoll.build("ring", "allreduce", 100)
+    schedule = topocoll.build("bruck-bw", "allreduce", 100)  # no translation symmetry
     e = _core.estimate_verify(schedule, "fingerprint")
     assert e["slot_states"] == 100 * 100
-    assert e["rank_steps"] == 100 * 2 * 99
     assert e["passes"] == 1
     assert e["work"] == 4 * e["rank_steps"] + 3 * e["slot_states"]
     small = _core.estimate_verify(schedule, "fingerprint", memory_budget=1 << 20)
     assert small["passes"] == 1  # 10,000 states of 8 bytes fit in 1 MiB
-    big = topocoll.build("ring", "allreduce", 2000)
+    big = topocoll.build("bruck-bw", "allreduce", 2000)
     windows = _core.estimate_verify(big, "fingerprint", memory_budget=1 << 20)
     assert windows["passes"] > 1 and windows["memory_bytes"] < 8 << 20
+    # The ring commutes with the ring's shifts: one block checked, plus the proof's walk.
+    ring = _core.estimate_verify(topocoll.build("ring", "allreduce", 100), "fingerprint")
+    assert ring["rank_steps"] == 100 * 2 * 99
+    assert ring["slot_states"] == 100 and ring["passes"] == 1
+    assert ring["work"] == 12 * ring["rank_steps"] + 3 * 100
 
 
 def test_groups_files_that_cannot_be_read_exit_2(run_cli, tmp_path):

@@ -4,6 +4,7 @@
 
 #include "core/verifier/exact_content.hpp"
 #include "core/verifier/fingerprint_content.hpp"
+#include "core/verifier/symmetry_proof.hpp"
 
 namespace topocoll {
 namespace {
@@ -40,11 +41,19 @@ std::uint64_t bytes_per_slot_state(const VerifyOptions& options) {
 
 BlockIndex window_width(const ScheduleInfo& info, const VerifyOptions& options,
                         std::uint64_t value_bytes, bool allow_windows) {
-  const auto slots = static_cast<BlockIndex>(info.total_slots());
+  return window_width(info, options, value_bytes, allow_windows,
+                      static_cast<BlockIndex>(info.total_slots()), false);
+}
+
+BlockIndex window_width(const ScheduleInfo& info, const VerifyOptions& options,
+                        std::uint64_t value_bytes, bool allow_windows, BlockIndex slots,
+                        bool part) {
   const std::uint64_t per_rank_slot =
       saturating_multiply(value_bytes, static_cast<std::uint64_t>(std::max(info.ranks, 0)));
+  // A part of the slots is a window of a larger vector: one send can carry all of it.
+  const std::uint64_t in_flight = part ? slots : in_flight_slots(slots, slots);
   const std::uint64_t one_pass =
-      saturating_multiply(per_rank_slot, saturating_add(slots, in_flight_slots(slots, slots)));
+      saturating_multiply(per_rank_slot, saturating_add(slots, in_flight));
   if (!allow_windows || !info.keeps_positions || per_rank_slot == 0 ||
       one_pass <= options.memory_budget)
     return slots;
@@ -57,25 +66,46 @@ VerifyEstimate estimate_verify(const Schedule& schedule, const VerifyOptions& op
   const ScheduleInfo& info = schedule.info();
   VerifyEstimate e;
   const std::uint64_t ranks = static_cast<std::uint64_t>(std::max(info.ranks, 0));
-  const std::uint64_t slots = static_cast<std::uint64_t>(std::max(info.total_slots(), 0));
+  const std::uint64_t all_slots = static_cast<std::uint64_t>(std::max(info.total_slots(), 0));
   const std::uint64_t value = bytes_per_slot_state(options);
   const bool exact = options.mode == VerifyMode::exact;
-  const BlockIndex width = window_width(info, options, value, !exact);
-  e.passes = width == 0 ? 1 : (slots + width - 1) / width;
-  e.passes = std::max<std::uint64_t>(e.passes, 1);
+  std::vector<BlockRange> checked = {{0, static_cast<BlockIndex>(all_slots)}};
+  bool proof = false;
+  if (!exact) {
+    // On a sample of ranks: the proof walks the whole schedule, which is the run's work.
+    auto symmetry = detail::symmetry_for(schedule, options, false);
+    e.symmetry = symmetry.description;
+    proof = symmetry.group && !symmetry.proven;
+    if (symmetry.group) checked = std::move(symmetry.checked);
+  }
+  std::uint64_t slots = 0;
+  BlockIndex largest = 0;
+  for (const BlockRange& r : checked) {
+    slots += r.size();
+    largest = std::max(largest, r.size());
+  }
+  const BlockIndex width = std::max<BlockIndex>(
+      window_width(info, options, value, !exact, largest, slots < all_slots), 1);
+  e.passes = 0;
+  for (const BlockRange& r : checked)
+    e.passes += std::max<std::uint64_t>((r.size() + width - 1) / width, 1);
   for (int r = 0; r < info.ranks; ++r)
     for (int l = 0; l < schedule.lane_count(r); ++l)
       e.rank_steps += static_cast<std::uint64_t>(std::max(schedule.lane_step_count(r, l), 0));
   e.slot_states = saturating_multiply(ranks, slots);
   const std::uint64_t per_rank = saturating_add(
       saturating_multiply(width, value + (exact ? kExactNodeBytes : 0)),
-      saturating_add(saturating_multiply(in_flight_slots(width, slots), value), kBytesPerRank));
+      saturating_add(
+          saturating_multiply(slots < all_slots ? width : in_flight_slots(width, slots), value),
+          kBytesPerRank));
   e.memory_bytes = saturating_multiply(ranks, per_rank);
   // Weights from timing the verifier on rank-step-bound (recursive doubling at 2^16 ranks)
   // and slot-bound (ring at 4100 ranks) runs: a rank-step costs about as much as four slot
   // states, a slot state is written, moved and checked about three times.
   e.work = saturating_add(saturating_multiply(4, saturating_multiply(e.passes, e.rank_steps)),
                           saturating_multiply(e.slot_states, 3));
+  // The proof builds two lane steps per step it compares.
+  if (proof) e.work = saturating_add(e.work, saturating_multiply(8, e.rank_steps));
   return e;
 }
 

@@ -4,6 +4,7 @@
 // runs beyond the machine (or far beyond what a user expects) with these figures, instead of
 // being killed by the kernel half way.
 #include <cstdint>
+#include <string>
 
 #include "core/schedule.hpp"
 #include "core/verifier/verifier.hpp"
@@ -19,6 +20,9 @@ struct VerifyEstimate {
   // completes every rank-step; every slot state is initialized, moved and checked). Converted
   // to seconds in python/topocoll/limits.py.
   std::uint64_t work = 0;
+  // Fingerprint mode: the translation symmetry found (then the passes cover one block per
+  // orbit, and the proof's lane steps count twice in `work`), or why there is none.
+  std::string symmetry;
 };
 
 // Bytes of state the verifier keeps per (rank, slot) in a mode.
@@ -28,6 +32,11 @@ struct VerifyEstimate {
 // the content allows windows (fingerprints of a schedule that keeps positions).
 [[nodiscard]] BlockIndex window_width(const ScheduleInfo& info, const VerifyOptions& options,
                                       std::uint64_t value_bytes, bool allow_windows);
+// The same for a run over `slots` slots, which are only `part` of the vector when the run
+// checks one block per orbit of a translation symmetry.
+[[nodiscard]] BlockIndex window_width(const ScheduleInfo& info, const VerifyOptions& options,
+                                      std::uint64_t value_bytes, bool allow_windows,
+                                      BlockIndex slots, bool part);
 
 [[nodiscard]] VerifyEstimate estimate_verify(const Schedule& schedule,
                                              const VerifyOptions& options);

@@ -57,6 +57,9 @@ struct VerifyOptions {
   // passes of 1.5 GiB and 23-27 s in 16 of 1 GiB (docs/verification-benchmark.md).
   std::uint64_t memory_budget = 3ULL << 29;  // 1.5 GiB
   int threads = 0;                           // 0: hardware concurrency
+  // Fingerprint mode: check one block per orbit when the schedule is proven to commute with a
+  // group of translations (docs/verifier.md, "Translation symmetry"); false checks every block.
+  bool translation_symmetry = true;
 };
 
 struct VerifyReport {
@@ -75,6 +78,11 @@ struct VerifyReport {
   std::uint64_t block_transfers = 0;  // blocks carried by all messages
   std::uint64_t ranges = 0;           // ranges in all sends (separate messages without packing)
   int passes = 0;                     // block windows the run was split into
+  // Blocks the content check covered: all slots, or one block per orbit of the translations
+  // the schedule was proven to commute with (docs/verifier.md, "Translation symmetry").
+  std::uint64_t checked_slots = 0;
+  std::int64_t symmetry_order = 1;  // size of that group; 1 without symmetry
+  std::string symmetry;             // what was found, or why none applies (fingerprint mode)
 };
 
 // Throws VerifyRequestError for requests it cannot serve (see above).

@@ -1,0 +1,231 @@
+#include "core/verifier/translation_group.hpp"
+
+#include <algorithm>
+#include <bit>
+
+namespace topocoll::detail {
+
+namespace {
+
+int digits_of(int ranks, int radix) {
+  int n = 0;
+  for (long long x = 1; x < ranks; x *= radix) ++n;
+  return n;
+}
+
+}  // namespace
+
+TranslationGroup TranslationGroup::torus(std::vector<int> sizes, std::vector<int> periods,
+                                         BlockLayout layout, int radix) {
+  TranslationGroup g;
+  g.sizes_ = std::move(sizes);
+  g.periods_ = std::move(periods);
+  for (const int n : g.sizes_) {
+    g.strides_.push_back(g.ranks_);
+    g.ranks_ *= n;
+  }
+  g.layout_ = layout;
+  g.radix_ = radix;
+  g.digits_ = digits_of(g.ranks_, radix);
+  return g;
+}
+
+TranslationGroup TranslationGroup::hypercube(int bits, std::uint32_t moved, BlockLayout layout) {
+  TranslationGroup g;
+  g.cube_ = true;
+  g.ranks_ = 1 << bits;
+  g.moved_ = moved & static_cast<std::uint32_t>(g.ranks_ - 1);
+  g.layout_ = layout;
+  g.digits_ = bits;
+  return g;
+}
+
+TranslationGroup TranslationGroup::with_periods(std::vector<int> periods) const {
+  TranslationGroup g = *this;
+  g.periods_ = std::move(periods);
+  return g;
+}
+
+TranslationGroup TranslationGroup::with_moved(std::uint32_t moved) const {
+  TranslationGroup g = *this;
+  g.moved_ = moved & static_cast<std::uint32_t>(ranks_ - 1);
+  return g;
+}
+
+int TranslationGroup::reverse(int x, int digits) const {
+  int out = 0;
+  for (int i = 0; i < digits; ++i, x /= radix_) out = out * radix_ + x % radix_;
+  return out;
+}
+
+int TranslationGroup::position_owner(int o) const {
+  return layout_ == BlockLayout::copy_major_reversed ? reverse(o, digits_) : o;
+}
+
+std::int64_t TranslationGroup::order() const {
+  if (cube_) return std::int64_t{1} << std::popcount(moved_);
+  std::int64_t n = 1;
+  for (std::size_t d = 0; d < sizes_.size(); ++d) n *= sizes_[d] / periods_[d];
+  return n;
+}
+
+int TranslationGroup::act(int g, int r) const {
+  if (cube_) return g ^ r;
+  int out = 0;
+  for (std::size_t d = 0; d < sizes_.size(); ++d)
+    out += (coordinate(g, d) + coordinate(r, d)) % sizes_[d] * strides_[d];
+  return out;
+}
+
+int TranslationGroup::representative(int r) const {
+  if (cube_) return r & ~static_cast<int>(moved_);
+  int out = 0;
+  for (std::size_t d = 0; d < sizes_.size(); ++d)
+    out += coordinate(r, d) % periods_[d] * strides_[d];
+  return out;
+}
+
+int TranslationGroup::element(int r) const {
+  if (cube_) return r & static_cast<int>(moved_);
+  return r - representative(r);  // the offsets are multiples of the periods: no wrap
+}
+
+std::vector<BlockRange> TranslationGroup::orbit_blocks(int per_rank) const {
+  // The smallest position of each orbit; the window reaches the largest of them.
+  std::vector<char> seen(static_cast<std::size_t>(ranks_), 0);
+  int last = 0;
+  for (int o = 0; o < ranks_; ++o) {
+    char& s = seen[static_cast<std::size_t>(representative(position_owner(o)))];
+    if (s) continue;
+    s = 1;
+    last = o;
+  }
+  const auto width = static_cast<BlockIndex>(last + 1);
+  const auto p = static_cast<BlockIndex>(ranks_);
+  if (layout_ == BlockLayout::owner_major)
+    return {BlockRange{0, width * static_cast<BlockIndex>(per_rank)}};
+  std::vector<BlockRange> out;
+  for (BlockIndex i = 0; i < static_cast<BlockIndex>(per_rank); ++i)
+    out.push_back({i * p, i * p + width});
+  return out;
+}
+
+void TranslationGroup::act_reversed(int g, int p0, int p1, BlockIndex base, BlockSet& out) const {
+  // An aligned run of radix^j positions shares its top digits, which are the low digits of
+  // its ranks; the translation moves those (carries past them land in the free digits), so
+  // the run maps onto another aligned run.
+  int p = p0;
+  while (p < p1) {
+    int j = 0, run = 1;
+    while (j < digits_ && p % (run * radix_) == 0 && p + run * radix_ <= p1) {
+      run *= radix_;
+      ++j;
+    }
+    const int k = digits_ - j;
+    int low = 1;
+    for (int i = 0; i < k; ++i) low *= radix_;
+    const int a = reverse(p / run, k);
+    const int moved = cube_ ? (a ^ (g & (low - 1))) : (a + g % low) % low;
+    const auto first = base + static_cast<BlockIndex>(reverse(moved, k) * run);
+    out.add(first, first + static_cast<BlockIndex>(run));
+    p += run;
+  }
+}
+
+void TranslationGroup::act_owners(int g, int o0, int o1, int per_rank, BlockSet& out) const {
+  const auto s = static_cast<BlockIndex>(per_rank);
+  auto emit = [&](int first_image, int count) {
+    out.add(static_cast<BlockIndex>(first_image) * s,
+            static_cast<BlockIndex>(first_image + count) * s);
+  };
+  int o = o0;
+  while (o < o1) {
+    int run = 0;
+    if (cube_) {
+      // An aligned run of 2^j owners maps onto an aligned run of 2^j: XOR keeps its low bits.
+      run = o == 0 ? 1 << 30 : o & -o;
+      while (o + run > o1) run >>= 1;
+      emit(o ^ (g & ~(run - 1)), run);
+    } else {
+      // Owners stay consecutive until either side wraps along dimension 0.
+      const int n0 = sizes_[0];
+      const int y = act(g, o);
+      run = std::min({o1 - o, n0 - coordinate(o, 0), n0 - coordinate(y, 0)});
+      emit(y, run);
+    }
+    o += run;
+  }
+}
+
+BlockSet TranslationGroup::act(int g, const BlockSet& blocks, int per_rank) const {
+  BlockSet out;
+  const auto s = static_cast<BlockIndex>(per_rank);
+  if (layout_ != BlockLayout::owner_major) {
+    const auto p = static_cast<BlockIndex>(ranks_);
+    for (const BlockRange& range : blocks.ranges()) {
+      for (BlockIndex x = range.begin; x < range.end;) {  // one copy's positions at a time
+        const BlockIndex base = x / p * p;
+        const BlockIndex end = std::min(range.end, base + p);
+        if (layout_ == BlockLayout::copy_major_reversed) {
+          act_reversed(g, static_cast<int>(x - base), static_cast<int>(end - base), base, out);
+        } else {
+          BlockSet moved;
+          act_owners(g, static_cast<int>(x - base), static_cast<int>(end - base), 1, moved);
+          for (const BlockRange& m : moved.ranges()) out.add(base + m.begin, base + m.end);
+        }
+        x = end;
+      }
+    }
+    out.normalize();
+    return out;
+  }
+  for (const BlockRange& range : blocks.ranges()) {
+    BlockIndex x = range.begin;
+    while (x < range.end) {
+      const BlockIndex owner = x / s;
+      const BlockIndex inside = x % s;
+      if (inside != 0 || range.end - x < s) {  // part of one owner's blocks
+        const BlockIndex end = std::min(range.end, (owner + 1) * s);
+        const auto image = static_cast<BlockIndex>(act(g, static_cast<int>(owner))) * s;
+        out.add(image + inside, image + (end - owner * s));
+        x = end;
+        continue;
+      }
+      const BlockIndex last = range.end / s;  // whole owners [owner, last)
+      act_owners(g, static_cast<int>(owner), static_cast<int>(last), per_rank, out);
+      x = last * s;
+    }
+  }
+  out.normalize();
+  return out;
+}
+
+Operation TranslationGroup::act(int g, const Operation& op, int per_rank) const {
+  Operation out = op;
+  if (op.kind != OpKind::copy && op.peer >= 0 && op.peer < ranks_) out.peer = act(g, op.peer);
+  out.blocks = act(g, op.blocks, per_rank);
+  if (!op.source.empty()) out.source = act(g, op.source, per_rank);
+  return out;
+}
+
+std::string TranslationGroup::describe() const {
+  std::string count = " (" + std::to_string(order()) + " of them";
+  if (layout_ == BlockLayout::copy_major) count += "; blocks in per-lane sub-vectors";
+  if (layout_ == BlockLayout::copy_major_reversed)
+    count += "; blocks in digit-reversed order, base " + std::to_string(radix_);
+  count += ")";
+  if (cube_) {
+    return "XOR translations of the hypercube of " + std::to_string(ranks_) + " ranks on " +
+           std::to_string(std::popcount(moved_)) + " of its " +
+           std::to_string(std::countr_zero(static_cast<unsigned>(ranks_))) + " bits" + count;
+  }
+  std::string shape, step;
+  for (std::size_t d = 0; d < sizes_.size(); ++d) {
+    shape += (d ? "x" : "") + std::to_string(sizes_[d]);
+    step += (d ? "x" : "") + std::to_string(periods_[d]);
+  }
+  const std::string what = sizes_.size() == 1 ? "ring of " : "torus ";
+  return "translations of the " + what + shape + " by multiples of " + step + count;
+}
+
+}  // namespace topocoll::detail
