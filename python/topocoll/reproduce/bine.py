@@ -214,8 +214,10 @@ def win_loss(ctx: Context, system: System) -> dict:
     def placement(n, seed) -> tuple[str, dict]:
         if not system.nodes:
             return f"torus:{n}", {}
-        return system.topology, {"ranks": n, "mapping": allocation_mapping(ctx, n, seed,
-                                                                          system.nodes)}
+        return system.topology, {
+            "ranks": n,
+            "mapping": allocation_mapping(ctx, n, seed, system.nodes),
+        }
 
     where = {(n, s): placement(n, s) for n in counts for s in seeds}
     runs = sorted({(collective, algorithm, n, s, size) for n in counts for s in seeds
@@ -258,8 +260,9 @@ def win_loss(ctx: Context, system: System) -> dict:
                     if "multiport" in best:
                         row["best_gain_multiport"] = round(
                             best["multiport"][0] / best["best"][0] - 1, 5)  # fmt: skip
-                        row["best_outcome_multiport"] = outcome(best["best"][0],
-                                                                best["multiport"][0])
+                        row["best_outcome_multiport"] = outcome(
+                            best["best"][0], best["multiport"][0]
+                        )
                     rows.append(row)
     write_csv(ctx.out / f"{system.table}.csv", rows)
     results = summarize(rows, seeds)
@@ -305,7 +308,8 @@ def summarize(rows: list[dict], seeds) -> dict:
     results["max speedup x"] = round(1 + max(r["best_gain"] for r in rows), 3)
     if any("best_gain_multiport" in r for r in rows):
         results["max speedup x vs multi-port"] = round(
-            1 + max(r["best_gain_multiport"] for r in rows if "best_gain_multiport" in r), 3)
+            1 + max(r["best_gain_multiport"] for r in rows if "best_gain_multiport" in r), 3
+        )
     results["allocations"] = len(list(seeds))
     return results
 
@@ -315,14 +319,20 @@ def plot_win_loss(results: dict, system: System, path) -> None:
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6, 3.4))
     xs = range(len(collectives))
-    bars = [("win", "", -0.3, "tab:green"), ("loss", "", -0.1, "tab:red"),
-            ("win", " (default)", 0.1, "palegreen"), ("loss", " (default)", 0.3, "salmon")]
+    bars = [
+        ("win", "", -0.3, "tab:green"),
+        ("loss", "", -0.1, "tab:red"),
+        ("win", " (default)", 0.1, "palegreen"),
+        ("loss", " (default)", 0.3, "salmon"),
+    ]
     for what, suffix, dx, color in bars:
         mean = [results[f"{c} {what} %{suffix}"] for c in collectives]
-        low = [m - results[f"{c} {what} % min{suffix}"] for c, m in zip(collectives, mean,
-                                                                       strict=True)]
-        high = [results[f"{c} {what} % max{suffix}"] - m for c, m in zip(collectives, mean,
-                                                                        strict=True)]
+        low = [
+            m - results[f"{c} {what} % min{suffix}"] for c, m in zip(collectives, mean, strict=True)
+        ]
+        high = [
+            results[f"{c} {what} % max{suffix}"] - m for c, m in zip(collectives, mean, strict=True)
+        ]
         ax.bar([x + dx for x in xs], mean, 0.2, yerr=[low, high], capsize=2, color=color,
                label=f"{what}{suffix or ' (best strategy)'}")  # fmt: skip
     ax.set_xticks(list(xs), collectives)
