@@ -68,8 +68,8 @@ def test_rates_are_per_allocation_with_their_spread():
     assert r["allreduce win % min"] == 50.0 and r["allreduce win % max"] == 100.0
     assert r["allreduce win % (default)"] == 50.0 and r["allreduce loss % max (default)"] == 50
     assert r["allreduce max gain %"] == 50.0
-    # geometric mean of 1.5, 1.1 and 1.2 where Bine wins
-    assert r["allreduce avg gain % where Bine wins"] == pytest.approx(25.5, abs=0.1)
+    # geometric mean of 1.5, 1.1 and 1.2 where Bine wins: 1.98 ** (1 / 3) = 1.2559
+    assert r["allreduce avg gain % where Bine wins"] == pytest.approx(25.6, abs=0.05)
     assert r["max speedup x"] == 1.5
 
 
