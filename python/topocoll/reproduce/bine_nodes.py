@@ -187,8 +187,49 @@ def ppn(ctx: Context) -> dict:
                                              / len(mine), 1)  # fmt: skip
         results[f"loss % at {k} ppn"] = round(100 * sum(r["outcome"] == -1 for r in mine)
                                               / len(mine), 1)  # fmt: skip
+    results.update(ppn_under_load(ctx))
     plot_ppn(rows, sizes, ctx.out / "ppn.png")
     return results
+
+
+LOADS = (0.0, 0.5, 0.8, 0.9, 0.95)
+
+
+def ppn_under_load(ctx: Context) -> dict:
+    """Isolates what one rank per node lacks on an idle machine: the 1 MiB reduce-scatter on
+    64 random nodes of `dragonfly:lumi` (one NIC per node, no node model) while other jobs
+    take the share F of every global link (`--global-load`, which the node model does not
+    take); the paper measured a shared machine."""
+    machine = ctx.machine_for("lumi")
+    mapping = allocation_file(ctx, PPN_NODES, 1)
+    bine, other = PPN_PAIRS["reduce-scatter"]
+    cases = [(a, f) for f in LOADS for a in (*bine, *other)]
+
+    def run(case) -> float:
+        algorithm, load = case
+        return simulate("dragonfly:lumi", "reduce-scatter", algorithm, 1 << 20, machine=machine,
+                        ranks=PPN_NODES, mapping=mapping, global_load=load or None,
+                        force=True).time_s  # fmt: skip
+
+    time_of = dict(zip(cases, ctx.map(run, cases), strict=True))
+    rows, results = [], {}
+    for f in LOADS:
+        tb = min(time_of[(a, f)] for a in bine)
+        to = min(time_of[(a, f)] for a in other)
+        rows.append({"global_load": f, "bine_s": tb, "binomial_s": to,
+                     "gain": round(to / tb - 1, 5)})  # fmt: skip
+        results[f"reduce-scatter 1MiB gain % at 1 ppn, global load {f}"] = round(
+            100 * (to / tb - 1), 1)  # fmt: skip
+    write_csv(ctx.out / "ppn-load.csv", rows)
+    return results
+
+
+def allocation_file(ctx: Context, ranks: int, seed: int) -> str:
+    """`ranks` random nodes of dragonfly:lumi in node order, one rank each (a mapping file)."""
+    chosen = random_nodes(ranks, NODE_SHAPES["lumi"]["system_nodes"], seed)
+    path = ctx.out / f"allocation-lumi-{ranks}-{seed}.csv"
+    path.write_text("".join(f"{rank},{node}\n" for rank, node in enumerate(chosen)))
+    return str(path)
 
 
 def plot_ppn(rows: list[dict], sizes, path) -> None:
