@@ -429,8 +429,9 @@ EXPERIMENTS = [
     Experiment("bine-fig5", "bine", "Fig. 5, Table 3 (traffic column)", fig5,
                {"small": 1, "paper": 8},
                "global-link traffic reduction over random LUMI-like allocations"),
-    # estimates: CPU seconds at small scale (2026-11-28, 2 shared cores); paper scale from the
-    # per-run cost at the largest node count (docs/reproduction.md, Bine)
+    # estimates: CPU seconds (2026-11-28, 2 shared cores); at paper scale measured for
+    # table5 and fugaku, for table3 and table4 from the per-run cost at the largest node
+    # counts (docs/reproduction.md, Bine)
     win_loss_experiment("bine-table3", {"small": 21, "paper": 6000},
                         "win/loss against Cray MPICH's binomial trees on dragonfly:lumi (LUMI)"),
     win_loss_experiment("bine-table4", {"small": 20, "paper": 1500},
