@@ -17,10 +17,10 @@ from .core import Context, Experiment, claims_of, verdict
 
 
 def experiments() -> list[Experiment]:
-    from . import bine, canary, cm200, swing, trivance
+    from . import bine, bine_nodes, canary, cm200, swing, trivance
 
     return [*swing.EXPERIMENTS, *trivance.EXPERIMENTS, *cm200.EXPERIMENTS, *canary.EXPERIMENTS,
-            *bine.EXPERIMENTS]  # fmt: skip
+            *bine.EXPERIMENTS, *bine_nodes.EXPERIMENTS]  # fmt: skip
 
 
 def select(names: list[str]) -> list[Experiment]:
