@@ -44,6 +44,8 @@ class Estimate:
     rank_steps: int
     slot_states: int
     work: int
+    # fingerprint mode: the translation symmetry found, or why none applies (docs/verifier.md)
+    symmetry: str = ""
 
     @property
     def seconds(self) -> float:
@@ -54,6 +56,7 @@ class Estimate:
             f"about {format_bytes(self.memory_bytes)} of memory and {self.work:,} units of work "
             f"({self.rank_steps:,} rank-steps x {self.passes:,} pass(es), "
             f"{self.slot_states:,} slot states; roughly {format_duration(self.seconds)})"
+            + (f"; {self.symmetry}" if self.symmetry else "")
         )
 
 

@@ -123,6 +123,9 @@ nb::dict report_dict(const VerifyReport& r) {
   d["block_transfers"] = r.block_transfers;
   d["ranges"] = r.ranges;
   d["passes"] = r.passes;
+  d["symmetry"] = r.symmetry;
+  d["symmetry_order"] = r.symmetry_order;
+  d["checked_slots"] = r.checked_slots;
   return d;
 }
 
@@ -284,6 +287,7 @@ nb::dict run_estimate(const Schedule& schedule, const std::string& mode, bool co
   d["rank_steps"] = e.rank_steps;
   d["slot_states"] = e.slot_states;
   d["work"] = e.work;
+  d["symmetry"] = e.symmetry;
   return d;
 }
 

@@ -110,6 +110,8 @@ def verify_one(
             "messages": report["messages"],
             "block_transfers": report["block_transfers"],
             "blocks": info["blocks"],
+            "symmetry": report["symmetry"],
+            "symmetry_order": report["symmetry_order"],
         }
         if notes:
             doc["msccl_fallback"] = notes
@@ -126,6 +128,8 @@ def verify_one(
     )
     for note in notes:
         print(f"note: {note}")
+    if report["symmetry"]:
+        print(f"symmetry: {report['symmetry']}")
     if report["ok"]:
         order = "non-commutative" if args.non_commutative else "commutative"
         print(f"OK {describe(info)} verified ({mode}, {order})")

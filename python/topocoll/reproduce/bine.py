@@ -19,7 +19,7 @@ from topocoll.plots import pyplot
 from topocoll.simulation import simulate
 from topocoll.traffic import measure
 
-from .core import Context, Experiment, size_label, write_csv
+from .core import Context, Experiment, is_loss, is_win, size_label, write_csv
 
 GROUPS, GROUP_NODES = 24, 31 * 4  # dragonfly:lumi = 24:31:4:16
 ALLOCATIONS = 10
@@ -77,14 +77,12 @@ def fig5(ctx: Context) -> dict:
 
 # Bine's tie rule (section 5.1: "the remaining 12% showing minimal differences (below 1%)"):
 # one algorithm wins a case only when it is more than 1% faster than the other.
-TIE = 0.01
-
-
 def outcome(bine_s: float, other_s: float) -> int:
-    """+1 where Bine is more than 1% faster, -1 where the other algorithm is, 0 otherwise."""
-    if other_s > bine_s * (1 + TIE):
+    """+1 where Bine wins, -1 where the other algorithm does, 0 for a tie: the one rule of
+    every claim (core.is_win, more than 1% faster)."""
+    if is_win(bine_s, other_s):
         return 1
-    if bine_s > other_s * (1 + TIE):
+    if is_loss(bine_s, other_s):
         return -1
     return 0
 
