@@ -50,7 +50,7 @@ def test_msccl_export_records_k_and_still_imports(run_cli):
     )  # fmt: skip
     assert code == 0, err
     first = out.splitlines()[0]
-    assert first.startswith("<!-- topocoll ranks_per_node=\"2\"") and first.endswith("-->")
+    assert first.startswith('<!-- topocoll ranks_per_node="2"') and first.endswith("-->")
     assert "--" not in first[4:-3], "XML forbids -- inside a comment"
     assert out.splitlines()[1].startswith("<algo ")
     schedule, _ = load_schedule_text(out)
