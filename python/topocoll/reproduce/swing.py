@@ -514,7 +514,7 @@ EXPERIMENTS = [
                "gain on square tori 8x8..128x128 (small: 8x8, 16x16)"),
     Experiment("swing-fig8", "swing", "Fig. 8", fig8, {"small": 4, "paper": 1},
                "gain on 8x8 at 100 Gb/s..3.2 Tb/s (small: 3 rates)"),
-    Experiment("swing-fig10", "swing", "Fig. 10", fig10, {"small": 2, "paper": 14},
+    Experiment("swing-fig10", "swing", "Fig. 10", fig10, {"small": 16, "paper": 660},
                "gain on 64x16, 128x8, 256x4 (small: 16x4, 32x2)"),
     Experiment("swing-fig11", "swing", "Fig. 11", fig11, {"small": 3, "paper": 18},
                "gain on 8x8, 8x8x8, 8x8x8x8 (small: 8x8, 4x4x4, 4x4x4x4)"),
