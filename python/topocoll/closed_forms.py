@@ -501,15 +501,15 @@ def ring_form(collective: str, shape: Shape) -> float:
 
 
 def bucket_form(collective: str, shape: Shape) -> float:
-    """swing-nsdi24.txt 2.3.4 and 5.2: 2D concurrent collectives on m/(2D) each, one per start
+    """swing-nsdi24.txt 2.3.4: 2D concurrent collectives on m/(2D) each, one per start
     dimension and direction, ring reduce-scatters along the dimensions in turn (each on what is
     left: 1/d of it per dimension done). A link direction of dimension k carries, per phase,
     sum over the D lanes of its direction of (d_k - 1)/d_k x m/(2D) x prod(1/d_i, i visited
-    before k). Lanes switch dimensions at their own pace (lanes are independent), so the time
-    is the busiest link direction's load: exact when that link never idles, which holds for the
-    reduce-scatter and the allreduce, and for the allgather with one message per send
-    (docs/efficiency.md: the flow model's one message per range makes the allgather on
-    rectangular tori slower, `bucket_allgather_ranges`)."""
+    before k). This is the busiest link direction's load: the time of `bucket-lanes`, whose
+    lanes switch dimensions at their own pace and share links, exact where that link never
+    idles (2D tori, equal sides; reduce-scatter and allreduce, and the allgather with one
+    message per send: docs/efficiency.md, `bucket_allgather_ranges`). The paper's lock-step
+    form is `bucket_phase_form`."""
     dims = [n for n in shape.dims if n >= 2]
     d = len(dims)
     x = 1.0 / (2 * d)
@@ -527,6 +527,32 @@ def bucket_form(collective: str, shape: Shape) -> float:
         loads.append(total)
     phases = 2 if collective == "allreduce" else 1
     return phases * max(loads)
+
+
+def bucket_phase_form(collective: str, shape: Shape) -> float:
+    """`bucket`, the paper's lock-step form (swing-nsdi24.txt 5.2, Fig. 9): in dimension phase
+    j the lane that started on dimension s runs its ring on dimension (s + j) mod D, on
+    x prod(1/d_i, i visited before) of the vector, and no lane starts phase j + 1 before every
+    lane of the rank ended phase j. One lane per direction uses each dimension in a phase, so
+    a phase takes its slowest ring, (d_k - 1)/d_k of that lane's data, and the time is the sum
+    over phases. On 2D tori and on equal sides this is the busiest link's load (`bucket_form`);
+    on three or more unequal sides it can be more (6x3x4 reduce-scatter: 71/83 of the bound,
+    85.5%, against the link load's 88.75%)."""
+    dims = [n for n in shape.dims if n >= 2]
+    d = len(dims)
+    x = 1.0 / (2 * d)
+    total = 0.0
+    for phase in range(d):
+        slowest = 0.0
+        for start in range(d):
+            before = 1.0
+            for i in range(phase):
+                before /= dims[(start + i) % d]
+            k = (start + phase) % d
+            slowest = max(slowest, x * (dims[k] - 1) / dims[k] * before)
+        total += slowest
+    phases = 2 if collective == "allreduce" else 1
+    return phases * total
 
 
 def bucket_allgather_ranges(shape: Shape) -> float:
@@ -690,6 +716,8 @@ def paper_time(algorithm: str, collective: str, shape: Shape) -> float | None:
     if algorithm == "ring":
         return ring_form(collective, shape)
     if algorithm == "bucket":
+        return bucket_phase_form(collective, shape)
+    if algorithm == "bucket-lanes":
         return bucket_form(collective, shape)
     if algorithm == "hamiltonian-rings":
         # swing-nsdi24.txt 2.3.1: four rings on two edge-disjoint Hamiltonian cycles, one per

@@ -45,6 +45,9 @@ struct ScheduleInfo {
   // G(r)) carry it here; the verifier's adjacency check uses it, and the simulator and the MPI
   // runtime compose it with the user's mapping of nodes.
   std::vector<int> placement;
+  // K of a node-aware composition (hier:, leader:): ranks nK .. nK + K - 1 share node n. 0 or 1:
+  // flat, no node structure. Exported files carry it so a reader knows the node size.
+  int ranks_per_node = 0;
 
   [[nodiscard]] int node_of(int rank) const {
     return placement.empty() ? rank : placement[static_cast<std::size_t>(rank)];

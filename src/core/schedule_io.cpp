@@ -215,6 +215,12 @@ ScheduleInfo info_from_json(const json& doc) {
       info.placement.push_back(static_cast<int>(integer(node, "placement", top, 0, 1 << 24)));
     if (auto problem = placement_problem(info)) top.fail(*problem);
   }
+  info.ranks_per_node =
+      static_cast<int>(optional_integer(doc, "ranks_per_node", 0, top, 0, info.ranks));
+  if (info.ranks_per_node > 1 && info.ranks % info.ranks_per_node != 0)
+    top.fail("'ranks_per_node' = " + std::to_string(info.ranks_per_node) +
+             " does not divide 'ranks' = " + std::to_string(info.ranks) +
+             "; accepted: 0 or 1 (flat) or a divisor of 'ranks'");
   return info;
 }
 
@@ -292,6 +298,7 @@ std::string schedule_to_json(const Schedule& schedule, int indent) {
   doc["dims"] = info.dims;
   doc["keeps_positions"] = info.keeps_positions;
   if (!info.placement.empty()) doc["placement"] = info.placement;
+  if (info.ranks_per_node > 1) doc["ranks_per_node"] = info.ranks_per_node;
   json ranks = json::array();
   for (int r = 0; r < info.ranks; ++r) {
     if (!lanes) {

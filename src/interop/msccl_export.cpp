@@ -394,6 +394,12 @@ std::string schedule_to_msccl_xml(const Schedule& schedule, const MscclExportOpt
   // only "reducescatter"; msccl-tools writes "reduce_scatter", which they refuse.
   const std::string coll =
       c == Collective::reduce_scatter ? "reducescatter" : std::string(collective_name(c));
+  // The node size of a hier:/leader: composition has no MSCCL attribute; a comment keeps it
+  // for readers, and the executors' parser (msccl_parser.cc's mscclXmlGetNode) skips comments
+  // where a node is expected, as expat does (our import).
+  if (info.ranks_per_node > 1)
+    xml << "<!-- topocoll ranks_per_node=\"" << info.ranks_per_node
+        << "\": ranks nK to nK+K-1 share node n -->\n";
   xml << "<algo name=\"" << name << "\" proto=\"" << options.proto << "\" nchannels=\""
       << per_instance * n << "\" nchunksperloop=\"" << info.blocks * n << "\" ngpus=\""
       << info.ranks << "\" coll=\"" << coll << "\" inplace=\""

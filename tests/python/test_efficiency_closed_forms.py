@@ -26,6 +26,12 @@ CELLS = [
     # Rectangular: the busiest direction (long side) carries 15/16 (1/4 + 1/16) per phase
     # against the bound 63/256: 63/75.
     ("bucket", "reduce-scatter", "torus:16x4", 100.0 * 63 / 75),
+    # The independent-lanes form has the same busiest link and, on a 2D torus, never idles it.
+    ("bucket-lanes", "reduce-scatter", "torus:16x4", 100.0 * 63 / 75),
+    # Three unequal sides, lock-step phases (swing-nsdi24.txt 5.2): each phase takes its slowest
+    # ring, x = 1/6: 5/36 + (3/4)/18 + (5/6)/72 = 83/432 against the bound 71/432, 71/83. The
+    # busiest link's load (bucket-lanes' form) would give 88.75%.
+    ("bucket", "reduce-scatter", "torus:6x3x4", 100.0 * 71 / 83),
     # swing-nsdi24.txt 4.1: sum_s |rho(s)| / 2^(s+2) = 1/4 + 1/8 + 3/16 per phase against 7/16.
     ("swing-bw", "allreduce", "ring:8", 100.0 * (7 / 16) / (1 / 4 + 1 / 8 + 3 / 16)),
     # Four lanes on 8x8, steps (1, 1, 1, 3, 3, 3... by dimension): the sum of section 4.1 with

@@ -166,6 +166,11 @@ def write_goal(
     sent: dict[tuple[int, int, int], int] = {}
     received: dict[tuple[int, int, int], int] = {}
     out.write(f"num_ranks {ranks}\n")
+    per_node = doc.get("ranks_per_node", 0)
+    if per_node > 1:
+        # LogGOPSim's txt2bin skips a "//" line where a statement may start: the node size of a
+        # hier:/leader: composition, which GOAL has no field for.
+        out.write(f"// ranks_per_node {per_node}: ranks nK to nK+K-1 share node n\n")
     for rank in range(ranks):
         ops = _rank_goal(rank, lanes[rank], sizes, reduce_ns_per_byte, ports, sent, received)
         lines = [f"rank {rank} {{"]

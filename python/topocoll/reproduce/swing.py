@@ -29,6 +29,12 @@ MIB = 1 << 20
 ALGORITHMS = [
     "swing-lat", "swing-bw", "recdoub-lat", "recdoub-bw", "bucket", "ring", "hamiltonian-rings",
 ]  # fmt: skip
+# Our variants of bucket (registry origin "variant"): `bucket-lanes` lets each lane switch
+# dimension on its own, `bucket-balanced` splits the data unevenly on 2D tori. They run beside
+# the paper's algorithms and are reported in their own columns, a finding of ours: the gain the
+# claims judge stays Swing's over the paper's baselines, among them `bucket`, the paper's
+# lock-step form (sections 2.3.4, 5.2, Fig. 9).
+OUR_VARIANTS = ["bucket-lanes", "bucket-balanced"]
 
 
 def deficiency(topology: str, algorithm: str) -> float:
@@ -85,7 +91,7 @@ def sweep(ctx: Context, topology: str, sizes: str, prune: bool = False, **option
     key = (topology, sizes, tuple(sorted(options.items())))
     cached = _SWEEPS.get(key)
     if cached is None or (cached[1] and not prune):
-        algorithms = [a for a in ALGORITHMS if accepted(topology, a)]
+        algorithms = [a for a in ALGORITHMS + OUR_VARIANTS if accepted(topology, a)]
         c = ctx.compare(topology, "allreduce", algorithms=algorithms, sizes=sizes,
                         machine=ctx.machine_for("swing-sst"), force=True, prune=prune,
                         **options)  # fmt: skip
@@ -99,7 +105,8 @@ def family_goodput(c) -> dict[str, dict[int, float]]:
     out: dict[str, dict[int, float]] = {}
     for e in c.entries:
         if e.kind == "algorithm":
-            fam = e.family
+            # Our variants are series of their own, not members of the paper's family.
+            fam = f"{e.algorithm} (ours)" if e.origin == "variant" else e.family
             out.setdefault(fam, {})
             out[fam][e.size_bytes] = max(out[fam].get(e.size_bytes, 0.0), e.goodput_gbps)
     return out
@@ -132,27 +139,58 @@ def gain_at(c, size: int) -> float:
     return float("nan")
 
 
+def variant_gain(s) -> float | None:
+    """Swing's goodput (the best paper algorithm) over the best of our bucket variants at one
+    size: a finding beside the gain, not the gain."""
+    if not s.best_paper_goodput_gbps or not s.best_variant_goodput_gbps:
+        return None
+    return s.best_paper_goodput_gbps / s.best_variant_goodput_gbps
+
+
+def gain_with_variants(s) -> float | None:
+    """Swing's gain were our bucket variants counted among the baselines (a finding): the
+    smaller of the gain and `variant_gain`."""
+    vg = variant_gain(s)
+    if s.gain is None or vg is None:
+        return s.gain
+    return min(s.gain, vg)
+
+
 def summary_rows(label: str, c) -> list[dict]:
-    return [
-        {"case": label, "size_bytes": s.size_bytes, "best": s.best,
-         "best_paper": s.best_paper, "best_baseline": s.best_baseline,
-         "gain": None if s.gain is None else round(s.gain, 4)}
-        for s in c.summary
-    ]  # fmt: skip
+    rows = []
+    for s in c.summary:
+        vg, gv = variant_gain(s), gain_with_variants(s)
+        rows.append({"case": label, "size_bytes": s.size_bytes, "best": s.best,
+                     "best_paper": s.best_paper, "best_baseline": s.best_baseline,
+                     "gain": None if s.gain is None else round(s.gain, 4),
+                     "best_variant": s.best_variant,
+                     "variant_gain": None if vg is None else round(vg, 4),
+                     "gain_with_variants": None if gv is None else round(gv, 4)})  # fmt: skip
+    return rows
 
 
 def plot_gains(ctx: Context, name: str, cases: dict, title: str) -> None:
+    """Swing's gain over the best baseline per case (solid) and, dashed, where our bucket
+    variants run, over the best of the baselines and our variants (a finding, not the paper's
+    comparison)."""
     plt = pyplot()
     fig, ax = plt.subplots(figsize=(6.5, 3.5))
     for label, c in cases.items():
         xs = [s.size_bytes for s in c.summary if s.gain is not None]
         ys = [100 * (s.gain - 1) for s in c.summary if s.gain is not None]
-        ax.plot(xs, ys, "o-", ms=3, label=label)
+        (line,) = ax.plot(xs, ys, "o-", ms=3, label=label)
+        ours = [(s.size_bytes, gain_with_variants(s)) for s in c.summary
+                if variant_gain(s) is not None]  # fmt: skip
+        ours = [(x, g) for x, g in ours if g is not None]
+        if ours:
+            ys = [100 * (g - 1) for _, g in ours]
+            ax.plot([x for x, _ in ours], ys, "--", color=line.get_color(), lw=0.9,
+                    label=f"{label}, our variants counted")  # fmt: skip
     ax.axhline(0, color="k", lw=0.6)
     ax.set_xscale("log", base=2)
     ticks = [s for s in next(iter(cases.values())).sizes][::3]
     ax.set_xticks(ticks, [size_label(t) for t in ticks], rotation=45, fontsize=7)
-    ax.set_ylabel("Swing goodput gain over best baseline (%)")
+    ax.set_ylabel("Swing goodput gain (%)")
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=7)
     fig.tight_layout()
@@ -476,7 +514,7 @@ EXPERIMENTS = [
                "gain on square tori 8x8..128x128 (small: 8x8, 16x16)"),
     Experiment("swing-fig8", "swing", "Fig. 8", fig8, {"small": 4, "paper": 1},
                "gain on 8x8 at 100 Gb/s..3.2 Tb/s (small: 3 rates)"),
-    Experiment("swing-fig10", "swing", "Fig. 10", fig10, {"small": 2, "paper": 14},
+    Experiment("swing-fig10", "swing", "Fig. 10", fig10, {"small": 16, "paper": 660},
                "gain on 64x16, 128x8, 256x4 (small: 16x4, 32x2)"),
     Experiment("swing-fig11", "swing", "Fig. 11", fig11, {"small": 3, "paper": 18},
                "gain on 8x8, 8x8x8, 8x8x8x8 (small: 8x8, 4x4x4, 4x4x4x4)"),

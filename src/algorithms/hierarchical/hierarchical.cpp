@@ -59,6 +59,7 @@ ScheduleInfo composed_info(const std::string& name, const ScheduleRequest& reque
   flat.dims = {request.ranks};
   ScheduleInfo info = info_for(flat, name, request.collective, layout.blocks(), ports);
   info.slots = layout.slots();
+  info.ranks_per_node = nodes.per_node();
   if (inner) {
     info.keeps_positions = inner->info().keeps_positions;
     const auto& placed = inner->info().placement;
