@@ -105,6 +105,7 @@ nb::dict info_dict(const ScheduleInfo& info) {
   d["dims"] = info.dims;
   d["keeps_positions"] = info.keeps_positions;
   d["placement"] = info.placement;  // empty: rank r on node r
+  d["ranks_per_node"] = info.ranks_per_node;  // K of a hier:/leader: composition; 0 flat
   return d;
 }
 
