@@ -15,6 +15,16 @@ SYSTEM_PACKAGES := build-essential cmake python3-venv python3-dev libgtest-dev n
 # build/mpich instead of being compiled again. Kept in build/ccache, so a fresh clone starts
 # empty; set CCACHE_DIR to share one cache between checkouts.
 export CCACHE_DIR ?= $(CURDIR)/build/ccache
+# One compiler name for every build: ccache keys on it, and CMake picks /usr/bin/c++ under make
+# where scikit-build-core's Ninja build of the extension picks g++ (the same GCC; without this
+# the test build missed the cache on every file of the core).
+ifeq ($(origin CXX),default)
+CXX := g++
+endif
+ifeq ($(origin CC),default)
+CC := gcc
+endif
+export CXX CC
 export CMAKE_CXX_COMPILER_LAUNCHER ?= $(shell command -v ccache)
 export CMAKE_C_COMPILER_LAUNCHER ?= $(shell command -v ccache)
 
