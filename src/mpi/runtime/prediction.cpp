@@ -5,6 +5,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "default_machine.hpp"
 #include "sim/engine.hpp"
 #include "topology/machine_file.hpp"
 #include "topology/mapping.hpp"
@@ -18,13 +19,16 @@ struct LoadedMachine {
   std::string error;
 };
 
-// One read per path for the process (a machine file does not change under a running job).
+// One read per path for the process (a machine file does not change under a running job);
+// the empty path is the default machine, parsed from the library's own bytes.
 const LoadedMachine& machine_at(const std::string& path) {
   static std::map<std::string, LoadedMachine> machines;
   auto [it, added] = machines.try_emplace(path);
   if (added) {
     try {
-      it->second.machine = topo::read_machine_file(path);
+      const EmbeddedMachine& embedded = default_machine();
+      it->second.machine = path.empty() ? topo::parse_machine(embedded.text, embedded.path)
+                                        : topo::read_machine_file(path);
     } catch (const std::exception& e) {
       it->second.error = e.what();
     }
@@ -75,10 +79,15 @@ Predicted predict(const std::string& machine_path, const std::string& algorithm,
     try {
       out.seconds = simulate(*loaded.machine, algorithm, request, bytes);
     } catch (const std::exception& e) {
-      out.error = algorithm + " on TOPOCOLL_MACHINE=" + machine_path + ": " + e.what();
+      out.error = algorithm + " on " + machine_label(machine_path) + ": " + e.what();
     }
   }
   return remembered.emplace(key, out).first->second;
+}
+
+std::string machine_label(const std::string& machine_path) {
+  if (!machine_path.empty()) return "TOPOCOLL_MACHINE=" + machine_path;
+  return "default machine " + std::string(default_machine().name);
 }
 
 }  // namespace topocoll::mpi
