@@ -1,7 +1,8 @@
 // Selection, fallback and communicator checks of the topocoll MPI runtime (ctest runs it
 // under mpiexec): forced names the registry rejects, TOPOCOLL_FALLBACK policies, rules files
 // (valid, malformed, naming an algorithm that cannot serve), TOPOCOLL_<COLL>_ALGORITHM,
-// intercommunicators, several communicators alive at once, Cartesian communicators, and
+// intercommunicators, several communicators alive at once, Cartesian communicators,
+// `auto` against the MPI library's own choice (a machine file, the default machine, `none`), and
 // `--large`: one message above 2^31 bytes (count above INT_MAX). Every check states what it
 // verified; any failure names the rank and the check.
 #include <mpi.h>
