@@ -286,8 +286,7 @@ void default_machine_auto() {
   const std::string reason = topocoll_last_reason();
   const double mine = number_after(reason, "recdoub-lat=");
   const std::size_t last = reason.rfind('=');
-  const double theirs =
-      last == std::string::npos ? -1.0 : std::atof(reason.c_str() + last + 1);
+  const double theirs = last == std::string::npos ? -1.0 : std::atof(reason.c_str() + last + 1);
   check(ok && ran() == "mpi" && reason.find("predicted on default machine ") != std::string::npos &&
             mine > theirs && theirs > 0,
         "no TOPOCOLL_MACHINE: the default machine predicts the library faster than recdoub-lat "
@@ -295,9 +294,9 @@ void default_machine_auto() {
             ran() + "; " + reason + ")");
   setenv("TOPOCOLL_MACHINE", "none", 1);
   ok = allreduce_ok(MPI_COMM_WORLD, "auto", count, &rc);
-  check(ok && ran() == "recdoub-lat",
-        "TOPOCOLL_MACHINE=none: no comparison, the rules file's recdoub-lat serves (" + ran() +
-            ")");
+  check(
+      ok && ran() == "recdoub-lat",
+      "TOPOCOLL_MACHINE=none: no comparison, the rules file's recdoub-lat serves (" + ran() + ")");
   unsetenv("TOPOCOLL_RULES");
 }
 

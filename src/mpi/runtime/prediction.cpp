@@ -68,8 +68,7 @@ const Network& network_for(const std::string& machine_path, const topo::Machine&
 }
 
 double simulate(const std::string& machine_path, const topo::Machine& machine,
-                const std::string& algorithm, const ScheduleRequest& request,
-                std::uint64_t bytes) {
+                const std::string& algorithm, const ScheduleRequest& request, std::uint64_t bytes) {
   const SchedulePtr schedule = registry().build(algorithm, request);
   const Network& network = network_for(machine_path, machine, request.ranks);
   sim::SimConfig config;
