@@ -34,8 +34,9 @@ int main(int argc, char** argv) {
   const int sizes = argc == 3 ? atoi(argv[1]) : 0, step = argc == 3 ? atoi(argv[2]) : 0;
   if (sizes < 1 || step < 1 || sizes > (1 << 30) / step) {
     if (rank == 0)
-      fprintf(stderr, "usage: topocoll-first-calls SIZES STEP (both at least 1, SIZES x STEP "
-                      "at most 2^30 elements)\n");
+      fprintf(stderr,
+              "usage: topocoll-first-calls SIZES STEP (both at least 1, SIZES x STEP "
+              "at most 2^30 elements)\n");
     MPI_Finalize();
     return 2;
   }
