@@ -1,7 +1,8 @@
 // Selection, fallback and communicator checks of the topocoll MPI runtime (ctest runs it
 // under mpiexec): forced names the registry rejects, TOPOCOLL_FALLBACK policies, rules files
 // (valid, malformed, naming an algorithm that cannot serve), TOPOCOLL_<COLL>_ALGORITHM,
-// intercommunicators, several communicators alive at once, Cartesian communicators, and
+// intercommunicators, several communicators alive at once, Cartesian communicators,
+// `auto` against the MPI library's own choice (a machine file, the default machine, `none`), and
 // `--large`: one message above 2^31 bytes (count above INT_MAX). Every check states what it
 // verified; any failure names the rank and the check.
 #include <mpi.h>
@@ -254,7 +255,49 @@ void machine_file_auto() {
         "TOPOCOLL_MACHINE: swing-bw predicted faster than the library's own algorithm: topocoll "
         "serves (" +
             ran() + ")");
+  setenv("TOPOCOLL_MACHINE", "none", 1);
+}
+
+// The number after `key` in `text` (a verbose reason: "recdoub-lat=168.25us"), or -1.
+double number_after(const std::string& text, const std::string& key) {
+  const std::size_t at = text.find(key);
+  return at == std::string::npos ? -1.0 : std::atof(text.c_str() + at + key.size());
+}
+
+// Without TOPOCOLL_MACHINE `auto` still compares, on the default machine built into the
+// library. A rules file's recdoub-lat for a 1 MiB allreduce moves the whole vector in each of
+// its log2 P steps (more with the fold of P = 6), where the library's own choice moves less
+// (Open MPI: the ring, 2 (P-1)/P of it; MPICH: recdoub-bw, the same in 2 log2 P steps): the
+// reason must name the default machine and predict recdoub-lat slower, and the library must
+// serve. TOPOCOLL_MACHINE=none gives the rule back its call (the check fails if the
+// comparison never happens, or if the call went to the library for another reason).
+void default_machine_auto() {
   unsetenv("TOPOCOLL_MACHINE");
+  setenv(
+      "TOPOCOLL_RULES",
+      write_file(
+          "lat-rule.json",
+          R"({"version": 1, "rules": [{"collective": "allreduce", "algorithm": "recdoub-lat"}]})")
+          .c_str(),
+      1);
+  int rc = 0;
+  const int count = 1 << 18;  // 1 MiB of MPI_INT
+  bool ok = allreduce_ok(MPI_COMM_WORLD, "auto", count, &rc);
+  const std::string reason = topocoll_last_reason();
+  const double mine = number_after(reason, "recdoub-lat=");
+  const std::size_t last = reason.rfind('=');
+  const double theirs = last == std::string::npos ? -1.0 : std::atof(reason.c_str() + last + 1);
+  check(ok && ran() == "mpi" && reason.find("predicted on default machine ") != std::string::npos &&
+            mine > theirs && theirs > 0,
+        "no TOPOCOLL_MACHINE: the default machine predicts the library faster than recdoub-lat "
+        "for 1 MiB, and the library serves (" +
+            ran() + "; " + reason + ")");
+  setenv("TOPOCOLL_MACHINE", "none", 1);
+  ok = allreduce_ok(MPI_COMM_WORLD, "auto", count, &rc);
+  check(
+      ok && ran() == "recdoub-lat",
+      "TOPOCOLL_MACHINE=none: no comparison, the rules file's recdoub-lat serves (" + ran() + ")");
+  unsetenv("TOPOCOLL_RULES");
 }
 
 // One call of `c` with `count` MPI_INTs per rank (the MPI count argument; every rank of
@@ -802,9 +845,13 @@ int main(int argc, char** argv) {
   } else if (argc > 1 && std::string(argv[1]) == "--mismatch-abort") {
     mismatch_abort();
   } else {
+    // The checks of the rules files and the built-in table see `auto`'s own choice, without the
+    // comparison with the library (machine_file_auto and default_machine_auto check that).
+    setenv("TOPOCOLL_MACHINE", "none", 1);
     forced_names();
     rules_files();
     machine_file_auto();
+    default_machine_auto();
     communicators();
     mixed_types();
     default_table();

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs the unmodified plain MPI program with and without LD_PRELOAD=libtopocoll_pmpi.so and
 # checks that the outputs are identical and that TOPOCOLL_VERBOSE shows topocoll (not the MPI
-# library) served every collective.
+# library) served every collective. TOPOCOLL_MACHINE=none: `auto` serves with the built-in
+# table, without handing calls its default machine predicts no faster to the library (this
+# checks the interception; tests/mpi/misuse.cpp checks that comparison).
 # usage: preload_test.sh MPIEXEC NPROC_FLAG RANKS LIBRARY PROGRAM [ARGUMENTS...]
 #        preload_test.sh MPIEXEC NPROC_FLAG RANKS linked=LINKED_PROGRAM PROGRAM
 #        (the second form compares with PROGRAM built and linked with -ltopocoll_pmpi)
@@ -15,10 +17,10 @@ trap 'rm -rf "$work"' EXIT
 if [[ "$library" == linked=* ]]; then
   # The same program linked with -ltopocoll_pmpi instead of preloading it.
   library=${library#linked=}
-  "$mpiexec" "$np_flag" "$ranks" env TOPOCOLL_VERBOSE=1 "$library" \
+  "$mpiexec" "$np_flag" "$ranks" env TOPOCOLL_MACHINE=none TOPOCOLL_VERBOSE=1 "$library" \
     >"$work/preload.out" 2>"$work/preload.err"
 else
-  "$mpiexec" "$np_flag" "$ranks" env LD_PRELOAD="$library" TOPOCOLL_VERBOSE=1 "$@" \
+  "$mpiexec" "$np_flag" "$ranks" env LD_PRELOAD="$library" TOPOCOLL_MACHINE=none TOPOCOLL_VERBOSE=1 "$@" \
     >"$work/preload.out" 2>"$work/preload.err"
 fi
 

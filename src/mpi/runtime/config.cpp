@@ -156,6 +156,10 @@ Settings parse_settings(MpiCollective c, const char* algorithm) {
   }
   s.rules_path = env("TOPOCOLL_RULES");
   s.machine_path = env("TOPOCOLL_MACHINE");
+  if (lower(s.machine_path) == "none") {
+    s.compare_with_library = false;
+    s.machine_path.clear();
+  }
   s.pack = pack_mode();
   const std::string limit = env("TOPOCOLL_MAX_MESSAGE_BYTES");
   if (!limit.empty()) {

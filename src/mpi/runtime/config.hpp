@@ -30,9 +30,11 @@ struct Settings {
   std::vector<int> dims;   // TOPOCOLL_DIMS, empty when unset
   std::string dims_error;  // a malformed TOPOCOLL_DIMS
   std::string rules_path;  // TOPOCOLL_RULES, empty when unset
-  // TOPOCOLL_MACHINE: a machine file; `auto` then serves a call only where it predicts its
-  // candidate faster than the MPI library's own choice (docs/mpi.md). Empty when unset.
-  std::string machine_path;
+  // TOPOCOLL_MACHINE: the machine on which `auto` predicts its candidate and the MPI library's
+  // own choice, serving a call only where its candidate is faster (docs/mpi.md): a file, or
+  // unset for the default machine (default_machine.hpp); `none` turns the comparison off.
+  bool compare_with_library = true;
+  std::string machine_path;  // the file; empty: the default machine
   // TOPOCOLL_MAX_MESSAGE_BYTES: larger messages are split in pieces (default 1 GiB, which
   // keeps every MPI call below INT_MAX elements and 2^31 bytes).
   std::uint64_t max_message_bytes = std::uint64_t{1} << 30;

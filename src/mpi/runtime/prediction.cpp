@@ -5,6 +5,7 @@
 #include <mutex>
 #include <tuple>
 
+#include "default_machine.hpp"
 #include "sim/engine.hpp"
 #include "topology/machine_file.hpp"
 #include "topology/mapping.hpp"
@@ -18,13 +19,16 @@ struct LoadedMachine {
   std::string error;
 };
 
-// One read per path for the process (a machine file does not change under a running job).
+// One read per path for the process (a machine file does not change under a running job);
+// the empty path is the default machine, parsed from the library's own bytes.
 const LoadedMachine& machine_at(const std::string& path) {
   static std::map<std::string, LoadedMachine> machines;
   auto [it, added] = machines.try_emplace(path);
   if (added) {
     try {
-      it->second.machine = topo::read_machine_file(path);
+      const EmbeddedMachine& embedded = default_machine();
+      it->second.machine = path.empty() ? topo::parse_machine(embedded.text, embedded.path)
+                                        : topo::read_machine_file(path);
     } catch (const std::exception& e) {
       it->second.error = e.what();
     }
@@ -39,18 +43,41 @@ topo::NetworkParams params_of(const topo::Machine& m) {
   return m.params_for(m.reduce_s_per_byte_by_class.begin()->first);
 }
 
-double simulate(const topo::Machine& machine, const std::string& algorithm,
-                const ScheduleRequest& request, std::uint64_t bytes) {
+// The machine's network as `ranks` ranks see it, placed linearly.
+struct Network {
+  std::unique_ptr<topo::Topology> topology;
+  std::unique_ptr<topo::Router> router;
+  topo::Mapping mapping;
+};
+
+// One network per (machine, ranks) for the process: building the topology is most of a
+// prediction's cost (the default machine has 1,024 hosts; docs/mpi.md, "`auto` against the
+// library"), and a program calls with many sizes on few communicator sizes. The caller holds
+// predict's lock.
+const Network& network_for(const std::string& machine_path, const topo::Machine& machine,
+                           int ranks) {
+  static std::map<std::pair<std::string, int>, Network> networks;
+  const auto key = std::make_pair(machine_path, ranks);
+  if (auto it = networks.find(key); it != networks.end()) return it->second;
+  Network n;
+  const std::string spec = machine.topology.value_or("hyperx:" + std::to_string(ranks));
+  n.topology = topo::make_topology(spec, params_of(machine));
+  n.router = topo::make_router(*n.topology, topo::routings_for(*n.topology).front());
+  n.mapping = topo::make_mapping("linear", ranks, *n.topology);
+  return networks.emplace(key, std::move(n)).first->second;
+}
+
+double simulate(const std::string& machine_path, const topo::Machine& machine,
+                const std::string& algorithm, const ScheduleRequest& request, std::uint64_t bytes) {
   const SchedulePtr schedule = registry().build(algorithm, request);
-  const std::string spec = machine.topology.value_or("hyperx:" + std::to_string(request.ranks));
-  const auto topology = topo::make_topology(spec, params_of(machine));
-  const auto router = topo::make_router(*topology, topo::routings_for(*topology).front());
-  const topo::Mapping mapping = topo::make_mapping("linear", request.ranks, *topology);
+  const Network& network = network_for(machine_path, machine, request.ranks);
   sim::SimConfig config;
   config.model = sim::Model::analytic;
   config.vector_bytes = std::max<std::uint64_t>(bytes, 1);
   config.element_bytes = 1;
-  return sim::Engine(*schedule, *topology, *router, mapping, config).run().time_s;
+  return sim::Engine(*schedule, *network.topology, *network.router, network.mapping, config)
+      .run()
+      .time_s;
 }
 
 }  // namespace
@@ -73,12 +100,17 @@ Predicted predict(const std::string& machine_path, const std::string& algorithm,
     out.error = loaded.error;
   } else {
     try {
-      out.seconds = simulate(*loaded.machine, algorithm, request, bytes);
+      out.seconds = simulate(machine_path, *loaded.machine, algorithm, request, bytes);
     } catch (const std::exception& e) {
-      out.error = algorithm + " on TOPOCOLL_MACHINE=" + machine_path + ": " + e.what();
+      out.error = algorithm + " on " + machine_label(machine_path) + ": " + e.what();
     }
   }
   return remembered.emplace(key, out).first->second;
+}
+
+std::string machine_label(const std::string& machine_path) {
+  if (!machine_path.empty()) return "TOPOCOLL_MACHINE=" + machine_path;
+  return "default machine " + std::string(default_machine().name);
 }
 
 }  // namespace topocoll::mpi

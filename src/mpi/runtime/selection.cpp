@@ -67,14 +67,15 @@ std::string microseconds(double seconds) {
   return text;
 }
 
-// With a machine file (TOPOCOLL_MACHINE), `auto`'s candidate serves the call only where the
-// analytic model predicts it faster than the registry baseline that stands for the MPI
-// library's own choice; anything else (slower, a tie, no model of the library's choice, no
-// prediction) goes to the library, so the drop-in never makes a call slower than the library
-// would on that machine's figures.
+// On the machine of TOPOCOLL_MACHINE, or the default machine when it is unset, `auto`'s
+// candidate serves the call only where the analytic model predicts it faster than the
+// registry baseline that stands for the MPI library's own choice; anything else (slower, a
+// tie, no model of the library's choice, no prediction) goes to the library, so the drop-in
+// never makes a call slower than the library would on that machine's figures.
+// TOPOCOLL_MACHINE=none skips the comparison.
 Choice against_library(const Settings& settings, MpiCollective collective,
                        const ScheduleRequest& request, std::uint64_t bytes, Choice candidate) {
-  if (settings.machine_path.empty()) return candidate;
+  if (!settings.compare_with_library) return candidate;
   const MpiLibrary library = running_library();
   const std::string who = library_name(library);
   const std::string baseline =
@@ -94,13 +95,17 @@ Choice against_library(const Settings& settings, MpiCollective collective,
   const Predicted mine =
       predict(settings.machine_path, candidate.algorithm, candidate.request, bytes);
   const Predicted theirs = predict(settings.machine_path, baseline, flat, bytes);
+  const std::string machine = machine_label(settings.machine_path);
   for (const Predicted* p : {&mine, &theirs})
     if (!p->seconds) {
-      warn_once("TOPOCOLL_MACHINE: " + p->error);
+      // A file the user named is reported; the default machine's limits (a communicator
+      // larger than its hosts) show in TOPOCOLL_VERBOSE's reason only.
+      if (!settings.machine_path.empty()) warn_once("TOPOCOLL_MACHINE: " + p->error);
       return fallback(settings, "auto: no prediction (" + p->error + ")", false);
     }
-  const std::string text = "predicted " + candidate.algorithm + "=" + microseconds(*mine.seconds) +
-                           " " + who + ":" + baseline + "=" + microseconds(*theirs.seconds);
+  const std::string text = "predicted on " + machine + ": " + candidate.algorithm + "=" +
+                           microseconds(*mine.seconds) + " " + who + ":" + baseline + "=" +
+                           microseconds(*theirs.seconds);
   if (*mine.seconds < *theirs.seconds) {
     candidate.prediction = text;
     return candidate;

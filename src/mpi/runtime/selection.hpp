@@ -12,7 +12,7 @@ namespace topocoll::mpi {
 struct Choice {
   std::string algorithm;   // registry name; empty: the MPI library's collective
   std::string reason;      // why the MPI library serves it (empty when topocoll does)
-  std::string prediction;  // `auto` with a machine file: both predicted times, for the verbose line
+  std::string prediction;  // `auto` served: the machine and both predicted times (verbose)
   bool error = false;      // TOPOCOLL_FALLBACK=error: return MPI_ERR_ARG, reason printed
   ScheduleRequest request;
   std::uint64_t max_message_bytes = std::uint64_t{1} << 30;
