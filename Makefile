@@ -116,7 +116,7 @@ ASAN_ENV := ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_sta
 # Left out under the sanitizers (4-12x slower than Release): the GoogleTests labelled slow, whose
 # suite name ends in Slow (tests/README.md): the exhaustive sweeps and the large-P fingerprint
 # runs. They execute the same code as the smaller instances of every family that stay in; the
-# Release pass of `make test-cpp` runs them. The suite runs in $(JOBS) shards at once.
+# Release pass of `make test-cpp` runs them. The suite runs in $(ASAN_SHARDS) shards, $(JOBS) at once.
 ASAN_GTEST_FILTER ?= -*Slow.*
 ASAN_PRELOAD = $(shell $(CXX) -print-file-name=libasan.so) $(shell $(CXX) -print-file-name=libstdc++.so)
 # The Python fuzzers and hostile files, in process (the CLI tests of the same inputs run in the
