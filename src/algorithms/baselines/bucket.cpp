@@ -54,14 +54,7 @@ void register_bucket(Registry& registry) {
                  "ring reduce-scatter/allgather along each torus dimension in turn; 2D concurrent "
                  "collectives switching dimension together"});
   info.baseline = true;
-  info.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
-  info.requirements.dims = DimsRule::any_torus;
-  info.requirements.ports.two = true;
-  info.requirements.ports.per_dimension = true;
-  info.requirements.ports.two_per_dimension = true;
-  info.requirements.ports.default_ports = PortsRule::Default::two_per_dimension;
-  // Each block's partial sum starts after its owner and wraps around every ring.
-  info.requirements.commutative_op = true;
+  set_bucket_requirements(info);
   info.build = build_bucket;
   registry.add(std::move(info));
 }

@@ -113,6 +113,16 @@ SchedulePtr build_bucket_lanes(const ScheduleRequest& request, std::vector<Bucke
   return std::make_unique<LaneSet>(std::move(info), std::move(schedules), LaneLayout{lanes, chunk});
 }
 
+void set_bucket_requirements(AlgorithmInfo& info) {
+  info.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
+  info.requirements.dims = DimsRule::any_torus;
+  info.requirements.ports.two = true;
+  info.requirements.ports.per_dimension = true;
+  info.requirements.ports.two_per_dimension = true;
+  info.requirements.ports.default_ports = PortsRule::Default::two_per_dimension;
+  info.requirements.commutative_op = true;
+}
+
 void register_bucket_lanes(Registry& registry) {
   AlgorithmInfo info = described(
       "bucket", {"bucket-lanes", "bandwidth-optimal",
@@ -120,14 +130,7 @@ void register_bucket_lanes(Registry& registry) {
                  "on their own are ours (section 5.2 synchronizes them)",
                  "bucket's 2D concurrent collectives, each moving to its next dimension as soon "
                  "as its own ring ends (fewer steps on rectangular tori, shared links)"});
-  info.collectives = {Collective::allreduce, Collective::reduce_scatter, Collective::allgather};
-  info.requirements.dims = DimsRule::any_torus;
-  info.requirements.ports.two = true;
-  info.requirements.ports.per_dimension = true;
-  info.requirements.ports.two_per_dimension = true;
-  info.requirements.ports.default_ports = PortsRule::Default::two_per_dimension;
-  // Each block's partial sum starts after its owner and wraps around every ring.
-  info.requirements.commutative_op = true;
+  set_bucket_requirements(info);
   info.build = build_independent_lanes;
   registry.add(std::move(info));
 }

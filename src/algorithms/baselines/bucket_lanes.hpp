@@ -20,6 +20,11 @@ namespace topocoll::algorithms {
 [[nodiscard]] std::vector<int> bucket_phase_starts(const BucketLanePlan& plan,
                                                    Collective collective);
 
+// What `bucket` and `bucket-lanes` accept: the collectives, tori of any dimension, two ports
+// per dimension, a commutative operation (each block's partial sum starts after its owner and
+// wraps around every ring).
+void set_bucket_requirements(AlgorithmInfo& info);
+
 // The lanes as one schedule named `algorithm`, none waiting for another.
 [[nodiscard]] SchedulePtr build_bucket_lanes(const ScheduleRequest& request,
                                              std::vector<BucketLanePlan> plans,

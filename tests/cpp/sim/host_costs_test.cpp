@@ -15,6 +15,7 @@ using testing::hand_schedule;
 using testing::HandNetwork;
 using testing::HandRouter;
 using testing::linear;
+using testing::one_send;
 using testing::quiet;
 using testing::step;
 
@@ -24,13 +25,8 @@ constexpr double kBack = 700e-9;  // 1 -> 0
 constexpr double kTol = 1e-15;
 
 // Two hosts, one link each way.
-struct Pair {
-  HandNetwork net;
-  HandRouter router;
-  explicit Pair(const topo::NetworkParams& p) : net(2, p) {
-    router.set(0, 1, {{{net.link(0, 1, kBw, kLat)}, 1.0}});
-    router.set(1, 0, {{{net.link(1, 0, kBw, kBack)}, 1.0}});
-  }
+struct Pair : testing::HandPair {
+  explicit Pair(const topo::NetworkParams& p) : HandPair(p, kBw, kLat, kBack) {}
 };
 
 // Blocks 0, 2 and 4 of six: three ranges.
@@ -40,11 +36,6 @@ BlockSet three_ranges() {
   s.add(2);
   s.add(4);
   return s;
-}
-
-ExplicitSchedule one_send(const BlockSet& blocks, int block_count, Combine combine) {
-  return hand_schedule(block_count, {{step({Operation::send(1, blocks)})},
-                                     {step({Operation::recv(0, blocks, combine)})}});
 }
 
 class HostCosts : public ::testing::TestWithParam<Model> {};

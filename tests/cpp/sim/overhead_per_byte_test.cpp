@@ -13,30 +13,19 @@ namespace topocoll::sim {
 namespace {
 
 using testing::config;
-using testing::hand_schedule;
-using testing::HandNetwork;
-using testing::HandRouter;
 using testing::linear;
 using testing::quiet;
-using testing::step;
 
 constexpr double kBw = 1e9;      // bytes per second
 constexpr double kLat = 500e-9;  // either way
 constexpr double kTol = 1e-15;
 
-struct Pair {
-  HandNetwork net;
-  HandRouter router;
-  explicit Pair(const topo::NetworkParams& p) : net(2, p) {
-    router.set(0, 1, {{{net.link(0, 1, kBw, kLat)}, 1.0}});
-    router.set(1, 0, {{{net.link(1, 0, kBw, kLat)}, 1.0}});
-  }
+struct Pair : testing::HandPair {
+  explicit Pair(const topo::NetworkParams& p) : HandPair(p, kBw, kLat, kLat) {}
 };
 
 ExplicitSchedule one_send(int block_count) {
-  const auto all = BlockSet::range(0, block_count);
-  return hand_schedule(block_count, {{step({Operation::send(1, all)})},
-                                     {step({Operation::recv(0, all, Combine::copy)})}});
+  return testing::one_send(BlockSet::range(0, block_count), block_count, Combine::copy);
 }
 
 class OverheadPerByte : public ::testing::TestWithParam<Model> {};

@@ -64,6 +64,23 @@ inline ExplicitSchedule hand_schedule(int blocks, std::vector<std::vector<Step>>
 
 inline Step step(std::vector<Operation> ops) { return Step{std::move(ops)}; }
 
+// Two hosts, one link each way (bandwidth in bytes per second, latency in seconds).
+struct HandPair {
+  HandNetwork net;
+  HandRouter router;
+  HandPair(const topo::NetworkParams& p, double bandwidth, double latency, double back_latency)
+      : net(2, p) {
+    router.set(0, 1, {{{net.link(0, 1, bandwidth, latency)}, 1.0}});
+    router.set(1, 0, {{{net.link(1, 0, bandwidth, back_latency)}, 1.0}});
+  }
+};
+
+// Rank 0 sends `blocks` to rank 1, which receives them with `combine`.
+inline ExplicitSchedule one_send(const BlockSet& blocks, int block_count, Combine combine) {
+  return hand_schedule(block_count, {{step({Operation::send(1, blocks)})},
+                                     {step({Operation::recv(0, blocks, combine)})}});
+}
+
 inline SimConfig config(Model model, std::uint64_t bytes) {
   SimConfig c;
   c.model = model;
