@@ -219,6 +219,13 @@ void rules_files() {
         "no rules file: the built-in default table serves (" + chosen + ")");
 }
 
+// A rules file (named `file`) that gives every allreduce to recdoub-lat, in TOPOCOLL_RULES.
+void use_recdoub_lat_rule(const char* file) {
+  const std::string rules =
+      R"({"version": 1, "rules": [{"collective": "allreduce", "algorithm": "recdoub-lat"}]})";
+  setenv("TOPOCOLL_RULES", write_file(file, rules).c_str(), 1);
+}
+
 // `auto` with a machine file (TOPOCOLL_MACHINE) predicts the MPI library's own algorithm too and
 // serves the call only where its candidate is predicted faster. On a ring of 4 hosts with
 // 1 Gb/s links, a 1 MiB allreduce by recdoub-lat (a rules file's choice: the whole vector in
@@ -235,13 +242,7 @@ void machine_file_auto() {
       source + R"(}, "network": {"bandwidth": {"value": "1Gbps", )" + source +
       R"(}, "hop_latency": {"value": "1us", )" + source + "}}}";
   setenv("TOPOCOLL_MACHINE", write_file("machine.json", machine).c_str(), 1);
-  setenv(
-      "TOPOCOLL_RULES",
-      write_file(
-          "slow-rule.json",
-          R"({"version": 1, "rules": [{"collective": "allreduce", "algorithm": "recdoub-lat"}]})")
-          .c_str(),
-      1);
+  use_recdoub_lat_rule("slow-rule.json");
   int rc = 0;
   const int count = 1 << 18;  // 1 MiB of MPI_INT
   bool ok = allreduce_ok(MPI_COMM_WORLD, "auto", count, &rc);
@@ -273,13 +274,7 @@ double number_after(const std::string& text, const std::string& key) {
 // comparison never happens, or if the call went to the library for another reason).
 void default_machine_auto() {
   unsetenv("TOPOCOLL_MACHINE");
-  setenv(
-      "TOPOCOLL_RULES",
-      write_file(
-          "lat-rule.json",
-          R"({"version": 1, "rules": [{"collective": "allreduce", "algorithm": "recdoub-lat"}]})")
-          .c_str(),
-      1);
+  use_recdoub_lat_rule("lat-rule.json");
   int rc = 0;
   const int count = 1 << 18;  // 1 MiB of MPI_INT
   bool ok = allreduce_ok(MPI_COMM_WORLD, "auto", count, &rc);
