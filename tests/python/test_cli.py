@@ -125,9 +125,9 @@ def test_invalid_roots_and_unsupported_rank_counts_are_input_errors(run_cli):
 
 
 def test_exact_mode_refuses_what_it_cannot_hold(run_cli):
-    # A ring allreduce on 4100 ranks has 4100 x 4100 slot states, more than exact mode holds:
-    # auto mode switches to fingerprints, an explicit exact request names the alternative.
-    base = ("verify", "-c", "allreduce", "-a", "ring", "-p", "4100")
+    # recdoub-bw on 8192 ranks has 8192 x 8192 slot states, more than exact mode holds: auto
+    # mode switches to fingerprints, an explicit exact request names the alternative.
+    base = ("verify", "-c", "allreduce", "-a", "recdoub-bw", "-p", "8192")
     code, out, _ = run_cli(*base)
     assert code == 0 and "(fingerprint, commutative)" in out
     code, _, err = run_cli(*base, "--mode", "exact")
