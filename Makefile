@@ -102,7 +102,7 @@ test-mpich: build-mpich
 
 test-python: build-python
 	TOPOCOLL_BENCH=$(CURDIR)/build/cpp/topocoll-bench $(VENV)/bin/pytest -q -p no:cacheprovider \
-	  -n $(JOBS) tests/python
+	  -n $(JOBS) --dist loadgroup tests/python
 
 # The sanitizer pass: the core, the GoogleTest suite and the Python extension built with
 # AddressSanitizer + UndefinedBehaviorSanitizer (-fno-sanitize-recover=all: any report fails)

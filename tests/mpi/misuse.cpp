@@ -155,9 +155,13 @@ void forced_names() {
   unsetenv("TOPOCOLL_ALLREDUCE_ALGORITHM");
 }
 
+// Files the checks point TOPOCOLL_RULES and TOPOCOLL_MACHINE at, removed when the run ends.
+std::vector<std::string> written_files;
+
 std::string write_file(const std::string& name, const std::string& text) {
   const std::string path = "/tmp/topocoll-misuse-" + std::to_string(getpid()) + "-" + name;
   std::ofstream(path) << text;
+  written_files.push_back(path);
   return path;
 }
 
@@ -857,6 +861,7 @@ int main(int argc, char** argv) {
     agreement_check();
   }
   if (rank_ == 0) std::printf("%d failed checks on %d ranks\n", failures, size_);
+  for (const std::string& path : written_files) std::remove(path.c_str());
   MPI_Finalize();
   return failures == 0 ? 0 : 1;
 }

@@ -12,6 +12,10 @@ from math import gcd, prod
 import pytest
 from topocoll import _core, cli
 
+# Its module-scoped fixture runs once: every test of the module on one pytest-xdist worker
+# (`--dist loadgroup`, Makefile).
+pytestmark = pytest.mark.xdist_group("algorithms_json")
+
 RINGS = [[p] for p in range(2, 41)]
 TORI = [
     [2, 2], [2, 3], [3, 3], [4, 4], [3, 4], [5, 5], [4, 6], [1, 8], [8, 1],

@@ -8,6 +8,10 @@ import pytest
 import topocoll
 from topocoll.comparison import size_range
 
+# Its module-scoped fixture runs once: every test of the module on one pytest-xdist worker
+# (`--dist loadgroup`, Makefile).
+pytestmark = pytest.mark.xdist_group("comparison")
+
 ALGORITHMS = "swing-bw,swing-lat,bucket,bucket-balanced,recdoub-lat"
 
 

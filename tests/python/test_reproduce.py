@@ -18,6 +18,10 @@ from topocoll.cli.reproduce import main
 from topocoll.reproduce import experiments, select
 from topocoll.reproduce.core import Context, claims_of, judge, load_claims
 
+# Its module-scoped fixture runs once: every test of the module on one pytest-xdist worker
+# (`--dist loadgroup`, Makefile).
+pytestmark = pytest.mark.xdist_group("reproduce")
+
 VERDICTS = {"agree", "differ", "not judged at small scale"}
 EVERY = [e.name for e in experiments()]
 

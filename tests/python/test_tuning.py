@@ -14,6 +14,10 @@ import pytest
 from topocoll import tuning as tune
 from topocoll.comparison import compare
 
+# Its module-scoped fixture runs once: every test of the module on one pytest-xdist worker
+# (`--dist loadgroup`, Makefile).
+pytestmark = pytest.mark.xdist_group("tuning")
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = Path(os.environ.get("TOPOCOLL_BENCH", ROOT / "build/cpp/bench/mpi/topocoll-bench"))
 TORUS, RANKS, DIMS = "torus:2x2", 4, "2x2"
