@@ -6,6 +6,17 @@ import pytest
 from topocoll import cli
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Under pytest-xdist (`--dist loadgroup`, Makefile) a group's tests run on one worker in
+    # collection order: the longest group (test_reproduce's fixture, about 140 CPU s) first, so
+    # that the other worker's tests run beside it instead of after it.
+    def longest_first(item: pytest.Item) -> int:
+        group = item.get_closest_marker("xdist_group")
+        return 0 if group is not None and group.args == ("reproduce",) else 1
+
+    items.sort(key=longest_first)
+
+
 @pytest.fixture
 def run_cli(capsys):
     """Run the CLI in-process; return (exit code, stdout, stderr)."""
