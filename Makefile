@@ -102,7 +102,7 @@ test-mpich: build-mpich
 
 test-python: build-python
 	TOPOCOLL_BENCH=$(CURDIR)/build/cpp/topocoll-bench $(VENV)/bin/pytest -q -p no:cacheprovider \
-	  -n $(JOBS) --dist loadgroup tests/python
+	  -n $(JOBS) --dist loadgroup --durations=10 tests/python
 
 # The sanitizer pass: the core, the GoogleTest suite and the Python extension built with
 # AddressSanitizer + UndefinedBehaviorSanitizer (-fno-sanitize-recover=all: any report fails)
@@ -145,7 +145,8 @@ test-asan: build-asan build-python
 	$(ASAN_ENV) LD_PRELOAD="$(ASAN_PRELOAD)" PYTHONPATH=$(ASAN_PKG) \
 	  $(VENV)/bin/python -c 'import topocoll._core as c, sys; sys.exit("$(ASAN_PKG)" not in c.__file__)'
 	$(ASAN_ENV) LD_PRELOAD="$(ASAN_PRELOAD)" PYTHONPATH=$(ASAN_PKG) \
-	  TOPOCOLL_FUZZ_EXAMPLES=100 $(VENV)/bin/pytest -q -p no:cacheprovider -n $(JOBS) $(ASAN_PYTESTS)
+	  TOPOCOLL_FUZZ_EXAMPLES=100 $(VENV)/bin/pytest -q -p no:cacheprovider -n $(JOBS) --durations=10 \
+	  $(ASAN_PYTESTS)
 
 # The layers of the Python package (pyproject.toml, [tool.importlinter]; docs/python-api.md).
 lint: venv
