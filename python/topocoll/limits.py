@@ -97,11 +97,15 @@ def check_verify(schedule: _core.Schedule, mode: str, commutative: bool, force: 
     return e
 
 
+def count_rank_steps(schedule: _core.Schedule) -> int:
+    """The schedule's steps over every rank and lane. The exact-mode estimate counts them
+    without the fingerprint mode's search for a translation symmetry, which walks whole lanes."""
+    return _core.estimate_verify(schedule, "exact")["rank_steps"]
+
+
 def check_export(schedule: _core.Schedule, force: bool) -> None:
     """Refuses to print a schedule whose listing would exceed EXPORT_LIMIT_BYTES."""
-    # The exact-mode estimate counts the same rank-steps without the fingerprint mode's search for
-    # a translation symmetry, which walks whole lanes (8 s for a ring on 10^6 ranks).
-    rank_steps = _core.estimate_verify(schedule, "exact")["rank_steps"]
+    rank_steps = count_rank_steps(schedule)
     size = rank_steps * EXPORT_BYTES_PER_RANK_STEP
     if size > EXPORT_LIMIT_BYTES and not force:
         raise InputError(
@@ -113,9 +117,7 @@ def check_export(schedule: _core.Schedule, force: bool) -> None:
 
 def check_traffic(schedule: _core.Schedule, force: bool) -> None:
     """Refuses a traffic count (one pass over every rank-step) beyond TIME_LIMIT_S."""
-    # The exact-mode estimate counts the same rank-steps without the fingerprint mode's search for
-    # a translation symmetry, which walks whole lanes (8 s for a ring on 10^6 ranks).
-    rank_steps = _core.estimate_verify(schedule, "exact")["rank_steps"]
+    rank_steps = count_rank_steps(schedule)
     seconds = rank_steps / WORK_PER_SECOND
     if seconds > TIME_LIMIT_S and not force:
         raise InputError(

@@ -27,6 +27,7 @@ OUR_VARIANTS = {
     "bucket-lanes (ours)": ("bucket-lanes",),
     "bucket-balanced (ours)": ("bucket-balanced",),
 }
+SERIES = {**FAMILIES, **OUR_VARIANTS}  # every series a sweep runs and plots
 
 
 def zero_latency_time(topology: str, algorithm: str, size: str = "1GiB", **extra) -> float:
@@ -124,8 +125,7 @@ def table2(ctx: Context) -> dict:
 
 
 def sweep(ctx: Context, topology: str, **options):
-    families = {**FAMILIES, **OUR_VARIANTS}
-    algorithms = [a for names in families.values() for a in names if accepted(topology, a)]
+    algorithms = [a for names in SERIES.values() for a in names if accepted(topology, a)]
     return ctx.compare(topology, "allreduce", algorithms=algorithms, sizes="32B:128MiB",
                        machine=ctx.machine_for("trivance-sst"), force=True, **options)  # fmt: skip
 
@@ -134,11 +134,10 @@ def relative(c) -> dict[str, dict[int, float]]:
     """Per family and size: its best time over Trivance's best, minus 1 (positive: Trivance
     faster), the figures' y axis."""
     best: dict[str, dict[int, float]] = {}
-    families = {**FAMILIES, **OUR_VARIANTS}
     for e in c.entries:
         if e.kind != "algorithm":
             continue
-        fam = next((f for f, names in families.items() if e.algorithm in names), None)
+        fam = next((f for f, names in SERIES.items() if e.algorithm in names), None)
         if fam:
             cur = best.setdefault(fam, {}).get(e.size_bytes, math.inf)
             best[fam][e.size_bytes] = min(cur, e.time_s)

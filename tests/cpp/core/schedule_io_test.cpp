@@ -175,6 +175,23 @@ TEST(VerifyEstimate, CountsStateWorkAndWindows) {
   EXPECT_EQ(static_cast<std::uint64_t>(report.passes), windows.passes);
 }
 
+// A run whose symmetry proof alone would be days of work is estimated without searching for
+// the symmetry (the search walks whole lanes of sampled ranks: seconds for a ring of 10^6
+// ranks, minutes under the sanitizers); a smaller one is still searched.
+TEST(VerifyEstimate, HugeRunsAreNotSearchedForASymmetry) {
+  VerifyOptions options;
+  options.mode = VerifyMode::fingerprint;
+  auto huge = registry().build("ring", ScheduleRequest{.ranks = 1'000'000});
+  const VerifyEstimate e = estimate_verify(*huge, options);
+  EXPECT_EQ(e.rank_steps, 1'000'000ull * 2 * 999'999);
+  EXPECT_NE(e.symmetry.find("not searched"), std::string::npos) << e.symmetry;
+  EXPECT_GE(e.work, 4 * e.rank_steps);
+  auto small = registry().build("ring", ScheduleRequest{.ranks = 300});
+  const VerifyEstimate searched = estimate_verify(*small, options);
+  EXPECT_EQ(searched.symmetry.find("not searched"), std::string::npos) << searched.symmetry;
+  EXPECT_NE(searched.symmetry.find("translation"), std::string::npos) << searched.symmetry;
+}
+
 // Deterministic fuzzing: boundary values in random fields of valid documents. Whatever loads
 // must verify to a report in both modes; whatever does not load must say why.
 TEST(ScheduleFormat, FuzzedDocumentsLoadOrFailCleanly) {
