@@ -1,0 +1,88 @@
+"""docs/validation.md's per-size tables from `topocoll validate --json` files: one table per
+collective, then the summary over all files (verdicts by topocoll.validation's rules).
+
+    python bench/validation_figures/markdown_tables.py docs/validation/vm2-*.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from pathlib import Path
+
+from topocoll import validation
+
+
+def size_text(size: int) -> str:
+    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
+        if size >= scale:
+            return f"{size // scale} {unit}"
+    return f"{size} B"
+
+
+def rows_of(document: dict) -> list[validation.Row]:
+    rows = [
+        validation.Row(
+            r["collective"], r["size_bytes"], r["algorithm"], r["predicted_s"], r["messages"],
+            samples_s=r["samples_s"],
+        )
+        for r in document["rows"]
+    ]
+    validation.finish_rows(rows)
+    return rows
+
+
+def table(collective: str, ranks: int, rows: list[validation.Row]) -> list[str]:
+    verdicts = {v.size_bytes: v for v in validation.size_verdicts(rows)}
+    out = [
+        f"#### {collective}, {ranks} ranks",
+        "",
+        "| size | algorithms | median error | median \\|error\\| | predicted best | measured best "
+        "| meas(pred best) / meas best | within 10% | tau-b |",
+        "| ---: | ---: | ---: | ---: | --- | --- | ---: | :---: | ---: |",
+    ]
+    for size in sorted(verdicts):
+        v = verdicts[size]
+        errors = [r.error for r in rows if r.size_bytes == size and r.error is not None]
+        tied = v.predicted_best.split("=")
+        best = tied[0] + (f" (tied with {len(tied) - 1})" if len(tied) > 1 else "")
+        tau = "" if v.kendall_tau is None else f"{v.kendall_tau:.2f}"
+        out.append(
+            f"| {size_text(size)} | {v.algorithms} | {100 * statistics.median(errors):+.0f}% "
+            f"| {100 * statistics.median(abs(e) for e in errors):.0f}% | {best} "
+            f"| {v.measured_best} | {v.predicted_best_measured_s / v.measured_best_s:.2f} "
+            f"| {'yes' if v.best_within_10pct else 'no'} | {tau} |"
+        )
+    s = validation.summarize(rows, list(verdicts.values()))
+    out += [
+        "",
+        f"{collective}: median |error| {100 * s['median_abs_error']:.0f}%, best within 10% at "
+        f"{s['sizes_best_within_10pct']} of {s['sizes']} sizes",
+        "",
+    ]
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("files", nargs="+", type=Path)
+    args = parser.parse_args()
+    every: list[validation.Row] = []
+    lines: list[str] = []
+    for path in args.files:
+        document = json.loads(path.read_text())
+        rows = rows_of(document)
+        every += rows
+        lines += table(rows[0].collective, document["ranks"], rows)
+    s = validation.summarize(every, validation.size_verdicts(every))
+    print("\n".join(lines))
+    print(
+        f"All files: {s['rows']} rows, median |error| {100 * s['median_abs_error']:.1f}%, "
+        f"predicted best within 10% at {s['sizes_best_within_10pct']} of {s['sizes']} sizes, "
+        f"median tau-b {s['median_kendall_tau']:.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
