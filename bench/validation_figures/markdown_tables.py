@@ -24,7 +24,11 @@ def size_text(size: int) -> str:
 def rows_of(document: dict) -> list[validation.Row]:
     rows = [
         validation.Row(
-            r["collective"], r["size_bytes"], r["algorithm"], r["predicted_s"], r["messages"],
+            r["collective"],
+            r["size_bytes"],
+            r["algorithm"],
+            r["predicted_s"],
+            r["messages"],
             samples_s=r["samples_s"],
         )
         for r in document["rows"]

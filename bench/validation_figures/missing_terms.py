@@ -5,8 +5,8 @@ calibration's cache-sized ones, and (3) with (2) plus the runtime's own copies o
 out-of-place call (allreduce: the input into the output; allgather: the own block;
 reduce-scatter: the input into a work vector and the own block out), at the copy rate of (2).
 
-    python bench/validation_figures/missing_terms.py docs/validation/vm2-machine.json \
-        docs/validation/vm2-rates-by-size.json docs/validation/vm2-{allreduce,allgather,reduce-scatter,bcast}.json
+    cd docs/validation && python ../../bench/validation_figures/missing_terms.py \
+        vm2-machine.json vm2-rates-by-size.json vm2-{allreduce,allgather,reduce-scatter,bcast}.json
 """
 
 from __future__ import annotations
@@ -43,7 +43,11 @@ class SizedMachines:
         floor = min(int(s) for s in self.rates["copy_GBps"])
         bandwidth = nearest(self.rates["pingpong_GBps"], size) if size >= 65536 else None
         at = max(size, floor)
-        return bandwidth, nearest(self.rates["copy_GBps"], at), nearest(self.rates["reduce_int_GBps"], at)
+        return (
+            bandwidth,
+            nearest(self.rates["copy_GBps"], at),
+            nearest(self.rates["reduce_int_GBps"], at),
+        )
 
     def predict(self, row: dict) -> float:
         key = self.rates_at(row["size_bytes"])
@@ -55,7 +59,9 @@ class SizedMachines:
                 m["network"]["bandwidth"] = {"value": f"{bandwidth}GBps", **source}
                 m["nodes"]["fabric_bandwidth"] = {"value": f"{bandwidth}GBps", **source}
             m["host"]["copy_rate"] = {"value": f"{copy_rate}GBps", **source}
-            m["host"]["reduce_rate"]["value"] = {c: f"{reduce_rate}GBps" for c in ("int", "float", "double")}
+            m["host"]["reduce_rate"]["value"] = {
+                c: f"{reduce_rate}GBps" for c in ("int", "float", "double")
+            }
             path = self.folder / f"m{len(self.cache)}.json"
             path.write_text(json.dumps(m))
             self.cache[key] = validation.machine_prediction(str(path))[1]
@@ -67,16 +73,24 @@ def summary(label: str, documents: list[dict], predict) -> None:
     every = []
     for document in documents:
         for r in document["rows"]:
-            row = validation.Row(r["collective"], r["size_bytes"], r["algorithm"], predict(r),
-                                 r["messages"], samples_s=r["samples_s"])
+            row = validation.Row(
+                r["collective"],
+                r["size_bytes"],
+                r["algorithm"],
+                predict(r),
+                r["messages"],
+                samples_s=r["samples_s"],
+            )
             every.append(row)
     validation.finish_rows(every)
     s = validation.summarize(every, validation.size_verdicts(every))
     large = [abs(r.error) for r in every if r.size_bytes >= 2**21 and r.error is not None]
-    print(f"{label}: median |error| {100 * s['median_abs_error']:.1f}% (from 2 MiB "
-          f"{100 * statistics.median(large):.1f}%), predicted best within 10% at "
-          f"{s['sizes_best_within_10pct']} of {s['sizes']} sizes, median tau-b "
-          f"{s['median_kendall_tau']:.2f}")
+    print(
+        f"{label}: median |error| {100 * s['median_abs_error']:.1f}% (from 2 MiB "
+        f"{100 * statistics.median(large):.1f}%), predicted best within 10% at "
+        f"{s['sizes_best_within_10pct']} of {s['sizes']} sizes, median tau-b "
+        f"{s['median_kendall_tau']:.2f}"
+    )
 
 
 def main() -> None:
@@ -87,19 +101,27 @@ def main() -> None:
     args = parser.parse_args()
     documents = [json.loads(f.read_text()) for f in args.files]
     if any(d["ranks"] != 2 for d in documents):
-        raise SystemExit("error: the call copies here are those of 2 ranks; accepted: files of 2 ranks")
+        raise SystemExit(
+            "error: the call copies here are those of 2 ranks; accepted: files of 2 ranks"
+        )
     base = json.loads(args.machine.read_text())
     rates = json.loads(args.rates.read_text())
     _, as_is = validation.machine_prediction(str(args.machine))
     with tempfile.TemporaryDirectory() as folder:
         sized = SizedMachines(base, rates, Path(folder))
-        summary("(1) as validate predicts", documents,
-                lambda r: as_is(r["collective"], r["algorithm"], r["size_bytes"], 2)[0])
+        summary(
+            "(1) as validate predicts",
+            documents,
+            lambda r: as_is(r["collective"], r["algorithm"], r["size_bytes"], 2)[0],
+        )
         summary("(2) rates at the row's size", documents, sized.predict)
 
         def with_copies(r: dict) -> float:
             copy_rate = sized.rates_at(r["size_bytes"])[1] * 1e9
-            return sized.predict(r) + CALL_COPIES_AT_2_RANKS[r["collective"]] * r["size_bytes"] / copy_rate
+            return (
+                sized.predict(r)
+                + CALL_COPIES_AT_2_RANKS[r["collective"]] * r["size_bytes"] / copy_rate
+            )
 
         summary("(3) (2) and the call's copies", documents, with_copies)
 
