@@ -8,11 +8,11 @@ from topocoll import cli
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     # Under pytest-xdist (`--dist loadgroup`, Makefile) a group's tests run on one worker in
-    # collection order: the longest group (test_reproduce's fixture, about 140 CPU s) first, so
-    # that the other worker's tests run beside it instead of after it.
+    # collection order: the longest groups (test_reproduce's two fixtures, about 80 and 100 CPU
+    # s) first, one on each worker, so that the other tests fill the time beside them.
     def longest_first(item: pytest.Item) -> int:
         group = item.get_closest_marker("xdist_group")
-        return 0 if group is not None and group.args == ("reproduce",) else 1
+        return 0 if group is not None and group.args[0].startswith("reproduce-") else 1
 
     items.sort(key=longest_first)
 

@@ -18,24 +18,42 @@ from topocoll.cli.reproduce import main
 from topocoll.reproduce import experiments, select
 from topocoll.reproduce.core import Context, claims_of, judge, load_claims
 
-# Its module-scoped fixture runs once: every test of the module on one pytest-xdist worker
-# (`--dist loadgroup`, Makefile).
-pytestmark = pytest.mark.xdist_group("reproduce")
-
 VERDICTS = {"agree", "differ", "not judged at small scale"}
 EVERY = [e.name for e in experiments()]
 
+# Every experiment runs at small scale (about three CPU minutes in all), in two halves of about
+# equal time: the Bine experiments, and the other papers'. Each half is a module-scoped fixture
+# whose tests form one pytest-xdist group (`--dist loadgroup`, Makefile), so the fixture runs
+# once and the two halves run on the two workers side by side (conftest.py collects them first).
+BINE = pytest.mark.xdist_group("reproduce-bine")
+OTHERS = pytest.mark.xdist_group("reproduce-others")
 
-@pytest.fixture(scope="module")
-def out(tmp_path_factory):
-    # Every experiment at small scale (about three minutes on 2 cores): every experiment must run
-    folder = tmp_path_factory.mktemp("reproduce")
-    assert main(["all", "--scale", "small", "--jobs", "2", "--out", str(folder)]) == 0
+
+def run_small(folder, papers: list[str]):
+    assert main([*papers, "--scale", "small", "--jobs", "2", "--out", str(folder)]) == 0
     return folder
 
 
-@pytest.mark.parametrize("name", EVERY)
-def test_every_claim_has_a_verdict(out, name):
+@pytest.fixture(scope="module")
+def bine_out(tmp_path_factory):
+    return run_small(tmp_path_factory.mktemp("reproduce-bine"), ["bine"])
+
+
+@pytest.fixture(scope="module")
+def others_out(tmp_path_factory):
+    papers = sorted({e.paper for e in experiments()} - {"bine"})
+    return run_small(tmp_path_factory.mktemp("reproduce-others"), papers)
+
+
+def is_bine(name: str) -> bool:
+    return next(e for e in experiments() if e.name == name).paper == "bine"
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=BINE if is_bine(n) else OTHERS) for n in EVERY]
+)
+def test_every_claim_has_a_verdict(request, name):
+    out = request.getfixturevalue("bine_out" if is_bine(name) else "others_out")
     v = json.loads((out / name / "verdict.json").read_text())
     experiment = select([name])[0]
     assert [c["id"] for c in v["claims"]] == [c["id"] for c in claims_of(experiment)]
@@ -53,7 +71,9 @@ def verdicts(out, name) -> dict[str, str]:
     return {c["id"]: c["verdict"] for c in v["claims"]}
 
 
-def test_exact_claims_agree(out):
+@OTHERS
+def test_exact_claims_agree(others_out):
+    out = others_out
     swing = verdicts(out, "swing-table2")
     assert all(swing[f"T2-swing-D{d}"] == "agree" for d in (2, 3, 4))
     cm200 = verdicts(out, "cm200-table2")
@@ -64,14 +84,18 @@ def test_exact_claims_agree(out):
     assert results["swing-bw D=2"] == pytest.approx(1.1846, abs=1e-4)  # the issue's value
 
 
-def test_hyperx_has_no_congestion_deficiency(out):
+@OTHERS
+def test_hyperx_has_no_congestion_deficiency(others_out):
+    out = others_out
     # swing-nsdi24.txt 5.4.2: every Swing peer is one hop away on HyperX
     assert verdicts(out, "swing-fig14")["F14-no-deficiency"] == "agree"
     results = json.loads((out / "swing-fig14" / "results.json").read_text())
     assert results["swing-bw deficiency"] == pytest.approx(1.0, abs=1e-3)
 
 
-def test_background_load_makes_bine_win_more(out):
+@BINE
+def test_background_load_makes_bine_win_more(bine_out):
+    out = bine_out
     # Bine moves fewer bytes over global links; the more of them other jobs take, the more it
     # gains over binomial trees (a flow model ignoring --global-load would give equal gains)
     r = json.loads((out / "bine-background" / "results.json").read_text())
@@ -83,7 +107,9 @@ def test_background_load_makes_bine_win_more(out):
         assert loaded > alone + 1, (collective, alone, loaded)
 
 
-def test_bine_for_tori_beats_binomial_trees_on_a_torus(out):
+@BINE
+def test_bine_for_tori_beats_binomial_trees_on_a_torus(bine_out):
+    out = bine_out
     # bine-bw-torus and bine-torus use one port per direction (6 on a 3D torus) and short
     # peers; the binomial trees one port and rank-distance peers (a run that ignored ports or
     # the torus shape would not win nearly every case; one of the nine paper sizes ties)
@@ -176,7 +202,9 @@ def without_seconds(path) -> str | bytes:
     return path.read_bytes()
 
 
-def test_mpirun_writes_the_files_of_one_process(out, tmp_path):
+def test_mpirun_writes_the_files_of_one_process(tmp_path):
+    out = tmp_path / "alone"  # the same experiments in this process (about 2 s)
+    assert main([*MPI_NAMES, "--out", str(out)]) == 0
     written = tmp_path / "out"
     code, ranks = mpirun(tmp_path, sys.executable, "-m", "topocoll.reproduce", *MPI_NAMES,
                          "--out", str(written))  # fmt: skip
