@@ -70,32 +70,52 @@ void sweep_request(const AlgorithmInfo& algo, ScheduleRequest request, SweepCoun
                          << " root=" << request.root << ": " << report.message;
 }
 
-TEST(RegistrySweepSlow, EveryRequestVerifiesOrIsRejected) {
-  for (const AlgorithmInfo& algo : registry().all()) {
-    SweepCounts counts;
-    for (Collective collective : algo.collectives) {
-      const int max_ranks =
-          algo.requirements.dims == DimsRule::two_dimensional ? kMaxRanksTwoDimensional : kMaxRanks;
-      for (int ranks = 2; ranks <= max_ranks; ++ranks) {
-        for (const std::vector<int>& dims : shapes_for(algo, ranks)) {
-          const int d = std::max<int>(1, static_cast<int>(dims.size()));
-          for (int ports : algo.accepted_ports(d)) {
-            for (int root : roots_for(collective, ranks)) {
-              ScheduleRequest request;
-              request.collective = collective;
-              request.ranks = ranks;
-              request.dims = dims;
-              request.ports = ports;
-              request.root = root;
-              sweep_request(algo, request, counts);
-            }
+std::vector<std::string> registered_names() {
+  std::vector<std::string> names;
+  for (const AlgorithmInfo& algo : registry().all()) names.push_back(algo.name);
+  return names;
+}
+
+// gtest names: letters, digits and _.
+std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string name = info.param;
+  for (char& c : name)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return name;
+}
+
+// One test per algorithm: ctest shares them out over its slots (one 31-s test kept a core
+// idle while the MPI tests, which run alone, waited for it).
+class RegistrySweepSlow : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(RegistrySweepSlow, EveryRequestVerifiesOrIsRejected) {
+  const AlgorithmInfo& algo = registry().get(GetParam());
+  SweepCounts counts;
+  for (Collective collective : algo.collectives) {
+    const int max_ranks =
+        algo.requirements.dims == DimsRule::two_dimensional ? kMaxRanksTwoDimensional : kMaxRanks;
+    for (int ranks = 2; ranks <= max_ranks; ++ranks) {
+      for (const std::vector<int>& dims : shapes_for(algo, ranks)) {
+        const int d = std::max<int>(1, static_cast<int>(dims.size()));
+        for (int ports : algo.accepted_ports(d)) {
+          for (int root : roots_for(collective, ranks)) {
+            ScheduleRequest request;
+            request.collective = collective;
+            request.ranks = ranks;
+            request.dims = dims;
+            request.ports = ports;
+            request.root = root;
+            sweep_request(algo, request, counts);
           }
         }
       }
     }
-    EXPECT_GT(counts.built, 0) << algo.name << " served no request up to P=" << kMaxRanks;
   }
+  EXPECT_GT(counts.built, 0) << algo.name << " served no request up to P=" << kMaxRanks;
 }
+
+INSTANTIATE_TEST_SUITE_P(EveryAlgorithm, RegistrySweepSlow, ::testing::ValuesIn(registered_names()),
+                         test_name);
 
 // Fingerprint mode in windows of two slots (outside the RegistrySweep suite, so that the
 // sanitizer pass of `make test` runs it): every pass reuses the state and the message
@@ -136,20 +156,8 @@ TEST_P(WindowedVerification, EveryCollectiveInTwoSlotWindows) {
   }
 }
 
-std::vector<std::string> registered_names() {
-  std::vector<std::string> names;
-  for (const AlgorithmInfo& algo : registry().all()) names.push_back(algo.name);
-  return names;
-}
-
 INSTANTIATE_TEST_SUITE_P(EveryAlgorithm, WindowedVerification,
-                         ::testing::ValuesIn(registered_names()),
-                         [](const ::testing::TestParamInfo<std::string>& info) {
-                           std::string name = info.param;  // gtest names: letters, digits, _
-                           for (char& c : name)
-                             if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                           return name;
-                         });
+                         ::testing::ValuesIn(registered_names()), test_name);
 
 TEST(RegistrySweep, OutOfRangeRootsAreRejected) {
   for (const AlgorithmInfo& algo : registry().all()) {
