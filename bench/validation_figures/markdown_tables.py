@@ -12,29 +12,7 @@ import statistics
 from pathlib import Path
 
 from topocoll import validation
-
-
-def size_text(size: int) -> str:
-    for unit, scale in (("MiB", 2**20), ("KiB", 2**10)):
-        if size >= scale:
-            return f"{size // scale} {unit}"
-    return f"{size} B"
-
-
-def rows_of(document: dict) -> list[validation.Row]:
-    rows = [
-        validation.Row(
-            r["collective"],
-            r["size_bytes"],
-            r["algorithm"],
-            r["predicted_s"],
-            r["messages"],
-            samples_s=r["samples_s"],
-        )
-        for r in document["rows"]
-    ]
-    validation.finish_rows(rows)
-    return rows
+from topocoll.units import format_bytes
 
 
 def table(collective: str, ranks: int, rows: list[validation.Row]) -> list[str]:
@@ -53,7 +31,7 @@ def table(collective: str, ranks: int, rows: list[validation.Row]) -> list[str]:
         best = tied[0] + (f" (tied with {len(tied) - 1})" if len(tied) > 1 else "")
         tau = "" if v.kendall_tau is None else f"{v.kendall_tau:.2f}"
         out.append(
-            f"| {size_text(size)} | {v.algorithms} | {100 * statistics.median(errors):+.0f}% "
+            f"| {format_bytes(size)} | {v.algorithms} | {100 * statistics.median(errors):+.0f}% "
             f"| {100 * statistics.median(abs(e) for e in errors):.0f}% | {best} "
             f"| {v.measured_best} | {v.predicted_best_measured_s / v.measured_best_s:.2f} "
             f"| {'yes' if v.best_within_10pct else 'no'} | {tau} |"
@@ -76,7 +54,7 @@ def main() -> None:
     lines: list[str] = []
     for path in args.files:
         document = json.loads(path.read_text())
-        rows = rows_of(document)
+        rows = validation.saved_rows(document)
         every += rows
         lines += table(rows[0].collective, document["ranks"], rows)
     s = validation.summarize(every, validation.size_verdicts(every))

@@ -49,8 +49,8 @@ class SizedMachines:
             nearest(self.rates["reduce_int_GBps"], at),
         )
 
-    def predict(self, row: dict) -> float:
-        key = self.rates_at(row["size_bytes"])
+    def predict(self, row: validation.Row) -> float:
+        key = self.rates_at(row.size_bytes)
         if key not in self.cache:
             bandwidth, copy_rate, reduce_rate = key
             m = copy.deepcopy(self.base)
@@ -65,22 +65,15 @@ class SizedMachines:
             path = self.folder / f"m{len(self.cache)}.json"
             path.write_text(json.dumps(m))
             self.cache[key] = validation.machine_prediction(str(path))[1]
-        seconds, _ = self.cache[key](row["collective"], row["algorithm"], row["size_bytes"], 2)
+        seconds, _ = self.cache[key](row.collective, row.algorithm, row.size_bytes, 2)
         return seconds
 
 
 def summary(label: str, documents: list[dict], predict) -> None:
     every = []
     for document in documents:
-        for r in document["rows"]:
-            row = validation.Row(
-                r["collective"],
-                r["size_bytes"],
-                r["algorithm"],
-                predict(r),
-                r["messages"],
-                samples_s=r["samples_s"],
-            )
+        for row in validation.saved_rows(document):
+            row.predicted_s = predict(row)
             every.append(row)
     validation.finish_rows(every)
     s = validation.summarize(every, validation.size_verdicts(every))
@@ -112,15 +105,14 @@ def main() -> None:
         summary(
             "(1) as validate predicts",
             documents,
-            lambda r: as_is(r["collective"], r["algorithm"], r["size_bytes"], 2)[0],
+            lambda r: as_is(r.collective, r.algorithm, r.size_bytes, 2)[0],
         )
         summary("(2) rates at the row's size", documents, sized.predict)
 
-        def with_copies(r: dict) -> float:
-            copy_rate = sized.rates_at(r["size_bytes"])[1] * 1e9
+        def with_copies(r: validation.Row) -> float:
+            copy_rate = sized.rates_at(r.size_bytes)[1] * 1e9
             return (
-                sized.predict(r)
-                + CALL_COPIES_AT_2_RANKS[r["collective"]] * r["size_bytes"] / copy_rate
+                sized.predict(r) + CALL_COPIES_AT_2_RANKS[r.collective] * r.size_bytes / copy_rate
             )
 
         summary("(3) (2) and the call's copies", documents, with_copies)

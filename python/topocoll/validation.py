@@ -149,6 +149,23 @@ def finish_rows(rows: Iterable[Row]) -> None:
             row.error = relative_error(row.predicted_s, row.measured_s)
 
 
+def saved_rows(document: dict[str, Any]) -> list[Row]:
+    """The rows of a `topocoll validate --json` document, each with its median and error."""
+    rows = [
+        Row(
+            r["collective"],
+            r["size_bytes"],
+            r["algorithm"],
+            r["predicted_s"],
+            r["messages"],
+            samples_s=r["samples_s"],
+        )
+        for r in document["rows"]
+    ]
+    finish_rows(rows)
+    return rows
+
+
 def size_verdicts(rows: Iterable[Row]) -> list[SizeVerdict]:
     """Per (collective, size) with at least one measured algorithm: the best of each ordering,
     whether the predicted best is within 10% of the measured best, and Kendall's tau-b. When

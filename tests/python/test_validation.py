@@ -85,6 +85,17 @@ def test_medians_of_samples():
     assert rows[0].measured_s == 3.5 and rows[0].error == pytest.approx(-1.5 / 3.5)
 
 
+def test_saved_rows_take_the_median_and_the_error_of_their_samples():
+    # A --json document's row as `topocoll validate` writes it (docs/validation/vm2-*.json)
+    row = {"collective": "bcast", "size_bytes": 8, "algorithm": "binomial-doubling",
+           "predicted_s": 1e-6, "messages": 1, "measured_s": 9.0, "error": 9.0,
+           "samples_s": [4e-6, 1e-6, 2e-6]}  # fmt: skip
+    (saved,) = validation.saved_rows({"rows": [row]})
+    assert saved.measured_s == 2e-6  # the median, not the stored value
+    assert saved.error == pytest.approx(-0.5)
+    assert (saved.collective, saved.algorithm, saved.messages) == ("bcast", "binomial-doubling", 1)
+
+
 def test_size_grid():
     sizes = validation.size_range("8B:64MiB")
     assert sizes[:3] == [8, 32, 128] and sizes[-2:] == [32 << 20, 64 << 20] and len(sizes) == 13
