@@ -15,6 +15,9 @@ SYSTEM_PACKAGES := build-essential cmake python3-venv python3-dev libgtest-dev n
 # build/mpich instead of being compiled again. Kept in build/ccache, so a fresh clone starts
 # empty; set CCACHE_DIR to share one cache between checkouts.
 export CCACHE_DIR ?= $(CURDIR)/build/ccache
+# The test binary's precompiled header (CMakeLists.txt): ccache caches the files compiled with
+# it only when told that the header's macros and timestamps may be trusted.
+export CCACHE_SLOPPINESS ?= pch_defines,time_macros
 # One compiler name for every build: ccache keys on it, and CMake picks /usr/bin/c++ under make
 # where scikit-build-core's Ninja build of the extension picks g++ (the same GCC; without this
 # the test build missed the cache on every file of the core).

@@ -889,3 +889,28 @@ def simulate(
     algorithm, size = parameters.text("algorithm", algorithm), parse_size(size)
     network.check_limits(algorithm, size, parameters.flag("force", force), trace)
     return network.run(algorithm, size, links=links, trace=trace)
+
+
+def simulate_sizes(
+    topology: str | None,
+    collective: str,
+    algorithm: str,
+    sizes: Sequence[int | str],
+    *,
+    force: bool = False,
+    **options,
+) -> list[SimResult]:
+    """`simulate` at each of `sizes`, in order, on one network: the topology, its router, the
+    mapping and the schedule are built once (per run they cost as much as a small run itself:
+    Bine's tables at small scale spend a third of their time building them). The same options
+    and checks as `simulate`, without `links` and `trace`."""
+    setup = make_setup(topology, collective, **options)
+    check_outputs(setup, False, None)
+    network = Network(setup)
+    algorithm, force = parameters.text("algorithm", algorithm), parameters.flag("force", force)
+    results = []
+    for size in sizes:
+        size = parse_size(size)
+        network.check_limits(algorithm, size, force)
+        results.append(network.run(algorithm, size))
+    return results

@@ -59,3 +59,20 @@ def test_peak_is_the_bandwidth_bound_of_the_collective():
 )
 def test_the_origin_of_an_algorithm_comes_from_the_registry(algorithm, origin):
     assert simulation.origin(algorithm) == origin
+
+
+def test_simulate_sizes_gives_simulate_at_each_size():
+    # One network for every size: the same results as one network per size, in the given order;
+    # on a random mapping, which both must place the same way.
+    options = dict(machine="lumi", ranks=16, mapping="random:3")
+    sizes = [64 << 10, "1KiB", 4 << 20]
+    each = simulation.simulate_sizes("dragonfly:lumi", "allreduce", "bine-bw", sizes, **options)
+    alone = [simulation.simulate("dragonfly:lumi", "allreduce", "bine-bw", s, **options)
+             for s in sizes]  # fmt: skip
+    assert [r.size_bytes for r in each] == [64 << 10, 1 << 10, 4 << 20]
+    assert [r.to_dict() for r in each] == [r.to_dict() for r in alone]
+
+
+def test_simulate_sizes_names_a_bad_size():
+    with pytest.raises(ValueError, match="size"):
+        simulation.simulate_sizes("ring:8", "allreduce", "ring", ["1KiB", "lots"])

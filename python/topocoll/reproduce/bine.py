@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from topocoll.groups import random_allocation, random_nodes
 from topocoll.plots import pyplot
-from topocoll.simulation import simulate
+from topocoll.simulation import simulate, simulate_sizes
 from topocoll.traffic import measure
 
 from .core import Context, Experiment, is_loss, is_win, size_label, write_csv
@@ -218,22 +218,29 @@ def win_loss(ctx: Context, system: System) -> dict:
         }
 
     where = {(n, s): placement(n, s) for n in counts for s in seeds}
-    runs = sorted({(collective, algorithm, n, s, size) for n in counts for s in seeds
-                   for collective in collectives_at(n)
-                   for algorithms in algorithm_sets(system, collective).values()
-                   for algorithm in algorithms for size in sizes_for(collective, ranks_of(n))},
-                  key=lambda r: (-ranks_of(r[2]), -r[4], r))  # fmt: skip
+    # One unit of work per (collective, algorithm, allocation), every size on one network; the
+    # largest node counts first, so that the --jobs threads end together.
+    groups = sorted({(collective, algorithm, n, s) for n in counts for s in seeds
+                     for collective in collectives_at(n)
+                     for algorithms in algorithm_sets(system, collective).values()
+                     for algorithm in algorithms},
+                    key=lambda g: (-ranks_of(g[2]), g))  # fmt: skip
 
-    def run(case) -> float:
-        collective, algorithm, n, seed, size = case
+    def run(group) -> list[float]:
+        collective, algorithm, n, seed = group
         topology, options = where[(n, seed)]
         name, _, ports = algorithm.partition("@")
         if ports:
             options = {**options, "ports": int(ports)}
-        return simulate(topology, collective, name, size, force=True, machine=machine,
-                        **options).time_s  # fmt: skip
+        sizes = sizes_for(collective, ranks_of(n))
+        results = simulate_sizes(topology, collective, name, sizes, force=True, machine=machine,
+                                 **options)  # fmt: skip
+        return [r.time_s for r in results]
 
-    time_of = dict(zip(runs, ctx.map(run, runs), strict=True))
+    time_of = {}
+    for group, times in zip(groups, ctx.map(run, groups), strict=True):
+        sizes = sizes_for(group[0], ranks_of(group[2]))
+        time_of.update({(*group, size): t for size, t in zip(sizes, times, strict=True)})
     rows = []
     for collective in COLLECTIVES:
         sets = algorithm_sets(system, collective)

@@ -13,7 +13,7 @@ import statistics
 from topocoll.groups import random_nodes
 from topocoll.machine import machine_path
 from topocoll.plots import pyplot
-from topocoll.simulation import simulate
+from topocoll.simulation import simulate, simulate_sizes
 
 from .bine import BINE, BINOMIAL, LUMI_EXCLUDED, PAPER_SIZES, outcome
 from .core import Context, Experiment, size_label, write_csv
@@ -131,17 +131,25 @@ def ppn(ctx: Context) -> dict:
     def valid(collective, k, size) -> bool:
         return collective not in PPN_CHUNKED or size >= 4 * PPN_NODES * k
 
-    runs = [(c, a, k, s, size) for k in reversed(per_node) for size in sorted(sizes, reverse=True)
-            for c, (bine, other) in PPN_PAIRS.items() for a in (*bine, *other) for s in seeds
-            if valid(c, k, size)]  # fmt: skip
+    # One unit of work per (collective, algorithm, ranks per node, allocation), its sizes on
+    # one network.
+    groups = [(c, a, k, s) for k in reversed(per_node) for c, (bine, other) in PPN_PAIRS.items()
+              for a in (*bine, *other) for s in seeds]  # fmt: skip
 
-    def run(case) -> float:
-        collective, algorithm, k, seed, size = case
-        return simulate(None, collective, algorithm, size, machine=machine[k],
-                        ranks=PPN_NODES * k, ranks_per_node=k, mapping=mapping[(k, seed)],
-                        force=True).time_s  # fmt: skip
+    def sizes_of(collective, k) -> list[int]:
+        return [size for size in sorted(sizes, reverse=True) if valid(collective, k, size)]
 
-    time_of = dict(zip(runs, ctx.map(run, runs), strict=True))
+    def run(group) -> list[float]:
+        collective, algorithm, k, seed = group
+        results = simulate_sizes(None, collective, algorithm, sizes_of(collective, k),
+                                 machine=machine[k], ranks=PPN_NODES * k, ranks_per_node=k,
+                                 mapping=mapping[(k, seed)], force=True)  # fmt: skip
+        return [r.time_s for r in results]
+
+    time_of = {}
+    for group, times in zip(groups, ctx.map(run, groups), strict=True):
+        sizes_here = sizes_of(group[0], group[2])
+        time_of.update({(*group, size): t for size, t in zip(sizes_here, times, strict=True)})
     rows = []
     for c, (bine, other) in PPN_PAIRS.items():
         for size in sizes:
@@ -288,17 +296,22 @@ def gpu(ctx: Context) -> dict:
     mapping = {(m, g, s): node_allocation(ctx, m, g // GPUS_PER_NODE, GPUS_PER_NODE, s)
                for m in systems for g in gpus for s in seeds}  # fmt: skip
     algorithms = sorted({spec for spec in GPU_ALGORITHMS.values()})
-    runs = [(m, g, s, size, spec) for g in reversed(gpus) for size in sorted(sizes, reverse=True)
-            for m in systems for s in seeds for spec in algorithms]  # fmt: skip
+    # One unit of work per (system, GPUs, allocation, algorithm), its sizes on one network per
+    # part of a composed collective.
+    groups = [(m, g, s, spec) for g in reversed(gpus) for m in systems for s in seeds
+              for spec in algorithms]  # fmt: skip
 
-    def run(case) -> float:
-        m, g, seed, size, (collective, algorithm) = case
+    def run(group) -> list[float]:
+        m, g, seed, (collective, algorithm) = group
         options = dict(machine=machine[m], ranks=g, ranks_per_node=GPUS_PER_NODE,
                        mapping=mapping[(m, g, seed)], force=True)  # fmt: skip
-        parts = collective.split("+")
-        return sum(simulate(None, c, algorithm, size, **options).time_s for c in parts)
+        per_part = [simulate_sizes(None, c, algorithm, sizes, **options)
+                    for c in collective.split("+")]  # fmt: skip
+        return [sum(r.time_s for r in results) for results in zip(*per_part, strict=True)]
 
-    time_of = dict(zip(runs, ctx.map(run, runs), strict=True))
+    time_of = {}
+    for (m, g, s, spec), times in zip(groups, ctx.map(run, groups), strict=True):
+        time_of.update({(m, g, s, size, spec): t for size, t in zip(sizes, times, strict=True)})
     rows = []
     for m in systems:
         for g in gpus:
