@@ -900,10 +900,16 @@ def simulate_sizes(
     force: bool = False,
     **options,
 ) -> list[SimResult]:
-    """`simulate` at each of `sizes`, in order, on one network: the topology, its router, the
-    mapping and the schedule are built once (per run they cost as much as a small run itself:
-    Bine's tables at small scale spend a third of their time building them). The same options
-    and checks as `simulate`, without `links` and `trace`."""
+    """`simulate` at each of `sizes` (a list of ints or strings such as "1MiB"), in order, on
+    one network: the topology, its router, the mapping and the schedule are built once, where a
+    small run costs about as much as building them (Bine's Table 3 at small scale: 14 s this
+    way, 28 s with `simulate` per size, the same results). The same options and checks as
+    `simulate`, without `links` and `trace`."""
+    if isinstance(sizes, str | bytes) or not isinstance(sizes, Sequence):
+        raise InputError(
+            f"sizes must be a list of sizes, not {type(sizes).__name__}; accepted: e.g. "
+            "[1024, '1MiB']"
+        )
     setup = make_setup(topology, collective, **options)
     check_outputs(setup, False, None)
     network = Network(setup)

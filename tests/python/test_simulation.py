@@ -76,3 +76,5 @@ def test_simulate_sizes_gives_simulate_at_each_size():
 def test_simulate_sizes_names_a_bad_size():
     with pytest.raises(ValueError, match="size"):
         simulation.simulate_sizes("ring:8", "allreduce", "ring", ["1KiB", "lots"])
+    with pytest.raises(ValueError, match="a list of sizes, not str"):
+        simulation.simulate_sizes("ring:8", "allreduce", "ring", "1KiB")
