@@ -121,10 +121,16 @@ def _host_overrides(
     for name, field_name in HOST_OPTIONS:
         if values.get(name) is not None:
             setattr(host, field_name, parameters.number(name, values[name]))
-    copy_rate = values.get("copy_rate")
-    if copy_rate is not None:  # 'none': copies cost nothing
-        none = isinstance(copy_rate, str) and copy_rate.strip() == "none"
-        host.copy_s_per_byte = 0.0 if none else 1.0 / parameters.number("copy_rate", copy_rate)
+    # Rates whose field is the inverse; 'none': free. O as a rate has copy_rate's range (a
+    # processor touching memory), as the C++ check (src/topology/parameter_ranges.cpp) gives it.
+    rates = (("copy_rate", "copy_s_per_byte", None), ("overhead_rate", "overhead_s_per_byte",
+             "--overhead-rate"))  # fmt: skip
+    for name, field_name, option in rates:
+        rate = values.get(name)
+        if rate is not None:
+            none = isinstance(rate, str) and rate.strip() == "none"
+            per_byte = 0.0 if none else 1.0 / parameters.number("copy_rate", rate, option)
+            setattr(host, field_name, per_byte)
     eager = values.get("eager_threshold")
     if eager is not None:  # 'none': every message is eager
         none = isinstance(eager, str) and eager.strip() == "none"
@@ -149,14 +155,16 @@ def network_params(
     recv_overhead: float | str | None = None,
     gap: float | str | None = None,
     copy_rate: float | str | None = None,
+    overhead_rate: float | str | None = None,
     eager_threshold: int | str | None = None,
 ) -> _core.NetworkParams:
     """Network and host parameters: a machine (a shipped name, a machine file's path or a
     loaded `_core.Machine`, with its reduction rate for `datatype`) or a link-only preset
     (`swing`, `trivance`, `canary`; default `swing`, no host costs), with single overrides.
     Numbers are SI (bytes/s, seconds); strings take units (`400Gbps`, `100ns`). `reduce_cost`
-    is the time to reduce one received byte; `copy_rate` and `eager_threshold` also take
-    'none' (copies free, every message eager). Ranges: docs/simulator.md, "Parameter ranges"."""
+    is the time to reduce one received byte; `overhead_rate` is LogGOPS's O as bytes per second
+    of CPU time per byte sent and received; `copy_rate`, `overhead_rate` and `eager_threshold`
+    also take 'none' (free, every message eager). Ranges: docs/simulator.md, "Parameter ranges"."""
     if machine is not None and preset is not None:
         raise InputError(
             "--params and --machine both give the parameters; accepted: one of them (--params "
@@ -181,7 +189,8 @@ def network_params(
         if value is not None:
             setattr(params, field_name, parameters.number(name, value))
     host = {"send_overhead": send_overhead, "recv_overhead": recv_overhead, "gap": gap}
-    host |= {"copy_rate": copy_rate, "eager_threshold": eager_threshold}
+    host |= {"copy_rate": copy_rate, "overhead_rate": overhead_rate}
+    host |= {"eager_threshold": eager_threshold}
     params.host = _host_overrides(params.host, host)
     return params
 
@@ -768,6 +777,7 @@ def make_setup(
     recv_overhead: float | str | None = None,
     gap: float | str | None = None,
     copy_rate: float | str | None = None,
+    overhead_rate: float | str | None = None,
     eager_threshold: int | str | None = None,
     message_per_range: bool = False,
     bandwidth: float | str | None = None,
@@ -831,6 +841,7 @@ def make_setup(
         recv_overhead=recv_overhead,
         gap=gap,
         copy_rate=copy_rate,
+        overhead_rate=overhead_rate,
         eager_threshold=eager_threshold,
         bandwidth=bandwidth,
         latency=latency,
@@ -875,7 +886,7 @@ def simulate(
     vector of `size` bytes (`"1MiB"` or an int); `topology` may be None when `machine` gives
     one. Options: model, routing, mapping, machine (a shipped name or a machine file), datatype
     (the machine's reduction rate), params (link-only preset), bandwidth, latency, hop_latency,
-    alpha, reduce_cost, nic_ports, send_overhead, recv_overhead, gap, copy_rate,
+    alpha, reduce_cost, nic_ports, send_overhead, recv_overhead, gap, copy_rate, overhead_rate,
     eager_threshold, message_per_range, ranks, dims, ports, root, ranks_per_node (nodes of K
     ranks, docs/nodes.md), for model="packet" mtu,
     header, buffer, and for model="flow" on a Dragonfly global_load (see `make_setup`). Raises

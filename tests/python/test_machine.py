@@ -111,6 +111,18 @@ def test_swing_sst_adds_exactly_its_host_costs(run_cli):
     assert machine - preset == pytest.approx(2 * (SEND_O + RECV_O), rel=1e-6)
 
 
+def test_overhead_rate_charges_each_byte_at_both_ends(run_cli):
+    """LogGOPS's O (docs/host-costs.md): the same two steps of one 4 KiB message each way, with
+    O = 1 GB/s; the sender's CPU spends 4096 B / O before the message leaves and the receiver's
+    as long after it arrives, on the critical path of each step: 2 x 2 x 4.096 us more."""
+    plain = _time("--machine", "swing-sst", run_cli=run_cli)
+    with_o = _time("--machine", "swing-sst", "--overhead-rate", "1GBps", run_cli=run_cli)
+    assert with_o - plain == pytest.approx(2 * 2 * 4096 / 1e9, rel=1e-6)
+    code, _, err = run_cli("sim", "-t", "ring:4", "-c", "allreduce", "-a", "ring", "--size",
+                           "8KiB", "--overhead-rate", "1Bps")  # fmt: skip
+    assert code == 2 and "--overhead-rate" in err and "1MBps to 1PBps" in err, err
+
+
 def test_rendezvous_adds_one_round_trip_per_message(run_cli):
     """The same run with an eager threshold below the 4 KiB messages: each step's message
     waits a round trip of its path's latency (2 x (link + hop)) before it is injected."""
@@ -121,7 +133,7 @@ def test_rendezvous_adds_one_round_trip_per_message(run_cli):
 
 def test_all_host_costs_zero_reproduce_the_link_only_result(run_cli):
     zero = ("--send-overhead", "0ns", "--recv-overhead", "0ns", "--gap", "0ns")
-    zero += ("--eager-threshold", "none", "--copy-rate", "none")
+    zero += ("--eager-threshold", "none", "--copy-rate", "none", "--overhead-rate", "none")
     for size in ("8KiB", "1MiB"):
         base = [
             "sim",

@@ -211,6 +211,10 @@ def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     p.add_argument("--recv-overhead", help="host CPU time per message received, e.g. 1us")
     p.add_argument("--gap", help="least interval between messages of one port (LogGP g)")
     p.add_argument("--copy-rate", help="host copy and packing rate, e.g. 10GBps, or none")
+    p.add_argument(
+        "--overhead-rate",
+        help="host CPU rate per byte sent and per byte received (LogGOPS O), e.g. 5GBps, or none",
+    )
     p.add_argument("--eager-threshold", help="largest eager message, e.g. 12000B, or none")
     p.add_argument(
         "--message-per-range",
@@ -245,7 +249,8 @@ def network_options(args: argparse.Namespace) -> dict:
     names = ("model", "routing", "mapping", "params", "bandwidth", "latency", "hop_latency")
     names += ("alpha", "reduce_cost", "nic_ports", "ranks", "dims", "ports", "root")
     names += ("mtu", "header", "buffer", "global_load", "machine", "datatype", "send_overhead")
-    names += ("recv_overhead", "gap", "copy_rate", "eager_threshold", "message_per_range")
+    names += ("recv_overhead", "gap", "copy_rate", "overhead_rate", "eager_threshold")
+    names += ("message_per_range",)
     names += ("ranks_per_node",)
     if not topology:  # the machine's default topology, named for the messages of every command
         topology = load_machine(args.machine).topology
