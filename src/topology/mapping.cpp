@@ -9,14 +9,12 @@
 
 #include "core/registry.hpp"
 #include "topology/input_file.hpp"
+#include "topology/rank_pair_file.hpp"
 #include "topology/spec_parse.hpp"
 
 namespace topocoll::topo {
 
 namespace {
-
-// A rank,host line per rank of at most 2^20 hosts, with room for comments.
-constexpr std::uint64_t kMaxMappingFileBytes = std::uint64_t{64} << 20;
 
 constexpr const char* accepted =
     "accepted: linear, random:SEED, file:PATH (or a PATH) of rank,host lines";
@@ -30,20 +28,6 @@ std::uint64_t splitmix64(std::uint64_t& state) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
   return z ^ (z >> 31);
-}
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t' || text.back() == '\r')) {
-    text.remove_suffix(1);
-  }
-  return text;
-}
-
-bool parse_number(std::string_view text, long long& value) {
-  text = trim(text);
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return !text.empty() && error == std::errc() && end == text.data() + text.size();
 }
 
 Mapping random_mapping(std::string_view spec, std::string_view seed_text, int ranks, int hosts) {
@@ -66,44 +50,11 @@ Mapping random_mapping(std::string_view spec, std::string_view seed_text, int ra
 }
 
 Mapping file_mapping(std::string_view spec, const std::string& path, int ranks, int hosts) {
-  const std::string content = read_input_file(path, "mapping file", kMaxMappingFileBytes);
-  std::vector<int> host_of(static_cast<std::size_t>(ranks), -1);
-  std::vector<int> rank_on(static_cast<std::size_t>(hosts), -1);
-  std::size_t begin = 0;
-  for (int number = 1; begin < content.size(); ++number) {
-    const std::size_t end = std::min(content.find('\n', begin), content.size());
-    const std::string_view text = trim(std::string_view(content).substr(begin, end - begin));
-    begin = end + 1;
-    if (text.empty() || text.front() == '#') continue;
-    const std::string where = printable(path) + ":" + std::to_string(number) + ": ";
-    const std::size_t comma = text.find(',');
-    long long rank = 0;
-    long long host = 0;
-    if (comma == std::string_view::npos || !parse_number(text.substr(0, comma), rank) ||
-        !parse_number(text.substr(comma + 1), host)) {
-      mapping_error(spec, where + "expected 'rank,host', got " + quoted(text));
-    }
-    if (rank < 0 || rank >= ranks) {
-      mapping_error(spec, where + "rank " + std::to_string(rank) + " outside [0, " +
-                              std::to_string(ranks - 1) + "]");
-    }
-    if (host < 0 || host >= hosts) {
-      mapping_error(spec, where + "host " + std::to_string(host) + " outside [0, " +
-                              std::to_string(hosts - 1) + "]");
-    }
-    if (host_of[rank] >= 0)
-      mapping_error(spec, where + "rank " + std::to_string(rank) + " placed twice");
-    if (rank_on[host] >= 0) {
-      mapping_error(spec, where + "host " + std::to_string(host) + " already holds rank " +
-                              std::to_string(rank_on[host]));
-    }
-    host_of[rank] = static_cast<int>(host);
-    rank_on[host] = static_cast<int>(rank);
+  try {
+    return Mapping{read_rank_pairs(path, {"mapping file", "host", true}, ranks, hosts)};
+  } catch (const RankPairProblem& problem) {
+    mapping_error(spec, problem.what());
   }
-  for (int rank = 0; rank < ranks; ++rank) {
-    if (host_of[rank] < 0) mapping_error(spec, "rank " + std::to_string(rank) + " has no host");
-  }
-  return Mapping{std::move(host_of)};
 }
 
 }  // namespace
