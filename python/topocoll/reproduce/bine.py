@@ -237,10 +237,7 @@ def win_loss(ctx: Context, system: System) -> dict:
                                  **options)  # fmt: skip
         return [r.time_s for r in results]
 
-    time_of = {}
-    for group, times in zip(groups, ctx.map(run, groups), strict=True):
-        sizes = sizes_for(group[0], ranks_of(group[2]))
-        time_of.update({(*group, size): t for size, t in zip(sizes, times, strict=True)})
+    time_of = ctx.map_sizes(run, groups, lambda g: sizes_for(g[0], ranks_of(g[2])))
     rows = []
     for collective in COLLECTIVES:
         sets = algorithm_sets(system, collective)

@@ -146,10 +146,7 @@ def ppn(ctx: Context) -> dict:
                                  mapping=mapping[(k, seed)], force=True)  # fmt: skip
         return [r.time_s for r in results]
 
-    time_of = {}
-    for group, times in zip(groups, ctx.map(run, groups), strict=True):
-        sizes_here = sizes_of(group[0], group[2])
-        time_of.update({(*group, size): t for size, t in zip(sizes_here, times, strict=True)})
+    time_of = ctx.map_sizes(run, groups, lambda g: sizes_of(g[0], g[2]))
     rows = []
     for c, (bine, other) in PPN_PAIRS.items():
         for size in sizes:
@@ -309,15 +306,13 @@ def gpu(ctx: Context) -> dict:
                     for c in collective.split("+")]  # fmt: skip
         return [sum(r.time_s for r in results) for results in zip(*per_part, strict=True)]
 
-    time_of = {}
-    for (m, g, s, spec), times in zip(groups, ctx.map(run, groups), strict=True):
-        time_of.update({(m, g, s, size, spec): t for size, t in zip(sizes, times, strict=True)})
+    time_of = ctx.map_sizes(run, groups, lambda _: sizes)
     rows = []
     for m in systems:
         for g in gpus:
             for size in sizes:
                 for s in seeds:
-                    t = {name: time_of[(m, g, s, size, spec)]
+                    t = {name: time_of[(m, g, s, spec, size)]
                          for name, spec in GPU_ALGORITHMS.items()}  # fmt: skip
                     nccl = min(NCCL, key=lambda n: t[n])
                     mpi = min(MPI, key=lambda n: t[n])

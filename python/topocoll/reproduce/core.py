@@ -48,6 +48,16 @@ class Context:
 
         return spread_over_ranks(list(items), run_share, self.world, everywhere=True)
 
+    def map_sizes(self, run: Callable, groups: list, sizes_of: Callable) -> dict:
+        """`run(group)` gives one time per size of `sizes_of(group)`, in that order (all of a
+        group's sizes on one network, `simulation.simulate_sizes`); the groups spread as `map`
+        spreads items. The times by (*group, size)."""
+        times = {}
+        for group, values in zip(groups, self.map(run, groups), strict=True):
+            times.update({(*group, size): t for size, t in zip(sizes_of(group), values,
+                                                                strict=True)})  # fmt: skip
+        return times
+
     def compare(self, topology: str, collective: str, **options):
         """`topocoll.compare` with this run's --jobs, its cases spread over the MPI ranks; the
         comparison on every rank."""
