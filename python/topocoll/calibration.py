@@ -261,6 +261,77 @@ def measure_node_memory(comm: Any, options: dict[str, Any] | None = None) -> dic
     }
 
 
+# Rates by working set (docs/calibration.md, "Rates by working set"): from 64 KiB, where a
+# ping-pong's time is mostly bandwidth, to 64 MiB, well past this kind of machine's caches, in
+# steps of 4; few repetitions (the largest copies 64 MiB each).
+WORKING_SET_SIZES = tuple(64 << 10 << 2 * k for k in range(6))
+WORKING_SET_REPETITIONS = 5
+
+
+def measure_working_set(
+    comm: Any, pairs: dict[str, dict[str, Any]], sizes: tuple[int, ...] = WORKING_SET_SIZES
+) -> list[dict[str, Any]]:
+    """Per size in `sizes`: each measured pair's ping-pong rate (`bandwidth_Bps` by pair kind:
+    the size over the median half round trip less that of an empty message), rank 0's copy and
+    reduction rates (topocoll_measure_host with `bytes` set) and, where rank 0 shares its node,
+    the node's memory (measure_node_memory's `node_Bps`). Collective."""
+    rt = _the_runtime()
+    options = {"repetitions": WORKING_SET_REPETITIONS, "warmup": 1}
+    trains = {"train_sizes": [8, 64], "train_counts": [1, 2]}
+    pingpongs = {}
+    for kind, loggp in pairs.items():
+        a, b = loggp["peers"]
+        sizes_option = {"pingpong_sizes": [0, *sizes], "repetitions": 2 * WORKING_SET_REPETITIONS}
+        result = rt.loggp(comm, a, b, options | trains | sizes_option)
+        pingpongs[kind] = {p["bytes"]: p["half_round_trip_s"] for p in result["points"]["pingpong"]}
+    points = []
+    for size in sizes:
+        host = measure_host(comm, options | {"bytes": size})
+        memory = measure_node_memory(comm, options | {"bytes": size})
+        bandwidth = {}
+        for kind, times in pingpongs.items():
+            moving = times[size] - times[0]
+            if moving > 0:
+                bandwidth[kind] = size / moving
+        points.append(
+            {
+                "bytes": size,
+                "bandwidth_Bps": bandwidth,
+                "copy_Bps": host["copy"]["rate_Bps"],
+                "reduce_Bps": {cls: host["reduce"][cls]["rate_Bps"] for cls in REDUCE_CLASSES},
+                "memory_Bps": memory["node_Bps"] if memory else None,
+            }
+        )
+    return points
+
+
+def _working_set_section(
+    points: list[dict[str, Any]], kind: str, nodes: bool, source: str
+) -> dict[str, Any]:
+    """The `working_set` leaf of a machine whose network values come from the `kind` pair: its
+    ping-pong rate as the network's bandwidth, or as the fabric's on a machine of one node (whose
+    ranks never use the network); the intra-node pair's as the fabric's on a machine with both."""
+    table = []
+    for point in points:
+        entry: dict[str, Any] = {"bytes": _size(point["bytes"])}
+        bandwidth = point["bandwidth_Bps"]
+        if kind in bandwidth and not (nodes and kind == "intra_node"):
+            entry["bandwidth"] = _rate(bandwidth[kind])
+        if nodes and "intra_node" in bandwidth:
+            entry["fabric_bandwidth"] = _rate(bandwidth["intra_node"])
+        if nodes and point["memory_Bps"]:
+            entry["memory_bandwidth"] = _rate(point["memory_Bps"])
+        entry["copy_rate"] = _rate(point["copy_Bps"])
+        entry["reduce_rate"] = {cls: _rate(r) for cls, r in point["reduce_Bps"].items()}
+        table.append(entry)
+    return _sourced(
+        table,
+        source + f"; per buffer size, median of {WORKING_SET_REPETITIONS}: ping-pong of the pair "
+        "(size over the half round trip less an empty message's), rank 0's copy_elements and "
+        "MPI_Reduce_local (MPI_SUM), node memory as copy_elements on the node's ranks at once",
+    )
+
+
 # The per-step workload: ring allreduce, 2(P-1) steps of one MPI_INT per rank's chunk.
 STEP_WORKLOAD = ("allreduce", "ring")
 STEP_REPETITIONS = 50
@@ -417,6 +488,7 @@ def calibrate_all(
     loggp_options: dict[str, Any] | None = None,
     host_options: dict[str, Any] | None = None,
     node_options: dict[str, Any] | None = None,
+    working_set_sizes: tuple[int, ...] = WORKING_SET_SIZES,
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """(machine, on-node machine): machine-file dicts measured on the ranks of `comm`
     (collective; every rank gets them).
@@ -427,13 +499,15 @@ def calibrate_all(
     `host.step_overhead` is measure_step_overhead's on all ranks. When rank 0 shares its node,
     `machine` has a `nodes` section (measure_node_memory with `node_options`, the on-node
     pair's L) and the topology single_switch(max(2, nodes)), a host per node; otherwise
-    single_switch(P) for the P ranks of `comm`. Each value's source
+    single_switch(P) for the P ranks of `comm`. `working_set` holds the rates at each of
+    `working_set_sizes` (measure_working_set; none for an empty tuple). Each value's source
     names the host, the MPI library, the date and `command` (default: this process's command
     line).
     """
     pairs = measure_pairs(comm, loggp_options)
     local = measure_host(comm, host_options)
     memory = measure_node_memory(comm, node_options)
+    by_size = measure_working_set(comm, pairs, working_set_sizes) if working_set_sizes else []
     machine_kind = "inter_node" if "inter_node" in pairs else "intra_node"
     step = measure_step_overhead(comm, pairs[machine_kind])
     leaders = node_layout(comm)
@@ -471,6 +545,10 @@ def calibrate_all(
                 f"{source}; one switch, a host per node ({nodes} node(s) measured; assumed)",
             )
             machine["nodes"] = _node_section(memory, per_node, pairs["intra_node"], source)
+        if by_size:
+            machine["working_set"] = _working_set_section(
+                by_size, kind, "nodes" in machine, f"{source}; ranks {a} and {b}"
+            )
         return machine
 
     if "inter_node" not in pairs:
@@ -490,6 +568,7 @@ def calibrate(
     loggp_options: dict[str, Any] | None = None,
     host_options: dict[str, Any] | None = None,
     node_options: dict[str, Any] | None = None,
+    working_set_sizes: tuple[int, ...] = WORKING_SET_SIZES,
 ) -> dict[str, Any]:
     """The first machine of calibrate_all: from a pair on different nodes when the ranks span
     nodes, else from a pair on one node. Collective; every rank gets the same dict."""
@@ -500,5 +579,6 @@ def calibrate(
         loggp_options=loggp_options,
         host_options=host_options,
         node_options=node_options,
+        working_set_sizes=working_set_sizes,
     )
     return machine

@@ -25,9 +25,9 @@ import functools
 import math
 import numbers
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
-from topocoll import _core, limits, parameters
+from topocoll import _core, limits, parameters, working_set
 from topocoll.collectives import CHUNKED, REDUCING, ROOTED
 from topocoll.errors import InputError
 from topocoll.formats.schedule_files import read_schedule_file
@@ -375,14 +375,34 @@ class Setup:
     schedule_files: tuple[tuple[str, str], ...] = ()
     # each send range its own message (SimConfig::message_per_range), not one message per send
     message_per_range: bool = False
+    # the call passes MPI_IN_PLACE (SimConfig::in_place): the runtime's copies of an
+    # out-of-place call outside the schedule are not charged (docs/host-costs.md)
+    in_place: bool = False
     machine: str = ""  # the machine's name when a machine file gave the parameters
     # NodeSpec's fields as pairs (docs/nodes.md); () : one rank per host, no node model
     nodes: tuple[tuple[str, object], ...] = ()
+    # the machine's rates by working set (working_set.Points); () : the same rates at every size
+    working_set: working_set.Points = ()
 
     @property
     def ranks_per_node(self) -> int:
         """K: the ranks of one node (1 without nodes)."""
         return int(dict(self.nodes).get("ranks_per_node", 1))
+
+    def at_working_set(self, nbytes: int) -> Setup:
+        """This setup with the rates of its working-set table at a vector of `nbytes` (itself
+        without a table): the table's fields replace those of the parameters and of the nodes."""
+        if not self.working_set:
+            return self
+        rates = working_set.rates_at(self.working_set, nbytes)
+        params = dict(self.params) | {
+            k: v for k, v in rates.items() if k in working_set.PARAM_FIELDS
+        }
+        nodes = tuple(
+            (name, rates.get(name, value) if name in working_set.NODE_FIELDS else value)
+            for name, value in self.nodes
+        )
+        return replace(self, params=tuple(sorted(params.items())), nodes=nodes, working_set=())
 
     def node_spec(self) -> _core.NodeSpec | None:
         if not self.nodes:
@@ -425,6 +445,7 @@ class Setup:
         config.mtu, config.header, config.buffer = self.packet
         config.global_load = self.global_load
         config.message_per_range = self.message_per_range
+        config.in_place = self.in_place
         return config
 
 
@@ -472,6 +493,7 @@ class Network:
         self._infos = all_infos()
         self._schedules: dict[str, _core.Schedule] = {}
         self._mapping: _core.Mapping | None = None  # placed once, at the first run
+        self._sized: dict[Setup, Network] = {}  # per working set's rates (at_working_set)
         for label, path in setup.schedule_files:
             self.add_schedule(label, read_schedule_file(path))
 
@@ -613,9 +635,24 @@ class Network:
         limits.check_simulation(cost, force, f"simulating {algorithm} at {size:,} B")
         return cost
 
+    def at_working_set(self, size: int) -> Network:
+        """The network with the machine's rates at a vector of `size` bytes (Setup.at_working_set;
+        itself without a table), built once per set of rates; it shares this one's schedules."""
+        sized = self.setup.at_working_set(size)
+        if sized is self.setup:
+            return self
+        if sized not in self._sized:
+            network = Network(sized)
+            network._infos, network._schedules = self._infos, self._schedules
+            self._sized[sized] = network
+        return self._sized[sized]
+
     def run(
         self, algorithm: str, size: int, links: bool = False, trace: str | None = None
     ) -> SimResult:
+        sized = self.at_working_set(size)
+        if sized is not self:
+            return sized.run(algorithm, size, links, trace)
         schedule = self.schedule(algorithm)
         engine_bytes, _ = self.vector_bytes(size)
         config = self.setup.sim_config(engine_bytes, links, trace)
@@ -780,6 +817,7 @@ def make_setup(
     overhead_rate: float | str | None = None,
     eager_threshold: int | str | None = None,
     message_per_range: bool = False,
+    in_place: bool = False,
     bandwidth: float | str | None = None,
     latency: float | str | None = None,
     hop_latency: float | str | None = None,
@@ -866,9 +904,26 @@ def make_setup(
         packet=packet,
         global_load=load,
         message_per_range=parameters.flag("message_per_range", message_per_range),
+        in_place=parameters.flag("in_place", in_place),
         machine=loaded.name if loaded else "",
         nodes=_node_pairs(nodes) if nodes is not None else (),
+        working_set=_working_set_points(
+            loaded, datatype, bandwidth=bandwidth, copy_rate=copy_rate, reduce_cost=reduce_cost
+        ),
     )
+
+
+def _working_set_points(
+    machine: _core.Machine | None, datatype: str, **overrides: object
+) -> working_set.Points:
+    """The machine's rates by working set for one run: its datatype's reduction rate, less what
+    a single option gives (an option wins over the table as over any machine value)."""
+    if machine is None or not machine.working_set:
+        return ()
+    fields = {"bandwidth": "bandwidth_bytes_per_s", "copy_rate": "copy_s_per_byte"}
+    fields["reduce_cost"] = "reduce_s_per_byte"
+    overridden = {fields[name] for name, value in overrides.items() if value is not None}
+    return working_set.points_for(machine.working_set, datatype_class(datatype), overridden)
 
 
 def simulate(
@@ -887,9 +942,9 @@ def simulate(
     one. Options: model, routing, mapping, machine (a shipped name or a machine file), datatype
     (the machine's reduction rate), params (link-only preset), bandwidth, latency, hop_latency,
     alpha, reduce_cost, nic_ports, send_overhead, recv_overhead, gap, copy_rate, overhead_rate,
-    eager_threshold, message_per_range, ranks, dims, ports, root, ranks_per_node (nodes of K
-    ranks, docs/nodes.md), for model="packet" mtu,
-    header, buffer, and for model="flow" on a Dragonfly global_load (see `make_setup`). Raises
+    eager_threshold, message_per_range, in_place (no copies of an out-of-place call), ranks,
+    dims, ports, root, ranks_per_node (nodes of K ranks, docs/nodes.md), for model="packet"
+    mtu, header, buffer, and for model="flow" on a Dragonfly global_load (see `make_setup`). Raises
     ValueError naming the accepted values, also for a run estimated beyond this machine's
     memory or about ten minutes (limits.py) unless `force`."""
     setup = make_setup(topology, collective, **options)

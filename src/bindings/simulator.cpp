@@ -4,6 +4,7 @@
 // ValueError.
 #include <nanobind/stl/map.h>
 #include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/unique_ptr.h>
 #include <nanobind/stl/vector.h>
@@ -299,7 +300,8 @@ void bind_config(nb::module_& m) {
           "buffer", [](const sim::SimConfig& c) { return c.packet.buffer_bytes; },
           [](sim::SimConfig& c, std::uint64_t v) { c.packet.buffer_bytes = v; })
       .def_rw("global_load", &sim::SimConfig::global_load)
-      .def_rw("message_per_range", &sim::SimConfig::message_per_range);
+      .def_rw("message_per_range", &sim::SimConfig::message_per_range)
+      .def_rw("in_place", &sim::SimConfig::in_place);
   nb::class_<topo::Mapping>(m, "Mapping").def_ro("host_of", &topo::Mapping::host_of);
   m.def("place", &place, "spec"_a, "ranks"_a, "topology"_a);
 }
@@ -358,6 +360,15 @@ void bind_machine(nb::module_& m) {
       .def_ro("params", &topo::Machine::params)
       .def_ro("reduce_s_per_byte_by_class", &topo::Machine::reduce_s_per_byte_by_class)
       .def_ro("sources", &topo::Machine::sources)
+      // [(bytes, {field: value})], by increasing bytes (topo::WorkingSetPoint)
+      .def_prop_ro("working_set",
+                   [](const topo::Machine& machine) {
+                     std::vector<std::pair<std::uint64_t, std::map<std::string, double>>> out;
+                     for (const auto& point : machine.working_set)
+                       out.emplace_back(point.bytes, std::map<std::string, double>(
+                                                         point.values.begin(), point.values.end()));
+                     return out;
+                   })
       .def(
           "params_for",
           [](const topo::Machine& machine, const std::string& datatype_class) {

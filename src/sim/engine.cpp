@@ -6,6 +6,7 @@
 
 #include "core/registry.hpp"
 #include "sim/analytic_network.hpp"
+#include "sim/call_copies.hpp"
 #include "sim/flow_network.hpp"
 #include "sim/packet_network.hpp"
 
@@ -93,6 +94,7 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
       lanes_.push_back(lane);
     }
   }
+  charge_call_copies();
   if (config.model == Model::analytic) {
     merged_steps_.resize(static_cast<std::size_t>(schedule.ranks()));
     for (int r = 0; r < schedule.ranks(); ++r)
@@ -101,6 +103,31 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
 }
 
 Engine::~Engine() = default;
+
+void Engine::charge_call_copies() {
+  const double per_byte = params_.host.copy_s_per_byte;
+  if (per_byte <= 0) return;
+  const ScheduleInfo& info = schedule_.info();
+  const bool chunked = info.collective != Collective::bcast &&
+                       info.collective != Collective::allreduce &&
+                       info.collective != Collective::reduce;
+  const bool conditional = info.collective == Collective::reduce ||
+                           info.collective == Collective::scatter ||
+                           info.collective == Collective::alltoall;
+  CallCopyRank rank;
+  rank.vector_bytes = message_bytes_.range(0, static_cast<BlockIndex>(info.blocks));
+  for (int r = 0; r < schedule_.ranks(); ++r) {
+    if (!simulated(r)) continue;
+    rank.root = r == info.root;
+    rank.writes_user_blocks = conditional && writes_user_blocks(schedule_, r);
+    rank.own_block_bytes = chunked ? message_bytes_.set(info.chunk_of(r)) : 0;
+    const CallCopyBytes bytes = call_copy_bytes(info.collective, rank, config_.in_place);
+    RankState& rs = ranks_[static_cast<std::size_t>(r)];
+    rs.start = static_cast<double>(bytes.before) * per_byte;
+    rs.cpu_free = rs.start;
+    rs.copy_after = static_cast<double>(bytes.after) * per_byte;
+  }
+}
 
 // Only the flow model reduces: its max-min rates are unique, so a symmetric state stays
 // symmetric (docs/simulator-engines.md, "Symmetry"). A trace names every rank's messages.
@@ -274,7 +301,7 @@ bool Engine::advance(int lane, double now) {
   if (ls.step == ls.steps) {
     RankState& rs = ranks_[static_cast<std::size_t>(ls.rank)];
     if (--rs.unfinished == 0) {
-      rs.finish = now;
+      rs.finish = now + rs.copy_after;
       ++finished_ranks_;
     }
     return false;
@@ -549,12 +576,18 @@ SimResult Engine::run() {
   for (int r = 0; r < ranks; ++r) {
     if (!simulated(r)) continue;
     ++simulated_ranks;
-    const RankState& rs = ranks_[static_cast<std::size_t>(r)];
+    RankState& rs = ranks_[static_cast<std::size_t>(r)];
     if (rs.unfinished == 0) {
+      rs.finish = rs.start + rs.copy_after;
       ++finished_ranks_;
       continue;
     }
-    for (int l = rs.first_lane; l < rs.first_lane + rs.lane_count; ++l) start_lane(l, 0);
+    for (int l = rs.first_lane; l < rs.first_lane + rs.lane_count; ++l) {
+      if (rs.start == 0)
+        start_lane(l, 0);
+      else if (lanes_[static_cast<std::size_t>(l)].steps > 0)
+        add_timer(rs.start + params_.alpha_s, l, TimerKind::post);
+    }
   }
   serve_cpu(0);
   double now = 0;

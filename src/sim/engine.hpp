@@ -40,6 +40,8 @@
 //   machine's rates.
 // - Message bytes come from BlockPartition(info, vector_bytes / element_bytes); slots past the
 //   user buffer (scratch) hold as many bytes as the largest block.
+// - The runtime's copies outside the schedule (call_copies.hpp) cost the copy rate on the rank's
+//   CPU: its lanes start after the copies before, and it finishes after the copies after.
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -86,7 +88,9 @@ class Engine {
     int lane_count = 0;
     int unfinished = 0;  // lanes with steps left
     double finish = 0;
-    double cpu_free = 0;  // its CPU is busy until then (host costs)
+    double cpu_free = 0;    // its CPU is busy until then (host costs)
+    double start = 0;       // the call's copies before the schedule (call_copies.hpp)
+    double copy_after = 0;  // and after it
   };
   struct SendOp {
     int sender = 0, receiver = 0, port = 0;
@@ -167,6 +171,7 @@ class Engine {
   void wake_waiting(int rank, double now);
   void transfer_done(std::uint32_t tag, double now);
   void add_timer(double time, int id, TimerKind kind);
+  void charge_call_copies();
   void use_symmetry_if_any(const topo::Router& router,
                            const std::optional<TranslationSymmetry>& imposed);
   // Whether the rank is simulated: all are, unless a symmetry leaves one host per orbit.

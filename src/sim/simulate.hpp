@@ -44,6 +44,9 @@ struct SimConfig {
   // as the MPI runtime sends it (one derived datatype), and host costs charge the pack and
   // unpack copies (docs/host-costs.md).
   bool message_per_range = false;
+  // The call passes MPI_IN_PLACE. Off: an out-of-place call, whose input the MPI runtime copies
+  // outside the schedule (call_copies.hpp), charged at the host's copy rate.
+  bool in_place = false;
 };
 
 struct LinkUsage {

@@ -18,8 +18,12 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kFormat = "topocoll-machine/1";
-constexpr std::array<std::string_view, 7> kTopKeys{"format",  "name", "description", "topology",
-                                                   "network", "host", "nodes"};
+constexpr std::array<std::string_view, 8> kTopKeys{"format",  "name", "description", "topology",
+                                                   "network", "host", "nodes",       "working_set"};
+constexpr std::array<std::string_view, 6> kWorkingSetKeys{
+    "bytes", "bandwidth", "copy_rate", "reduce_rate", "fabric_bandwidth", "memory_bandwidth"};
+// A working-set table is a calibration's few sizes, not a curve sampled finely.
+constexpr std::size_t kMaxWorkingSetPoints = 64;
 constexpr std::array<std::string_view, 4> kNetworkKeys{"bandwidth", "link_latency", "hop_latency",
                                                        "nic_ports"};
 constexpr std::array<std::string_view, 8> kHostKeys{
@@ -295,6 +299,53 @@ void read_nodes(const Reader& r, const json& nodes, Machine& m) {
   m.nodes = std::move(spec);
 }
 
+WorkingSetPoint read_point(const Reader& r, const json& item, const std::string& at) {
+  r.check_keys(item, at, kWorkingSetKeys);
+  WorkingSetPoint point;
+  if (!item.contains("bytes")) r.fail(at, "has no \"bytes\"; accepted: a size such as 1MiB");
+  const std::string& size = r.text(item["bytes"], at + ".bytes", mpi::kByteSizeSyntax);
+  const auto bytes = mpi::parse_byte_size(size);
+  if (!bytes || *bytes == 0)
+    r.fail(at + ".bytes", "'" + printable(size) + "' is not a size above 0; accepted: " +
+                              std::string(mpi::kByteSizeSyntax));
+  point.bytes = *bytes;
+  for (const auto& [key, value] : item.items()) {
+    const std::string where = at + "." + key;
+    if (key == "bandwidth")
+      point.values["bandwidth_bytes_per_s"] = r.ranged(where, "bandwidth", r.rate(value, where));
+    if (key == "fabric_bandwidth" || key == "memory_bandwidth")
+      point.values[key] = r.ranged(where, "bandwidth", r.rate(value, where));
+    if (key == "copy_rate") point.values["copy_s_per_byte"] = r.per_byte(value, where);
+    if (key != "reduce_rate") continue;
+    if (!value.is_object()) {
+      point.values["reduce_s_per_byte"] = r.per_byte(value, where);
+      continue;
+    }
+    r.check_keys(value, where, kReduceClasses);
+    for (const auto& [cls, rate] : value.items())
+      point.values["reduce_s_per_byte:" + cls] = r.per_byte(rate, where + "." + cls);
+  }
+  if (point.values.empty())
+    r.fail(at, "gives no rate; accepted: one or more of " + joined(kWorkingSetKeys));
+  return point;
+}
+
+// The points of a working-set table, by strictly increasing bytes.
+void read_working_set(const Reader& r, const json& item, Machine& m) {
+  const json& points = r.entry(item, "working_set");
+  if (!points.is_array() || points.empty() || points.size() > kMaxWorkingSetPoints)
+    r.fail("working_set",
+           "is not a list of 1 to " + std::to_string(kMaxWorkingSetPoints) +
+               " points; accepted: [{\"bytes\": \"1MiB\", \"copy_rate\": ...}, ...]");
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const std::string at = "working_set[" + std::to_string(i) + "]";
+    WorkingSetPoint point = read_point(r, points[i], at);
+    if (!m.working_set.empty() && point.bytes <= m.working_set.back().bytes)
+      r.fail(at + ".bytes", "is not above the previous point's; accepted: increasing sizes");
+    m.working_set.push_back(std::move(point));
+  }
+}
+
 // nlohmann keeps the last of two equal keys: a repeated key is refused instead.
 json parse_strict(std::string_view text, const Reader& r) {
   std::vector<std::vector<std::string>> open;
@@ -347,6 +398,7 @@ Machine parse_machine(std::string_view text, std::string_view origin) {
   if (doc.contains("network")) read_network(r, doc["network"], m.params);
   if (doc.contains("host")) read_host(r, doc["host"], m);
   if (doc.contains("nodes")) read_nodes(r, doc["nodes"], m);  // after host: intra costs build on it
+  if (doc.contains("working_set")) read_working_set(r, doc["working_set"], m);
   return m;
 }
 

@@ -8,11 +8,21 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "topology/node_spec.hpp"
 #include "topology/topology.hpp"
 
 namespace topocoll::topo {
+
+// Rates measured at one working set (docs/machines.md, "Rates by working set"): the bytes of
+// the call's vector per rank and, by the engine's field names, the rates the file gives there
+// as seconds per byte (`copy_s_per_byte`, `reduce_s_per_byte` or `reduce_s_per_byte:CLASS`) or
+// bytes per second (`bandwidth_bytes_per_s`, `fabric_bandwidth`, `memory_bandwidth`).
+struct WorkingSetPoint {
+  std::uint64_t bytes = 0;
+  std::map<std::string, double, std::less<>> values;
+};
 
 struct Machine {
   std::string name;                     // [a-z0-9-]+
@@ -27,6 +37,8 @@ struct Machine {
   std::map<std::string, double, std::less<>> reduce_s_per_byte_by_class;
   // The `nodes` section (docs/nodes.md); unset when the file has none or gives {}.
   std::optional<NodeSpec> nodes;
+  // The rates by working set, by increasing bytes; empty when the file gives none.
+  std::vector<WorkingSetPoint> working_set;
   // Per value read, its key ("network.bandwidth", "host.gap", "topology") and its source.
   std::map<std::string, std::string, std::less<>> sources;
 

@@ -221,6 +221,12 @@ def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
         action="store_true",
         help="send each range of a send as its own message (a runtime without derived datatypes)",
     )
+    p.add_argument(
+        "--in-place",
+        action="store_true",
+        help="the call passes MPI_IN_PLACE: no copy of the input outside the schedule "
+        "(default: out of place, its copies at the copy rate)",
+    )
     p.add_argument("--ranks", "-p", type=int, help="ranks (default: every host)")
     p.add_argument("--dims", help="torus shape given to torus algorithms (default: the grid's)")
     p.add_argument("--ports", type=int, help="algorithm ports (default: its own)")
@@ -250,7 +256,7 @@ def network_options(args: argparse.Namespace) -> dict:
     names += ("alpha", "reduce_cost", "nic_ports", "ranks", "dims", "ports", "root")
     names += ("mtu", "header", "buffer", "global_load", "machine", "datatype", "send_overhead")
     names += ("recv_overhead", "gap", "copy_rate", "overhead_rate", "eager_threshold")
-    names += ("message_per_range",)
+    names += ("message_per_range", "in_place")
     names += ("ranks_per_node",)
     if not topology:  # the machine's default topology, named for the messages of every command
         topology = load_machine(args.machine).topology

@@ -168,6 +168,48 @@ TEST(MachineFile, MalformedFilesAreRefusedNamingTheKey) {
                  {"key 'nodes.ranks_per_node'", "value, source"});
 }
 
+std::string with_working_set(const std::string& points) {
+  return R"({"format": "topocoll-machine/1", "name": "m", "description": "d", "working_set": )" +
+         entry(points) + "}";
+}
+
+TEST(MachineFile, RatesByWorkingSetAreReadPerPointInTheEnginesUnits) {
+  const Machine m = parse_machine(with_working_set(R"([
+      {"bytes": "1MiB", "copy_rate": "20GBps", "reduce_rate": {"int": "10GBps"}},
+      {"bytes": "64MiB", "bandwidth": "3GBps", "fabric_bandwidth": "4GBps",
+       "memory_bandwidth": "8GBps", "reduce_rate": "5GBps"}])"),
+                                  "table");
+  ASSERT_EQ(m.working_set.size(), 2u);
+  EXPECT_EQ(m.working_set[0].bytes, 1u << 20);
+  EXPECT_DOUBLE_EQ(m.working_set[0].values.at("copy_s_per_byte"), 1 / 20e9);
+  EXPECT_DOUBLE_EQ(m.working_set[0].values.at("reduce_s_per_byte:int"), 1 / 10e9);
+  EXPECT_EQ(m.working_set[0].values.size(), 2u);
+  EXPECT_EQ(m.working_set[1].bytes, 64u << 20);
+  EXPECT_DOUBLE_EQ(m.working_set[1].values.at("bandwidth_bytes_per_s"), 3e9);
+  EXPECT_DOUBLE_EQ(m.working_set[1].values.at("fabric_bandwidth"), 4e9);
+  EXPECT_DOUBLE_EQ(m.working_set[1].values.at("memory_bandwidth"), 8e9);
+  EXPECT_DOUBLE_EQ(m.working_set[1].values.at("reduce_s_per_byte"), 1 / 5e9);
+  EXPECT_EQ(m.sources.at("working_set"), "hand-written test value");
+}
+
+TEST(MachineFile, MalformedWorkingSetTablesAreRefusedNamingThePoint) {
+  expect_refused(with_working_set(R"({"bytes": "1MiB"})"), {"key 'working_set'", "a list of 1"});
+  expect_refused(with_working_set("[]"), {"key 'working_set'", "a list of 1"});
+  expect_refused(with_working_set(R"([{"copy_rate": "1GBps"}])"),
+                 {"key 'working_set[0]'", "no \"bytes\""});
+  expect_refused(with_working_set(R"([{"bytes": "0B", "copy_rate": "1GBps"}])"),
+                 {"key 'working_set[0].bytes'", "above 0"});
+  expect_refused(with_working_set(R"([{"bytes": "1MiB"}])"),
+                 {"key 'working_set[0]'", "gives no rate"});
+  expect_refused(with_working_set(R"([{"bytes": "1MiB", "latency": "1ns"}])"),
+                 {"key 'working_set[0].latency': is unknown", "copy_rate"});
+  expect_refused(with_working_set(R"([{"bytes": "1MiB", "copy_rate": "1KBps"}])"),
+                 {"key 'working_set[0].copy_rate'", "at least 1MBps"});
+  expect_refused(with_working_set(R"([{"bytes": "4MiB", "copy_rate": "1GBps"},
+                 {"bytes": "1MiB", "copy_rate": "2GBps"}])"),
+                 {"key 'working_set[1].bytes'", "increasing sizes"});
+}
+
 TEST(MachineFile, FilesAreReadWithinALimit) {
   const std::string path = ::testing::TempDir() + "topocoll_machine_test.json";
   {

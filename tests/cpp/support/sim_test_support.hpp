@@ -81,10 +81,13 @@ inline ExplicitSchedule one_send(const BlockSet& blocks, int block_count, Combin
                                      {step({Operation::recv(0, blocks, combine)})}});
 }
 
+// In place: the hand-computed cases count the schedule's own costs, not the copies an
+// out-of-place call adds (call_copies_test.cpp has those).
 inline SimConfig config(Model model, std::uint64_t bytes) {
   SimConfig c;
   c.model = model;
   c.vector_bytes = bytes;
+  c.in_place = true;
   return c;
 }
 

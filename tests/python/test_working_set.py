@@ -1,0 +1,108 @@
+"""Rates by working set (topocoll.working_set, docs/machines.md "Rates by working set") and the
+runtime's copies of an out-of-place call (docs/host-costs.md, "The call's own copies"): each
+checked on a case computed by hand."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from topocoll import simulation, working_set
+
+MIB = 1 << 20
+POINTS = (
+    (MIB, (("copy_s_per_byte", 1 / 20e9),)),
+    (4 * MIB, (("copy_s_per_byte", 1 / 5e9), ("fabric_bandwidth", 4e9))),
+)
+
+
+def test_a_point_gives_its_own_value_and_the_ends_extend_flat():
+    assert working_set.rates_at(POINTS, MIB) == {
+        "copy_s_per_byte": 1 / 20e9,
+        "fabric_bandwidth": 4e9,  # the only point that gives it, below it too
+    }
+    assert working_set.rates_at(POINTS, 8)["copy_s_per_byte"] == 1 / 20e9
+    assert working_set.rates_at(POINTS, 1 << 30)["copy_s_per_byte"] == 1 / 5e9
+
+
+def test_between_two_points_the_rate_is_linear_in_log_size_and_log_rate():
+    """2 MiB is halfway between 1 and 4 MiB in log size: the geometric mean of 20 and 5 GB/s,
+    10 GB/s, whether interpolated as a rate or as its inverse."""
+    assert working_set.rates_at(POINTS, 2 * MIB)["copy_s_per_byte"] == pytest.approx(1 / 10e9)
+
+
+def test_points_keep_the_datatype_class_and_drop_what_an_option_overrides():
+    table = [
+        (
+            MIB,
+            {"reduce_s_per_byte:int": 1.0, "reduce_s_per_byte:float": 2.0, "copy_s_per_byte": 3.0},
+        )
+    ]
+    assert working_set.points_for(table, "int", set()) == (
+        (MIB, (("copy_s_per_byte", 3.0), ("reduce_s_per_byte", 1.0))),
+    )
+    assert working_set.points_for(table, "double", {"copy_s_per_byte"}) == ()
+
+
+def _machine(tmp_path, **extra) -> str:
+    doc = {
+        "format": "topocoll-machine/1",
+        "name": "sized",
+        "description": "a copy rate by working set",
+        "topology": {"value": "fattree:2:1:2:1", "source": "test"},
+        "host": {"copy_rate": {"value": "10GBps", "source": "test"}},
+        **extra,
+    }
+    path = tmp_path / f"m{len(extra)}.json"
+    path.write_text(json.dumps(doc))
+    return str(path)
+
+
+def test_a_run_takes_the_rates_of_its_own_size(tmp_path):
+    """An allreduce of 4 MiB out of place on 2 ranks: the table's 5 GB/s copy at 4 MiB gives
+    the same time as a machine whose copy rate is 5 GB/s; 1 MiB takes the 20 GB/s point."""
+    table = {"value": [{"bytes": "1MiB", "copy_rate": "20GBps"},
+                       {"bytes": "4MiB", "copy_rate": "5GBps"}], "source": "test"}  # fmt: skip
+    sized = _machine(tmp_path, working_set=table)
+    plain = _machine(tmp_path)
+
+    def time(machine: str, size: int, **options) -> float:
+        return simulation.simulate(None, "allreduce", "ring", size, ranks=2, machine=machine,
+                                   **options).time_s  # fmt: skip
+
+    assert time(sized, 4 * MIB) == time(plain, 4 * MIB, copy_rate="5GBps")
+    assert time(sized, MIB) == time(plain, MIB, copy_rate="20GBps")
+    # a single option wins over the table, as over any machine value
+    assert time(sized, 4 * MIB, copy_rate="10GBps") == time(plain, 4 * MIB)
+    both = simulation.simulate_sizes(None, "allreduce", "ring", [MIB, 4 * MIB], ranks=2,
+                                     machine=sized)  # fmt: skip
+    assert [r.time_s for r in both] == [time(sized, MIB), time(sized, 4 * MIB)]
+
+
+def test_an_out_of_place_allreduce_pays_its_input_copy(tmp_path):
+    """At 10 GB/s the 2-rank allreduce of 1 MiB out of place first copies the 1 MiB input on
+    each rank: 2^20 / 1e10 s more than in place, nothing else."""
+    machine = _machine(tmp_path)
+    out, in_place = (
+        simulation.simulate(
+            None, "allreduce", "ring", MIB, ranks=2, machine=machine, in_place=flag
+        ).time_s  # fmt: skip
+        for flag in (False, True)
+    )
+    assert out - in_place == pytest.approx(MIB / 1e10, rel=1e-9)
+    assert not math.isclose(out, in_place)
+
+
+def test_in_place_is_a_cli_flag(run_cli):
+    """`sim --in-place` drops the 8 KiB input copy of every rank: 8192 B at 1 GB/s."""
+
+    def time(*extra: str) -> float:
+        code, out, err = run_cli("sim", "-t", "ring:4", "-c", "allreduce", "-a", "ring", "--size",
+                                 "8KiB", "--copy-rate", "1GBps", "--json", *extra)  # fmt: skip
+        assert code == 0, err
+        return json.loads(out)["time_s"]
+
+    assert time() - time("--in-place") == pytest.approx(8192 / 1e9, rel=1e-9)
+    with pytest.raises(TypeError, match="in_place must be True or False"):
+        simulation.simulate("ring:4", "allreduce", "ring", 8192, in_place="yes")
