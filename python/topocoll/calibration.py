@@ -261,10 +261,10 @@ def measure_node_memory(comm: Any, options: dict[str, Any] | None = None) -> dic
     }
 
 
-# Rates by working set (docs/calibration.md, "Rates by working set"): from 64 KiB, where a
-# ping-pong's time is mostly bandwidth, to 64 MiB, well past this kind of machine's caches, in
-# steps of 4; few repetitions (the largest copies 64 MiB each).
-WORKING_SET_SIZES = tuple(64 << 10 << 2 * k for k in range(6))
+# Rates by working set (docs/calibration.md, "Rates by working set"): from 1 KiB, eager messages
+# whose bytes an MPI library copies through its own buffers, to 64 MiB, well past this kind of
+# machine's caches, in steps of 4; few repetitions (the largest copies 64 MiB each).
+WORKING_SET_SIZES = tuple(1 << 10 << 2 * k for k in range(9))
 WORKING_SET_REPETITIONS = 5
 
 

@@ -48,6 +48,15 @@ for key in ("memory_bandwidth", "fabric_bandwidth"):
     expect(nodes.get(key, {}).get("value", "").endswith("Bps"), f"nodes.{key} is a rate")
 expect(nodes.get("fabric_latency", {}).get("value", "").endswith("s"), "fabric latency")
 expect(machine["host"]["step_overhead"]["value"].endswith("s"), "step overhead is a duration")
+# Rates by working set: one point per calibrated size, each with the node's rates.
+points = machine.get("working_set", {}).get("value", [])
+expect(len(points) == 9, f"nine working-set points, 1 KiB to 64 MiB (got {len(points)})")
+expect([p["bytes"] for p in points[:2]] == ["1KiB", "4KiB"], "working sets from 1 KiB by 4")
+for point in points:
+    for key in ("copy_rate", "memory_bandwidth"):
+        expect(point.get(key, "").endswith("Bps"), f"working_set {point['bytes']}: {key}")
+    expect(set(point.get("reduce_rate", {})) == {"float", "double", "int"}, "reductions per class")
+expect("topocoll calibrate" in machine["working_set"]["source"], "working_set: its source")
 # The simulator's reader (src/topology/machine_file.cpp, through the binding) accepts it.
 read = subprocess.run(
     [
