@@ -332,31 +332,36 @@ def _working_set_section(
     )
 
 
-# The per-step workload: ring allreduce, 2(P-1) steps of one MPI_INT per rank's chunk.
-STEP_WORKLOAD = ("allreduce", "ring")
-STEP_REPETITIONS = 50
+# The runtime's CPU work per step and per call (docs/calibration.md, "The runtime's CPU work"):
+# two ring workloads of one MPI_INT per rank's chunk, one message per rank per step, that differ
+# only in their step count: allreduce, 2(P-1) steps, and allgather, P-1 steps.
+CPU_WORKLOADS = (("allreduce", "ring"), ("allgather", "ring"))
+CPU_REPETITIONS = 50
 
 
-def measure_step_overhead(comm: Any, loggp: dict[str, Any]) -> dict[str, Any]:
-    """The runtime's own cost per schedule step beyond LogGP: the median time of the ring
-    allreduce of 4 bytes per rank (2(P-1) steps, each one message per rank), per step, less
-    what the model already charges a step (o_send + o_recv + L of `loggp`). Collective."""
+def measure_runtime_cpu(comm: Any, loggp: dict[str, Any]) -> dict[str, Any]:
+    """The runtime's own CPU time beyond LogGP: per step of a lane (`step_cpu_s`) and per call
+    (`call_overhead_s`), from the medians of CPU_WORKLOADS on all ranks (4P bytes each). Their
+    difference is P-1 steps, each costing step_cpu + o_send + o_recv + L of `loggp` (what the
+    model charges a step of one small message); what the allgather's P-1 steps leave of its
+    time is the call's. Both at least 0. Collective."""
     ranks = comm.Get_size()
-    collective, algorithm = STEP_WORKLOAD
     nbytes = 4 * ranks
-    times = sorted(measure_collective(comm, collective, algorithm, nbytes, STEP_REPETITIONS, 5))
-    median = times[len(times) // 2]
-    steps = 2 * (ranks - 1)
+    medians = {}
+    for collective, algorithm in CPU_WORKLOADS:
+        times = sorted(measure_collective(comm, collective, algorithm, nbytes, CPU_REPETITIONS, 5))
+        medians[collective] = times[len(times) // 2]
+    per_step = (medians["allreduce"] - medians["allgather"]) / (ranks - 1)
     modelled = loggp["send_overhead_s"] + loggp["recv_overhead_s"] + loggp["latency_s"]
     return {
-        "collective": collective,
-        "algorithm": algorithm,
         "bytes": nbytes,
-        "steps": steps,
-        "median_s": median,
-        "per_step_s": median / steps,
+        "allreduce_ring_s": medians["allreduce"],
+        "allgather_ring_s": medians["allgather"],
+        "steps": ranks - 1,
+        "per_step_s": per_step,
         "loggp_per_step_s": modelled,
-        "step_overhead_s": max(0.0, median / steps - modelled),
+        "step_cpu_s": max(0.0, per_step - modelled),
+        "call_overhead_s": max(0.0, medians["allgather"] - (ranks - 1) * per_step),
     }
 
 
@@ -463,13 +468,22 @@ def _node_section(
     }
 
 
-def _step_overhead(step: dict[str, Any], source: str) -> dict[str, Any]:
-    return _sourced(
-        _duration(step["step_overhead_s"]),
-        source + f"; {step['collective']} {step['algorithm']} of {step['bytes']} B: median "
-        f"{_duration(step['median_s'])} over {step['steps']} steps, less o_send + o_recv + L "
-        f"({_duration(step['loggp_per_step_s'])}) per step",
+def _runtime_cpu(cpu: dict[str, Any], source: str) -> dict[str, Any]:
+    workloads = (
+        f"ring allreduce and ring allgather of {cpu['bytes']} B: medians "
+        f"{_duration(cpu['allreduce_ring_s'])} and {_duration(cpu['allgather_ring_s'])}"
     )
+    return {
+        "step_cpu": _sourced(
+            _duration(cpu["step_cpu_s"]),
+            source + f"; {workloads}, their difference over {cpu['steps']} step(s) less o_send + "
+            f"o_recv + L ({_duration(cpu['loggp_per_step_s'])})",
+        ),
+        "call_overhead": _sourced(
+            _duration(cpu["call_overhead_s"]),
+            source + f"; {workloads}, the allgather's less its {cpu['steps']} step(s)",
+        ),
+    }
 
 
 def _host_rates(local: dict[str, Any], source: str) -> dict[str, Any]:
@@ -496,9 +510,9 @@ def calibrate_all(
     `machine`'s `network` and LogGP `host` values come from a pair of ranks on different nodes
     when the ranks span nodes, else from a pair on one node. With both kinds of pair, the
     on-node pair's values form a second machine (named NAME-intra-node; None otherwise).
-    `host.step_overhead` is measure_step_overhead's on all ranks. When rank 0 shares its node,
-    `machine` has a `nodes` section (measure_node_memory with `node_options`, the on-node
-    pair's L) and the topology single_switch(max(2, nodes)), a host per node; otherwise
+    `host.step_cpu` and `host.call_overhead` are measure_runtime_cpu's on all ranks. When rank 0
+    shares its node, `machine` has a `nodes` section (measure_node_memory with `node_options`,
+    the on-node pair's L) and the topology single_switch(max(2, nodes)), a host per node; otherwise
     single_switch(P) for the P ranks of `comm`. `working_set` holds the rates at each of
     `working_set_sizes` (measure_working_set; none for an empty tuple). Each value's source
     names the host, the MPI library, the date and `command` (default: this process's command
@@ -509,7 +523,7 @@ def calibrate_all(
     memory = measure_node_memory(comm, node_options)
     by_size = measure_working_set(comm, pairs, working_set_sizes) if working_set_sizes else []
     machine_kind = "inter_node" if "inter_node" in pairs else "intra_node"
-    step = measure_step_overhead(comm, pairs[machine_kind])
+    cpu = measure_runtime_cpu(comm, pairs[machine_kind])
     leaders = node_layout(comm)
     nodes = len(set(leaders))
     per_node = max(leaders.count(own) for own in set(leaders))
@@ -526,7 +540,7 @@ def calibrate_all(
         a, b = pairs[kind]["peers"]
         network, host = _link_costs(pairs[kind], f"{source}; ranks {a} and {b}")
         host.update(_host_rates(local, f"{source}; rank 0"))
-        host["step_overhead"] = _step_overhead(step, f"{source}; all {ranks} ranks")
+        host.update(_runtime_cpu(cpu, f"{source}; all {ranks} ranks"))
         machine = {
             "format": MACHINE_FORMAT,
             "name": machine_name,

@@ -111,6 +111,8 @@ HOST_OPTIONS = (
     ("send_overhead", "send_overhead_s"),
     ("recv_overhead", "recv_overhead_s"),
     ("gap", "gap_s"),
+    ("step_cpu", "step_cpu_s"),
+    ("call_overhead", "call_overhead_s"),
 )
 
 
@@ -154,6 +156,8 @@ def network_params(
     send_overhead: float | str | None = None,
     recv_overhead: float | str | None = None,
     gap: float | str | None = None,
+    step_cpu: float | str | None = None,
+    call_overhead: float | str | None = None,
     copy_rate: float | str | None = None,
     overhead_rate: float | str | None = None,
     eager_threshold: int | str | None = None,
@@ -162,7 +166,8 @@ def network_params(
     loaded `_core.Machine`, with its reduction rate for `datatype`) or a link-only preset
     (`swing`, `trivance`, `canary`; default `swing`, no host costs), with single overrides.
     Numbers are SI (bytes/s, seconds); strings take units (`400Gbps`, `100ns`). `reduce_cost`
-    is the time to reduce one received byte; `overhead_rate` is LogGOPS's O as bytes per second
+    is the time to reduce one received byte; `step_cpu` and `call_overhead` are the MPI runtime's
+    CPU time per step of a lane and per call; `overhead_rate` is LogGOPS's O as bytes per second
     of CPU time per byte sent and received; `copy_rate`, `overhead_rate` and `eager_threshold`
     also take 'none' (free, every message eager). Ranges: docs/simulator.md, "Parameter ranges"."""
     if machine is not None and preset is not None:
@@ -189,6 +194,7 @@ def network_params(
         if value is not None:
             setattr(params, field_name, parameters.number(name, value))
     host = {"send_overhead": send_overhead, "recv_overhead": recv_overhead, "gap": gap}
+    host |= {"step_cpu": step_cpu, "call_overhead": call_overhead}
     host |= {"copy_rate": copy_rate, "overhead_rate": overhead_rate}
     host |= {"eager_threshold": eager_threshold}
     params.host = _host_overrides(params.host, host)
@@ -230,6 +236,8 @@ _HOST_COST_FIELDS = (
     "send_overhead_s",
     "recv_overhead_s",
     "gap_s",
+    "step_cpu_s",
+    "call_overhead_s",
     "copy_s_per_byte",
     "overhead_s_per_byte",
     "eager_threshold_bytes",
@@ -453,6 +461,8 @@ _HOST_FIELDS = (
     "send_overhead_s",
     "recv_overhead_s",
     "gap_s",
+    "step_cpu_s",
+    "call_overhead_s",
     "copy_s_per_byte",
     "overhead_s_per_byte",
 )
@@ -813,6 +823,8 @@ def make_setup(
     send_overhead: float | str | None = None,
     recv_overhead: float | str | None = None,
     gap: float | str | None = None,
+    step_cpu: float | str | None = None,
+    call_overhead: float | str | None = None,
     copy_rate: float | str | None = None,
     overhead_rate: float | str | None = None,
     eager_threshold: int | str | None = None,
@@ -878,6 +890,8 @@ def make_setup(
         send_overhead=send_overhead,
         recv_overhead=recv_overhead,
         gap=gap,
+        step_cpu=step_cpu,
+        call_overhead=call_overhead,
         copy_rate=copy_rate,
         overhead_rate=overhead_rate,
         eager_threshold=eager_threshold,
@@ -941,7 +955,8 @@ def simulate(
     vector of `size` bytes (`"1MiB"` or an int); `topology` may be None when `machine` gives
     one. Options: model, routing, mapping, machine (a shipped name or a machine file), datatype
     (the machine's reduction rate), params (link-only preset), bandwidth, latency, hop_latency,
-    alpha, reduce_cost, nic_ports, send_overhead, recv_overhead, gap, copy_rate, overhead_rate,
+    alpha, reduce_cost, nic_ports, send_overhead, recv_overhead, gap, step_cpu, call_overhead,
+    copy_rate, overhead_rate,
     eager_threshold, message_per_range, in_place (no copies of an out-of-place call), ranks,
     dims, ports, root, ranks_per_node (nodes of K ranks, docs/nodes.md), for model="packet"
     mtu, header, buffer, and for model="flow" on a Dragonfly global_load (see `make_setup`). Raises

@@ -36,6 +36,8 @@ void check_host_costs(const topo::HostCosts& h) {
   const std::pair<const char*, double> costs[] = {{"send overhead", h.send_overhead_s},
                                                   {"receive overhead", h.recv_overhead_s},
                                                   {"gap", h.gap_s},
+                                                  {"CPU time per step", h.step_cpu_s},
+                                                  {"call overhead", h.call_overhead_s},
                                                   {"copy cost", h.copy_s_per_byte},
                                                   {"overhead per byte", h.overhead_s_per_byte}};
   for (const auto& [what, value] : costs)
@@ -94,7 +96,7 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
       lanes_.push_back(lane);
     }
   }
-  charge_call_copies();
+  charge_call_costs();
   if (config.model == Model::analytic) {
     merged_steps_.resize(static_cast<std::size_t>(schedule.ranks()));
     for (int r = 0; r < schedule.ranks(); ++r)
@@ -104,9 +106,10 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
 
 Engine::~Engine() = default;
 
-void Engine::charge_call_copies() {
+void Engine::charge_call_costs() {
   const double per_byte = params_.host.copy_s_per_byte;
-  if (per_byte <= 0) return;
+  const double per_call = params_.host.call_overhead_s;
+  if (per_byte <= 0 && per_call <= 0) return;
   const ScheduleInfo& info = schedule_.info();
   const bool chunked = info.collective != Collective::bcast &&
                        info.collective != Collective::allreduce &&
@@ -123,7 +126,7 @@ void Engine::charge_call_copies() {
     rank.own_block_bytes = chunked ? message_bytes_.set(info.chunk_of(r)) : 0;
     const CallCopyBytes bytes = call_copy_bytes(info.collective, rank, config_.in_place);
     RankState& rs = ranks_[static_cast<std::size_t>(r)];
-    rs.start = static_cast<double>(bytes.before) * per_byte;
+    rs.start = per_call + static_cast<double>(bytes.before) * per_byte;
     rs.cpu_free = rs.start;
     rs.copy_after = static_cast<double>(bytes.after) * per_byte;
   }
@@ -354,7 +357,7 @@ bool Engine::post(int lane, double now) {
   }
   ++depth_;
   ls.pending = 0;
-  ls.compute = 0;
+  ls.compute = params_.host.step_cpu_s;  // the runtime's own work for the step, on the CPU
   ls.posting = true;
   for (const Operation& op : step.ops) {
     if (op.kind != OpKind::copy && (op.peer < 0 || op.peer >= schedule_.ranks()))

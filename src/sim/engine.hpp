@@ -41,7 +41,9 @@
 // - Message bytes come from BlockPartition(info, vector_bytes / element_bytes); slots past the
 //   user buffer (scratch) hold as many bytes as the largest block.
 // - The runtime's copies outside the schedule (call_copies.hpp) cost the copy rate on the rank's
-//   CPU: its lanes start after the copies before, and it finishes after the copies after.
+//   CPU: its lanes start after the call overhead and the copies before, and it finishes after
+//   the copies after. Its CPU time per step (HostCosts::step_cpu_s) joins each step's copies
+//   and reductions on the rank's CPU.
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -89,7 +91,7 @@ class Engine {
     int unfinished = 0;  // lanes with steps left
     double finish = 0;
     double cpu_free = 0;    // its CPU is busy until then (host costs)
-    double start = 0;       // the call's copies before the schedule (call_copies.hpp)
+    double start = 0;       // the call's overhead and copies before the schedule (call_copies.hpp)
     double copy_after = 0;  // and after it
   };
   struct SendOp {
@@ -171,7 +173,7 @@ class Engine {
   void wake_waiting(int rank, double now);
   void transfer_done(std::uint32_t tag, double now);
   void add_timer(double time, int id, TimerKind kind);
-  void charge_call_copies();
+  void charge_call_costs();
   void use_symmetry_if_any(const topo::Router& router,
                            const std::optional<TranslationSymmetry>& imposed);
   // Whether the rank is simulated: all are, unless a symmetry leaves one host per orbit.

@@ -26,9 +26,9 @@ constexpr std::array<std::string_view, 6> kWorkingSetKeys{
 constexpr std::size_t kMaxWorkingSetPoints = 64;
 constexpr std::array<std::string_view, 4> kNetworkKeys{"bandwidth", "link_latency", "hop_latency",
                                                        "nic_ports"};
-constexpr std::array<std::string_view, 8> kHostKeys{
-    "step_overhead", "send_overhead", "recv_overhead", "gap",
-    "copy_rate",     "overhead_rate", "reduce_rate",   "eager_threshold"};
+constexpr std::array<std::string_view, 10> kHostKeys{
+    "step_overhead", "send_overhead", "recv_overhead",   "gap",      "copy_rate",
+    "overhead_rate", "reduce_rate",   "eager_threshold", "step_cpu", "call_overhead"};
 constexpr std::array<std::string_view, 9> kNodeKeys{
     "ranks_per_node",   "mapping", "fabric",        "fabric_bandwidth", "fabric_latency",
     "memory_bandwidth", "nics",    "nic_bandwidth", "intra_node"};
@@ -209,6 +209,8 @@ void read_host(const Reader& r, const json& host, Machine& m) {
     if (key == "send_overhead") h.send_overhead_s = r.time(value, at);
     if (key == "recv_overhead") h.recv_overhead_s = r.time(value, at);
     if (key == "gap") h.gap_s = r.time(value, at);
+    if (key == "step_cpu") h.step_cpu_s = r.time(value, at);
+    if (key == "call_overhead") h.call_overhead_s = r.time(value, at);
     if (key == "copy_rate") h.copy_s_per_byte = r.per_byte(value, at);
     if (key == "overhead_rate") h.overhead_s_per_byte = r.per_byte(value, at);
     if (key == "reduce_rate") read_reduce(r, value, at, m);

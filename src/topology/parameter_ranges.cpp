@@ -16,7 +16,7 @@ constexpr double kGiB = 1073741824.0;
 
 // Bounds are physical (what a network or a machine can be) or what keeps a run's arithmetic
 // exact; each `why` says which.
-constexpr std::array<ParameterRange, 15> kRanges{{
+constexpr std::array<ParameterRange, 17> kRanges{{
     {"size", "--size", 1, kTiB, "B", true, "1B to 1TiB",
      "byte counts of a whole run stay exact in the engines' doubles; no paper goes near 1 TiB"},
     {"bandwidth", "--bandwidth", 1e6 / 8, 1e15 / 8, "B/s", false, "1Mbps to 1Pbps",
@@ -45,6 +45,10 @@ constexpr std::array<ParameterRange, 15> kRanges{{
      "CPU time per message received; SST firefly's default is 250 ns"},
     {"gap", "--gap", 0, 1, "s", false, "0s to 1s",
      "least interval between two messages leaving one NIC port; SST firefly's default is 50 ns"},
+    {"step_cpu", "--step-cpu", 0, 1, "s", false, "0s to 1s",
+     "the MPI runtime's CPU time per step of a lane, on the rank's CPU (calibrate measures it)"},
+    {"call_overhead", "--call-overhead", 0, 1, "s", false, "0s to 1s",
+     "the MPI runtime's CPU time per call, before its first step (calibrate measures it)"},
     {"copy_rate", "--copy-rate", 1e6, 1e15, "B/s", false, "1MBps to 1PBps, or none",
      "local copies and packing; slower than 1 MB/s is no processor, faster than 1 PB/s is no "
      "memory ('none': copies cost nothing)"},
@@ -106,6 +110,8 @@ void check_network_params(const NetworkParams& params) {
   check_parameter("send_overhead", host.send_overhead_s);
   check_parameter("recv_overhead", host.recv_overhead_s);
   check_parameter("gap", host.gap_s);
+  check_parameter("step_cpu", host.step_cpu_s);
+  check_parameter("call_overhead", host.call_overhead_s);
   // Zero is "no copy cost" (no rate); otherwise the rate is in the table's range.
   if (host.copy_s_per_byte != 0) check_parameter("copy_rate", 1 / host.copy_s_per_byte);
   // O as a rate has copy_rate's bounds (a processor touching memory).

@@ -27,6 +27,11 @@ struct HostCosts {
   // LogGOPS's O (Hoefler et al., HPDC 2010): CPU time per byte of every message, at the sender
   // with its o and at the receiver with its o (a host that touches each word it sends or takes).
   double overhead_s_per_byte = 0;
+  // The MPI runtime's own CPU work (docs/host-costs.md, "The runtime's CPU work"): per step of a
+  // lane (posting, waiting, bookkeeping; unlike alpha, on the rank's one CPU, so two lanes pay
+  // it twice) and per call (selection, plan lookup), before the first step.
+  double step_cpu_s = 0;
+  double call_overhead_s = 0;
   // Messages above it are rendezvous: a request and a ready message (one round trip) precede
   // the data.
   std::uint64_t eager_threshold_bytes = kAlwaysEager;
@@ -34,7 +39,8 @@ struct HostCosts {
   // Whether every cost is zero and every message eager (the engines then skip the host).
   [[nodiscard]] bool idle() const {
     return send_overhead_s == 0 && recv_overhead_s == 0 && gap_s == 0 && copy_s_per_byte == 0 &&
-           overhead_s_per_byte == 0 && eager_threshold_bytes == kAlwaysEager;
+           overhead_s_per_byte == 0 && step_cpu_s == 0 && call_overhead_s == 0 &&
+           eager_threshold_bytes == kAlwaysEager;
   }
 };
 

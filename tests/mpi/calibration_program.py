@@ -62,7 +62,8 @@ for wanted in (
     "host.copy_rate",
     "host.reduce_rate",
     "host.eager_threshold",
-    "host.step_overhead",
+    "host.step_cpu",
+    "host.call_overhead",
 ):
     expect(wanted in names, f"{wanted} present")
 hostname = __import__("socket").gethostname()
@@ -78,7 +79,8 @@ for name, leaf in leaves:
 expect(machine["host"]["copy_rate"]["value"].endswith("Bps"), "copy rate is a rate")
 expect(set(machine["host"]["reduce_rate"]["value"]) == {"float", "double", "int"}, "classes")
 expect(machine["network"]["link_latency"]["value"].endswith("s"), "latency is a duration")
-expect(machine["host"]["step_overhead"]["value"].endswith("s"), "step overhead is a duration")
+for key in ("step_cpu", "call_overhead"):
+    expect(machine["host"][key]["value"].endswith("s"), f"host.{key} is a duration")
 node = comm.Split_type(MPI.COMM_TYPE_SHARED)
 shared = comm.bcast(node.Get_size() > 1, root=0)
 node.Free()

@@ -47,7 +47,8 @@ expect(nodes.get("fabric", {}).get("value") == "shared-memory", "shared-memory f
 for key in ("memory_bandwidth", "fabric_bandwidth"):
     expect(nodes.get(key, {}).get("value", "").endswith("Bps"), f"nodes.{key} is a rate")
 expect(nodes.get("fabric_latency", {}).get("value", "").endswith("s"), "fabric latency")
-expect(machine["host"]["step_overhead"]["value"].endswith("s"), "step overhead is a duration")
+for key in ("step_cpu", "call_overhead"):
+    expect(machine["host"][key]["value"].endswith("s"), f"host.{key} is a duration")
 # Rates by working set: one point per calibrated size, each with the node's rates.
 points = machine.get("working_set", {}).get("value", [])
 expect(len(points) == 9, f"nine working-set points, 1 KiB to 64 MiB (got {len(points)})")

@@ -53,10 +53,11 @@ def is_reduce_rate(value: object) -> bool:
 NETWORK = {"bandwidth": is_rate, "link_latency": is_duration, "hop_latency": is_duration,
            "nic_ports": is_count}  # fmt: skip
 HOST = {"step_overhead": is_duration, "send_overhead": is_duration, "recv_overhead": is_duration,
+        "step_cpu": is_duration, "call_overhead": is_duration,
         "gap": is_duration, "copy_rate": is_rate, "overhead_rate": is_rate,
         "reduce_rate": is_reduce_rate,
         "eager_threshold": is_size_or_none}  # fmt: skip
-TOP = {"format", "name", "description", "topology", "network", "host", "nodes"}
+TOP = {"format", "name", "description", "topology", "network", "host", "nodes", "working_set"}
 
 
 def problems(path: Path) -> list[str]:

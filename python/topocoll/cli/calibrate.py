@@ -107,6 +107,7 @@ def run(args: argparse.Namespace) -> int:
             f"bandwidth {net.get('bandwidth', {}).get('value', '-')}, o "
             f"{host['send_overhead']['value']}/{host['recv_overhead']['value']}, g "
             f"{host['gap']['value']}, eager threshold {host['eager_threshold']['value']}, "
-            f"step overhead {host['step_overhead']['value']}{node_summary(machine)}"
+            f"CPU per step {host['step_cpu']['value']}, per call "
+            f"{host['call_overhead']['value']}{node_summary(machine)}"
         )
     return EXIT_OK

@@ -210,6 +210,8 @@ def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     p.add_argument("--send-overhead", help="host CPU time per message sent (LogGP o), e.g. 1us")
     p.add_argument("--recv-overhead", help="host CPU time per message received, e.g. 1us")
     p.add_argument("--gap", help="least interval between messages of one port (LogGP g)")
+    p.add_argument("--step-cpu", help="the runtime's CPU time per step of a lane, e.g. 500ns")
+    p.add_argument("--call-overhead", help="the runtime's CPU time per call, e.g. 1us")
     p.add_argument("--copy-rate", help="host copy and packing rate, e.g. 10GBps, or none")
     p.add_argument(
         "--overhead-rate",
@@ -256,6 +258,7 @@ def network_options(args: argparse.Namespace) -> dict:
     names += ("alpha", "reduce_cost", "nic_ports", "ranks", "dims", "ports", "root")
     names += ("mtu", "header", "buffer", "global_load", "machine", "datatype", "send_overhead")
     names += ("recv_overhead", "gap", "copy_rate", "overhead_rate", "eager_threshold")
+    names += ("step_cpu", "call_overhead")
     names += ("message_per_range", "in_place")
     names += ("ranks_per_node",)
     if not topology:  # the machine's default topology, named for the messages of every command

@@ -43,6 +43,10 @@ const std::string kFull = R"({
                           R"(,
     "gap": )" + entry(R"("50ns")") +
                           R"(,
+    "step_cpu": )" + entry(R"("400ns")") +
+                          R"(,
+    "call_overhead": )" + entry(R"("0.8us")") +
+                          R"(,
     "copy_rate": )" + entry(R"("20GBps")") +
                           R"(,
     "reduce_rate": )" + entry(R"("10GBps")") +
@@ -66,10 +70,12 @@ TEST(MachineFile, ReadsEveryValueWithItsSource) {
   EXPECT_DOUBLE_EQ(m.params.host.send_overhead_s, 200e-9);
   EXPECT_DOUBLE_EQ(m.params.host.recv_overhead_s, 300e-9);
   EXPECT_DOUBLE_EQ(m.params.host.gap_s, 50e-9);
+  EXPECT_DOUBLE_EQ(m.params.host.step_cpu_s, 400e-9);
+  EXPECT_DOUBLE_EQ(m.params.host.call_overhead_s, 800e-9);
   EXPECT_DOUBLE_EQ(m.params.host.copy_s_per_byte, 1 / 20e9);
   EXPECT_DOUBLE_EQ(m.params.reduce_s_per_byte, 1 / 10e9);
   EXPECT_EQ(m.params.host.eager_threshold_bytes, 65536u);
-  EXPECT_EQ(m.sources.size(), 12u);
+  EXPECT_EQ(m.sources.size(), 14u);
   EXPECT_EQ(m.sources.at("host.gap"), "hand-written test value");
   EXPECT_EQ(m.sources.at("topology"), "hand-written test value");
   // One rate for every datatype class.
