@@ -19,6 +19,7 @@ import json
 import os
 import re
 import socket
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -337,20 +338,26 @@ def _working_set_section(
 # only in their step count: allreduce, 2(P-1) steps, and allgather, P-1 steps.
 CPU_WORKLOADS = (("allreduce", "ring"), ("allgather", "ring"))
 CPU_REPETITIONS = 50
+CPU_ROUNDS = 5
 
 
 def measure_runtime_cpu(comm: Any, loggp: dict[str, Any]) -> dict[str, Any]:
     """The runtime's own CPU time beyond LogGP: per step of a lane (`step_cpu_s`) and per call
-    (`call_overhead_s`), from the medians of CPU_WORKLOADS on all ranks (4P bytes each). Their
+    (`call_overhead_s`), from the medians of CPU_WORKLOADS on all ranks (4P bytes each,
+    CPU_REPETITIONS calls in CPU_ROUNDS alternated rounds). Their
     difference is P-1 steps, each costing step_cpu + o_send + o_recv + L of `loggp` (what the
     model charges a step of one small message); what the allgather's P-1 steps leave of its
     time is the call's. Both at least 0. Collective."""
     ranks = comm.Get_size()
     nbytes = 4 * ranks
-    medians = {}
-    for collective, algorithm in CPU_WORKLOADS:
-        times = sorted(measure_collective(comm, collective, algorithm, nbytes, CPU_REPETITIONS, 5))
-        medians[collective] = times[len(times) // 2]
+    # Alternated in rounds, so that a slow spell of the machine hits both workloads alike.
+    samples: dict[str, list[float]] = {collective: [] for collective, _ in CPU_WORKLOADS}
+    for _ in range(CPU_ROUNDS):
+        for collective, algorithm in CPU_WORKLOADS:
+            samples[collective] += measure_collective(
+                comm, collective, algorithm, nbytes, CPU_REPETITIONS // CPU_ROUNDS, 2
+            )
+    medians = {collective: statistics.median(times) for collective, times in samples.items()}
     per_step = (medians["allreduce"] - medians["allgather"]) / (ranks - 1)
     modelled = loggp["send_overhead_s"] + loggp["recv_overhead_s"] + loggp["latency_s"]
     return {

@@ -51,6 +51,10 @@ DATATYPE = "int"
 # (docs/validation.md: 20x above the caches of a loaded 2-core VM), a call CALL_OVERHEAD_S
 # more (barrier, launch), and the data's setup and check ELEMENT_COST_S per element per rank.
 SLOWDOWN = 20
+# Timed calls per measurement, one sample their median: on fresh buffers the first call after
+# the warm-up ran 1.05 to 1.24 times slower than the next ones (docs/validation.md, "The timing
+# harness"), and the calibration measures loops, not first calls.
+STEADY_CALLS = 3
 CALL_OVERHEAD_S = 50e-6
 ELEMENT_COST_S = 20e-9
 
@@ -281,7 +285,7 @@ def estimate_seconds(rows: Sequence[Row], ranks: int, repetitions: int, warmup: 
     SLOWDOWN times the predicted time, a barrier and the data's setup."""
     total = 0.0
     for row in rows:
-        per_call = (warmup + 1) * (SLOWDOWN * row.predicted_s + CALL_OVERHEAD_S)
+        per_call = (warmup + STEADY_CALLS) * (SLOWDOWN * row.predicted_s + CALL_OVERHEAD_S)
         per_call += ELEMENT_COST_S * (row.size_bytes / ELEMENT_BYTES) * ranks
         total += repetitions * per_call
     return total
@@ -341,9 +345,15 @@ def measure_all(
         for _ in range(repetitions):
             for row in list(active):
                 try:
-                    row.samples_s += calibration.measure_collective(
-                        comm, RUNTIME_COLLECTIVES[collective], row.algorithm, size, 1, warmup
+                    calls = calibration.measure_collective(
+                        comm,
+                        RUNTIME_COLLECTIVES[collective],
+                        row.algorithm,
+                        size,
+                        STEADY_CALLS,
+                        warmup,
                     )
+                    row.samples_s.append(statistics.median(calls))
                 except calibration.WrongResult as error:
                     wrong.append(str(error))
                     active.remove(row)
