@@ -61,13 +61,28 @@ int reduce(const void* sendbuf, void* recvbuf, MPI_Count count, MPI_Datatype dat
 
 namespace {
 
-// Reduce-scatter with chunk r of counts[r] elements; the result lands at the start of recvbuf.
-int reduce_scatter_chunks(CommState& state, const Choice& c, const void* sendbuf, void* recvbuf,
-                          const std::vector<std::uint64_t>& counts, MPI_Datatype datatype,
-                          MPI_Op op) {
+// The plan of chunks of counts[r] elements. Equal chunks (reduce_scatter_block) are found by
+// their count among the recent plans, as uniform_plan finds the other collectives' plans,
+// instead of by their offsets: building and comparing those cost a 2-rank call about 1 us.
+const Plan& chunk_plan(CommState& state, const Choice& c, const std::vector<std::uint64_t>& counts,
+                       bool equal) {
+  if (equal)
+    if (const Plan* recent = state.recent_plan(c.algorithm, c.request, counts.front()))
+      return *recent;
   const RankProgram& program = state.program(c.algorithm, c.request);
+  const ProgramKey key = key_of(c);
   const Plan& plan =
-      state.plan(key_of(c), program, chunk_offsets(program.info, counts), c.request.commutative);
+      state.plan(key, program, chunk_offsets(program.info, counts), c.request.commutative);
+  if (equal) state.remember_plan(key, counts.front(), plan);
+  return plan;
+}
+
+// Reduce-scatter with chunk r of counts[r] elements (`equal`: all the same); the result lands at
+// the start of recvbuf.
+int reduce_scatter_chunks(CommState& state, const Choice& c, const void* sendbuf, void* recvbuf,
+                          const std::vector<std::uint64_t>& counts, bool equal,
+                          MPI_Datatype datatype, MPI_Op op) {
+  const Plan& plan = chunk_plan(state, c, counts, equal);
   const ElementType type = ElementType::of(datatype);
   std::uint64_t total = 0, mine = 0;
   for (int r = 0; r < static_cast<int>(counts.size()); ++r) {
@@ -117,7 +132,7 @@ int reduce_scatter_block(const void* sendbuf, void* recvbuf, MPI_Count recvcount
       [&](CommState& state, const Choice& c) {
         const std::vector<std::uint64_t> counts(static_cast<std::size_t>(state.size()),
                                                 static_cast<std::uint64_t>(recvcount));
-        return reduce_scatter_chunks(state, c, sendbuf, recvbuf, counts, datatype, op);
+        return reduce_scatter_chunks(state, c, sendbuf, recvbuf, counts, true, datatype, op);
       },
       [&] {
         const auto library = [&](const void* input) {
@@ -172,7 +187,7 @@ int reduce_scatter_counts(const void* sendbuf, void* recvbuf, const Count recvco
   return serve(
       call,
       [&](CommState& state, const Choice& c) {
-        return reduce_scatter_chunks(state, c, sendbuf, recvbuf, counts, datatype, op);
+        return reduce_scatter_chunks(state, c, sendbuf, recvbuf, counts, false, datatype, op);
       },
       [&] {
         if (sendbuf != MPI_IN_PLACE) return library(sendbuf);
