@@ -34,9 +34,8 @@ def runtime_cpu_as_alpha(machine: dict) -> dict:
     """The model before the runtime's CPU terms: the per-step work as alpha, a delay of each
     lane in parallel with the rank's other lanes, and no per-call term."""
     host = machine["host"]
-    step, call = host.pop("step_cpu"), host.pop("call_overhead")
-    host["step_overhead"] = {"value": step["value"], "source": step["source"]}
-    del call
+    host.pop("call_overhead")
+    host["step_overhead"] = host.pop("step_cpu")
     return machine
 
 
@@ -73,7 +72,9 @@ def main() -> None:
     args = parser.parse_args()
     documents = [json.loads(f.read_text()) for f in args.files]
     base = json.loads(args.machine.read_text())
-    print("| prediction | median \\|error\\| | up to 2 KiB | from 2 MiB | best within 10% | tau-b |")
+    print(
+        "| prediction | median \\|error\\| | up to 2 KiB | from 2 MiB | best within 10% | tau-b |"
+    )
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     with tempfile.TemporaryDirectory() as folder:
         for index, (label, variant, in_place) in enumerate(VARIANTS):
