@@ -106,3 +106,30 @@ def test_in_place_is_a_cli_flag(run_cli):
     assert time() - time("--in-place") == pytest.approx(8192 / 1e9, rel=1e-9)
     with pytest.raises(TypeError, match="in_place must be True or False"):
         simulation.simulate("ring:4", "allreduce", "ring", 8192, in_place="yes")
+
+
+def test_calibrate_puts_each_pairs_rate_where_its_messages_go():
+    """A machine measured on one node takes its on-node ping-pong as the fabric's rate (its
+    ranks never use the network); one that spans nodes takes the other pair's as the network's
+    and keeps the on-node pair's for the fabric."""
+    from topocoll import calibration
+
+    point = {
+        "bytes": MIB,
+        "bandwidth_Bps": {"intra_node": 8e9, "inter_node": 12.5e9},
+        "copy_Bps": 20e9,
+        "reduce_Bps": {"float": 10e9, "double": 10e9, "int": 10e9},
+        "memory_Bps": 40e9,
+    }
+    one_node = calibration._working_set_section([point], "intra_node", True, "s")["value"][0]
+    assert one_node == {
+        "bytes": "1MiB",
+        "fabric_bandwidth": "8GBps",
+        "memory_bandwidth": "40GBps",
+        "copy_rate": "20GBps",
+        "reduce_rate": {"float": "10GBps", "double": "10GBps", "int": "10GBps"},
+    }
+    spanning = calibration._working_set_section([point], "inter_node", True, "s")["value"][0]
+    assert spanning["bandwidth"] == "12.5GBps" and spanning["fabric_bandwidth"] == "8GBps"
+    no_nodes = calibration._working_set_section([point], "inter_node", False, "s")["value"][0]
+    assert "fabric_bandwidth" not in no_nodes and "memory_bandwidth" not in no_nodes
