@@ -139,62 +139,53 @@ TEST_P(HostCosts, TwoMessagesOnOnePortAreAGapApart) {
   EXPECT_NEAR(r.time_s, 5e-6 + per_message, kTol);
 }
 
-// Rank 0's two lanes send 1 B each to ranks 1 and 2 over links of their own: the CPU is one,
-// so the second lane's overhead waits for the first's.
+// Rank 0's two lanes send 1 B each to ranks 1 and 2, over a link of their own each.
+struct TwoLanesFanOut {
+  HandNetwork net;
+  HandRouter router;
+  explicit TwoLanesFanOut(const topo::NetworkParams& p) : net(3, p) {
+    router.set(0, 1, {{{net.link(0, 1, kBw, 0)}, 1.0}});
+    router.set(0, 2, {{{net.link(0, 2, kBw, 0)}, 1.0}});
+  }
+  static ExplicitSchedule schedule() {
+    const auto a = BlockSet::range(0, 1), b = BlockSet::range(1, 2);
+    ScheduleInfo info;
+    info.collective = Collective::allreduce;
+    info.algorithm = "hand";
+    info.ranks = 3;
+    info.blocks = 2;
+    std::vector<ExplicitSchedule::Lanes> lanes(3);
+    lanes[0] = {{step({Operation::send(1, a)})}, {step({Operation::send(2, b)})}};
+    lanes[1] = {{step({Operation::recv(0, a, Combine::copy)})}};
+    lanes[2] = {{step({Operation::recv(0, b, Combine::copy)})}};
+    return ExplicitSchedule(info, std::move(lanes));
+  }
+  SimResult run(Model model) {
+    return simulate(schedule(), net, router, linear(3), config(model, 2));
+  }
+};
+
+// The CPU is one, so the second lane's send overhead waits for the first's.
 TEST_P(HostCosts, OverheadsOfTwoLanesOfOneRankSerialise) {
   topo::NetworkParams p = quiet();
   p.host.send_overhead_s = 10e-6;
-  HandNetwork net(3, p);
-  HandRouter router;
-  router.set(0, 1, {{{net.link(0, 1, kBw, 0)}, 1.0}});
-  router.set(0, 2, {{{net.link(0, 2, kBw, 0)}, 1.0}});
-  const auto a = BlockSet::range(0, 1), b = BlockSet::range(1, 2);
-  ScheduleInfo info;
-  info.collective = Collective::allreduce;
-  info.algorithm = "hand";
-  info.ranks = 3;
-  info.blocks = 2;
-  std::vector<ExplicitSchedule::Lanes> lanes(3);
-  lanes[0] = {{step({Operation::send(1, a)})}, {step({Operation::send(2, b)})}};
-  lanes[1] = {{step({Operation::recv(0, a, Combine::copy)})}};
-  lanes[2] = {{step({Operation::recv(0, b, Combine::copy)})}};
-  const ExplicitSchedule s(info, std::move(lanes));
-  const auto r = simulate(s, net, router, linear(3), config(GetParam(), 2));
+  const auto r = TwoLanesFanOut(p).run(GetParam());
   EXPECT_NEAR(r.rank_finish_s[1], 10e-6 + 1 / kBw, kTol);
   EXPECT_NEAR(r.rank_finish_s[2], 20e-6 + 1 / kBw, kTol);
 }
 
-// The runtime's CPU time per step runs on the rank's one CPU, unlike alpha: rank 0's two lanes
-// each send 1 B (arrived at 1 ns); their steps' 2 us of CPU work follow one another, so rank 0
-// finishes at 1 ns + 4 us. The receivers' one step each pays its own 2 us. The call's overhead
-// (3 us) comes first on every rank.
+// The runtime's CPU time per step runs on the rank's one CPU, unlike alpha: rank 0's two lanes'
+// messages arrive at 1 ns; their steps' 2 us of CPU work follow one another, so rank 0 finishes
+// at 1 ns + 4 us. The receivers' one step each pays its own 2 us. The call's overhead (3 us)
+// comes first on every rank.
 TEST_P(HostCosts, TheRuntimesStepCpuSerialisesOverLanesAndTheCallOverheadComesFirst) {
   topo::NetworkParams p = quiet();
   p.host.step_cpu_s = 2e-6;
-  HandNetwork net(3, p);
-  HandRouter router;
-  router.set(0, 1, {{{net.link(0, 1, kBw, 0)}, 1.0}});
-  router.set(0, 2, {{{net.link(0, 2, kBw, 0)}, 1.0}});
-  const auto a = BlockSet::range(0, 1), b = BlockSet::range(1, 2);
-  ScheduleInfo info;
-  info.collective = Collective::allreduce;
-  info.algorithm = "hand";
-  info.ranks = 3;
-  info.blocks = 2;
-  std::vector<ExplicitSchedule::Lanes> lanes(3);
-  lanes[0] = {{step({Operation::send(1, a)})}, {step({Operation::send(2, b)})}};
-  lanes[1] = {{step({Operation::recv(0, a, Combine::copy)})}};
-  lanes[2] = {{step({Operation::recv(0, b, Combine::copy)})}};
-  const ExplicitSchedule s(info, std::move(lanes));
-  const auto r = simulate(s, net, router, linear(3), config(GetParam(), 2));
+  const auto r = TwoLanesFanOut(p).run(GetParam());
   EXPECT_NEAR(r.rank_finish_s[0], 1 / kBw + 4e-6, kTol);
   EXPECT_NEAR(r.rank_finish_s[1], 1 / kBw + 2e-6, kTol);
   p.host.call_overhead_s = 3e-6;
-  HandNetwork called(3, p);
-  HandRouter called_router;
-  called_router.set(0, 1, {{{called.link(0, 1, kBw, 0)}, 1.0}});
-  called_router.set(0, 2, {{{called.link(0, 2, kBw, 0)}, 1.0}});
-  const auto c = simulate(s, called, called_router, linear(3), config(GetParam(), 2));
+  const auto c = TwoLanesFanOut(p).run(GetParam());
   for (int rank = 0; rank < 3; ++rank)
     EXPECT_NEAR(c.rank_finish_s[rank], r.rank_finish_s[rank] + 3e-6, kTol);
 }
