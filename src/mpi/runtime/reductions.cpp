@@ -63,7 +63,7 @@ namespace {
 
 // The plan of chunks of counts[r] elements. Equal chunks (reduce_scatter_block) are found by
 // their count among the recent plans, as uniform_plan finds the other collectives' plans,
-// instead of by their offsets: building and comparing those cost a 2-rank call about 1 us.
+// instead of by their offsets: building and comparing those cost a 2-rank call 0.2-0.5 us.
 const Plan& chunk_plan(CommState& state, const Choice& c, const std::vector<std::uint64_t>& counts,
                        bool equal) {
   if (equal)
