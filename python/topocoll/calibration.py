@@ -273,37 +273,41 @@ def measure_working_set(
     comm: Any, pairs: dict[str, dict[str, Any]], sizes: tuple[int, ...] = WORKING_SET_SIZES
 ) -> list[dict[str, Any]]:
     """Per size in `sizes`: each measured pair's ping-pong rate (`bandwidth_Bps` by pair kind:
-    the size over the median half round trip less that of an empty message), rank 0's copy and
-    reduction rates (topocoll_measure_host with `bytes` set) and, where rank 0 shares its node,
-    the node's memory (measure_node_memory's `node_Bps`). Collective."""
+    the size over the median half round trip less that of an empty message) and exchange rate
+    (`exchange_Bps`: per direction, the size over the median time of both ranks sending it to
+    each other at once, less an empty exchange's), and rank 0's copy and reduction rates
+    (topocoll_measure_host with `bytes` set). Collective."""
     rt = _the_runtime()
     options = {"repetitions": WORKING_SET_REPETITIONS, "warmup": 1}
     trains = {"train_sizes": [8, 64], "train_counts": [1, 2]}
-    pingpongs = {}
+    one_way, both_ways = {}, {}
     for kind, loggp in pairs.items():
         a, b = loggp["peers"]
-        sizes_option = {"pingpong_sizes": [0, *sizes], "repetitions": 2 * WORKING_SET_REPETITIONS}
-        result = rt.loggp(comm, a, b, options | trains | sizes_option)
-        pingpongs[kind] = {p["bytes"]: p["half_round_trip_s"] for p in result["points"]["pingpong"]}
-    points = []
+        sized = {"pingpong_sizes": [0, *sizes], "exchange_sizes": [0, *sizes]}
+        sized["repetitions"] = 2 * WORKING_SET_REPETITIONS
+        points = rt.loggp(comm, a, b, options | trains | sized)["points"]
+        one_way[kind] = {p["bytes"]: p["half_round_trip_s"] for p in points["pingpong"]}
+        both_ways[kind] = {p["bytes"]: p["seconds"] for p in points["exchange"]}
+    out = []
     for size in sizes:
         host = measure_host(comm, options | {"bytes": size})
-        memory = measure_node_memory(comm, options | {"bytes": size})
-        bandwidth = {}
-        for kind, times in pingpongs.items():
-            moving = times[size] - times[0]
-            if moving > 0:
-                bandwidth[kind] = size / moving
-        points.append(
+        out.append(
             {
                 "bytes": size,
-                "bandwidth_Bps": bandwidth,
+                "bandwidth_Bps": _rates(one_way, size),
+                "exchange_Bps": _rates(both_ways, size),
                 "copy_Bps": host["copy"]["rate_Bps"],
                 "reduce_Bps": {cls: host["reduce"][cls]["rate_Bps"] for cls in REDUCE_CLASSES},
-                "memory_Bps": memory["node_Bps"] if memory else None,
             }
         )
-    return points
+    return out
+
+
+def _rates(times: dict[str, dict[int, float]], size: int) -> dict[str, float]:
+    """Per pair kind, `size` over its time less an empty message's: the bandwidth term alone
+    (none where that difference is not positive, as on a disturbed run)."""
+    moving = {kind: t[size] - t[0] for kind, t in times.items()}
+    return {kind: size / m for kind, m in moving.items() if m > 0}
 
 
 def _working_set_section(
@@ -320,16 +324,19 @@ def _working_set_section(
             entry["bandwidth"] = _rate(bandwidth[kind])
         if nodes and "intra_node" in bandwidth:
             entry["fabric_bandwidth"] = _rate(bandwidth["intra_node"])
-        if nodes and point["memory_Bps"]:
-            entry["memory_bandwidth"] = _rate(point["memory_Bps"])
+        # Two messages at once share the node's memory link (docs/nodes.md): its rate is what
+        # both directions of an exchange move together.
+        if nodes and "intra_node" in point["exchange_Bps"]:
+            entry["memory_bandwidth"] = _rate(2 * point["exchange_Bps"]["intra_node"])
         entry["copy_rate"] = _rate(point["copy_Bps"])
         entry["reduce_rate"] = {cls: _rate(r) for cls, r in point["reduce_Bps"].items()}
         table.append(entry)
     return _sourced(
         table,
         source + f"; per buffer size, median of {WORKING_SET_REPETITIONS}: ping-pong of the pair "
-        "(size over the half round trip less an empty message's), rank 0's copy_elements and "
-        "MPI_Reduce_local (MPI_SUM), node memory as copy_elements on the node's ranks at once",
+        "(size over the half round trip less an empty message's) as the transfer rate; twice "
+        "the on-node pair's exchange rate per direction as the node's memory; rank 0's "
+        "copy_elements and MPI_Reduce_local (MPI_SUM)",
     )
 
 

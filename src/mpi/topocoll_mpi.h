@@ -68,8 +68,8 @@ void topocoll_clear_cache(void);
  * Lichei, Rehm, IPDPS 2007): ping-pong, message trains, send and receive overheads, the eager
  * threshold. Collective over comm (the other ranks wait); *result_json is the same JSON
  * object on every rank. options_json: NULL, "" or an object with any of "repetitions",
- * "warmup", "pingpong_sizes", "train_sizes", "train_counts" (ascending integer lists),
- * "overhead_bytes". */
+ * "warmup", "pingpong_sizes", "train_sizes", "train_counts", "exchange_sizes" (ascending
+ * integer lists; exchanges, both ranks sending at once, only when given), "overhead_bytes". */
 int topocoll_measure_loggp(MPI_Comm comm, int peer_a, int peer_b, const char* options_json,
                            char** result_json);
 

@@ -119,7 +119,7 @@ def test_calibrate_puts_each_pairs_rate_where_its_messages_go():
         "bandwidth_Bps": {"intra_node": 8e9, "inter_node": 12.5e9},
         "copy_Bps": 20e9,
         "reduce_Bps": {"float": 10e9, "double": 10e9, "int": 10e9},
-        "memory_Bps": 40e9,
+        "exchange_Bps": {"intra_node": 20e9},
     }
     one_node = calibration._working_set_section([point], "intra_node", True, "s")["value"][0]
     assert one_node == {

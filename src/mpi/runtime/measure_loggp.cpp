@@ -25,12 +25,14 @@ constexpr std::uint64_t kLargest = std::uint64_t{1} << 30;
 struct Settings {
   int repetitions = 30, warmup = 3;
   std::vector<std::uint64_t> pingpong_sizes, train_sizes, train_counts;
+  std::vector<std::uint64_t> exchange_sizes;  // none by default
   std::uint64_t overhead_bytes = 8;
 };
 
 Settings settings_of(const char* options_json) {
-  const json o = options_object(options_json, {"repetitions", "warmup", "pingpong_sizes",
-                                               "train_sizes", "train_counts", "overhead_bytes"});
+  const json o =
+      options_object(options_json, {"repetitions", "warmup", "pingpong_sizes", "train_sizes",
+                                    "train_counts", "overhead_bytes", "exchange_sizes"});
   Settings s;
   s.repetitions = static_cast<int>(positive(o, "repetitions", s.repetitions, 100000));
   s.warmup = o.contains("warmup") && o["warmup"] == 0
@@ -40,6 +42,7 @@ Settings settings_of(const char* options_json) {
   for (std::uint64_t b = 1; b <= (std::uint64_t{4} << 20); b *= 2) pingpong.push_back(b);
   s.pingpong_sizes = sizes(o, "pingpong_sizes", pingpong, kLargest);
   s.train_sizes = sizes(o, "train_sizes", {8, 256, 1024, 4096}, kLargest);
+  s.exchange_sizes = sizes(o, "exchange_sizes", {}, kLargest);
   s.train_counts = sizes(o, "train_counts", {1, 2, 4, 8, 16, 32}, 4096);
   if (s.train_counts.front() == 0 || s.train_counts.size() < 2)
     throw BadArgument(MPI_ERR_ARG, "option 'train_counts' needs two counts or more, all above 0");
@@ -59,6 +62,7 @@ class Pair {
       : comm_(comm), peer_(peer), client_(client), s_(s) {
     std::uint64_t largest = s.overhead_bytes;
     for (auto b : s.pingpong_sizes) largest = std::max(largest, b);
+    for (auto b : s.exchange_sizes) largest = std::max(largest, b);
     largest = std::max(largest, s.train_sizes.back() * s.train_counts.back());
     buffer_.assign(std::max<std::uint64_t>(largest, 1), 1);
   }
@@ -75,6 +79,23 @@ class Pair {
         send(bytes);
       }
       return (PMPI_Wtime() - t0) / 2;
+    });
+  }
+
+  // Both ranks send `bytes` to each other at once (MPI_Isend and MPI_Irecv, then
+  // MPI_Waitall): the time until both messages arrived here, the client's.
+  std::vector<double> exchange(std::uint64_t bytes) {
+    outgoing_.resize(buffer_.size(), 1);
+    requests_.resize(2);
+    const int count = static_cast<int>(bytes);
+    return repeat([&] {
+      const double t0 = PMPI_Wtime();
+      check(PMPI_Irecv(buffer_.data(), count, MPI_BYTE, peer_, kTag, comm_, &requests_[0]),
+            "MPI_Irecv");
+      check(PMPI_Isend(outgoing_.data(), count, MPI_BYTE, peer_, kTag, comm_, &requests_[1]),
+            "MPI_Isend");
+      check(PMPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      return PMPI_Wtime() - t0;
     });
   }
 
@@ -166,6 +187,7 @@ class Pair {
   bool client_;
   const Settings& s_;
   std::vector<char> buffer_;
+  std::vector<char> outgoing_;  // the exchange's send buffer
   std::vector<MPI_Request> requests_;
 };
 
@@ -209,6 +231,8 @@ json measure_pair(Pair& pair, const Settings& s) {
     points["pingpong"].push_back(
         {{"bytes", b}, {"half_round_trip_s", pp.back()}, {"fastest_s", fastest.back()}});
   }
+  for (std::uint64_t b : s.exchange_sizes)
+    points["exchange"].push_back({{"bytes", b}, {"seconds", median(pair.exchange(b))}});
   std::vector<double> gs, xs;  // g(s) = g + (s-1)G per train size
   for (std::uint64_t b : s.train_sizes) {
     std::vector<double> n, t;
