@@ -56,7 +56,9 @@ def main() -> None:
         document = json.loads(path.read_text())
         rows = validation.saved_rows(document)
         every += rows
-        lines += table(rows[0].collective, document["ranks"], rows)
+        for collective in dict.fromkeys(r.collective for r in rows):  # a file may hold several
+            mine = [r for r in rows if r.collective == collective]
+            lines += table(collective, document["ranks"], mine)
     s = validation.summarize(every, validation.size_verdicts(every))
     print("\n".join(lines))
     print(
