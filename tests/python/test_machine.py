@@ -197,3 +197,16 @@ def test_innet_refuses_host_costs_and_takes_link_values(run_cli):
     assert topology == "fattree:canary"
     preset = _core.network_preset("canary").to_dict()
     assert params.to_dict() == pytest.approx(preset, rel=1e-12)
+
+
+def test_runtime_cpu_options_charge_and_refuse_out_of_range(run_cli):
+    """--step-cpu joins each of the ring's two steps on the CPU and --call-overhead comes once
+    before them: 2 x 1 us + 3 us more than without; a value past 1 s is one line, exit 2."""
+    plain = _time("--params", "swing", run_cli=run_cli)
+    costly = _time("--params", "swing", "--step-cpu", "1us", "--call-overhead", "3us",
+                   run_cli=run_cli)  # fmt: skip
+    assert costly - plain == pytest.approx(2e-6 + 3e-6, rel=1e-6)
+    for option in ("--step-cpu", "--call-overhead"):
+        code, _, err = run_cli("sim", "-t", "ring:4", "-c", "allreduce", "-a", "ring",
+                               "--size", "8KiB", option, "2s")  # fmt: skip
+        assert code == 2 and option in err and "0s to 1s" in err, err
