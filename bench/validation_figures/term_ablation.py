@@ -39,6 +39,12 @@ def runtime_cpu_as_alpha(machine: dict) -> dict:
     return machine
 
 
+def without_rendezvous_overhead(machine: dict) -> dict:
+    """The handshake's CPU time left out (the round trip of wire latency stays)."""
+    machine["host"].pop("rendezvous_overhead", None)
+    return machine
+
+
 def none_of_them(machine: dict) -> dict:
     return runtime_cpu_as_alpha(without_working_set(machine))
 
@@ -49,6 +55,7 @@ VARIANTS: list[tuple[str, Variant, bool]] = [
     ("without rates by working set", without_working_set, False),
     ("without the call's copies", unchanged, True),
     ("the runtime's CPU work as alpha, no call term", runtime_cpu_as_alpha, False),
+    ("without the rendezvous overhead", without_rendezvous_overhead, False),
     ("none of the three", none_of_them, True),
 ]
 

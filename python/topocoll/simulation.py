@@ -113,6 +113,7 @@ HOST_OPTIONS = (
     ("gap", "gap_s"),
     ("step_cpu", "step_cpu_s"),
     ("call_overhead", "call_overhead_s"),
+    ("rendezvous_overhead", "rendezvous_s"),
 )
 
 
@@ -161,13 +162,15 @@ def network_params(
     copy_rate: float | str | None = None,
     overhead_rate: float | str | None = None,
     eager_threshold: int | str | None = None,
+    rendezvous_overhead: float | str | None = None,
 ) -> _core.NetworkParams:
     """Network and host parameters: a machine (a shipped name, a machine file's path or a
     loaded `_core.Machine`, with its reduction rate for `datatype`) or a link-only preset
     (`swing`, `trivance`, `canary`; default `swing`, no host costs), with single overrides.
     Numbers are SI (bytes/s, seconds); strings take units (`400Gbps`, `100ns`). `reduce_cost`
     is the time to reduce one received byte; `step_cpu` and `call_overhead` are the MPI runtime's
-    CPU time per step of a lane and per call; `overhead_rate` is LogGOPS's O as bytes per second
+    CPU time per step of a lane and per call; `rendezvous_overhead` is the receiver's CPU time per
+    message above `eager_threshold`; `overhead_rate` is LogGOPS's O as bytes per second
     of CPU time per byte sent and received; `copy_rate`, `overhead_rate` and `eager_threshold`
     also take 'none' (free, every message eager). Ranges: docs/simulator.md, "Parameter ranges"."""
     if machine is not None and preset is not None:
@@ -196,7 +199,7 @@ def network_params(
     host = {"send_overhead": send_overhead, "recv_overhead": recv_overhead, "gap": gap}
     host |= {"step_cpu": step_cpu, "call_overhead": call_overhead}
     host |= {"copy_rate": copy_rate, "overhead_rate": overhead_rate}
-    host |= {"eager_threshold": eager_threshold}
+    host |= {"eager_threshold": eager_threshold, "rendezvous_overhead": rendezvous_overhead}
     params.host = _host_overrides(params.host, host)
     return params
 
@@ -238,6 +241,7 @@ _HOST_COST_FIELDS = (
     "gap_s",
     "step_cpu_s",
     "call_overhead_s",
+    "rendezvous_s",
     "copy_s_per_byte",
     "overhead_s_per_byte",
     "eager_threshold_bytes",
@@ -463,6 +467,7 @@ _HOST_FIELDS = (
     "gap_s",
     "step_cpu_s",
     "call_overhead_s",
+    "rendezvous_s",
     "copy_s_per_byte",
     "overhead_s_per_byte",
 )
@@ -828,6 +833,7 @@ def make_setup(
     copy_rate: float | str | None = None,
     overhead_rate: float | str | None = None,
     eager_threshold: int | str | None = None,
+    rendezvous_overhead: float | str | None = None,
     message_per_range: bool = False,
     in_place: bool = False,
     bandwidth: float | str | None = None,
@@ -895,6 +901,7 @@ def make_setup(
         copy_rate=copy_rate,
         overhead_rate=overhead_rate,
         eager_threshold=eager_threshold,
+        rendezvous_overhead=rendezvous_overhead,
         bandwidth=bandwidth,
         latency=latency,
         hop_latency=hop_latency,
@@ -956,10 +963,10 @@ def simulate(
     one. Options: model, routing, mapping, machine (a shipped name or a machine file), datatype
     (the machine's reduction rate), params (link-only preset), bandwidth, latency, hop_latency,
     alpha, reduce_cost, nic_ports, send_overhead, recv_overhead, gap, step_cpu, call_overhead,
-    copy_rate, overhead_rate,
-    eager_threshold, message_per_range, in_place (no copies of an out-of-place call), ranks,
-    dims, ports, root, ranks_per_node (nodes of K ranks, docs/nodes.md), for model="packet"
-    mtu, header, buffer, and for model="flow" on a Dragonfly global_load (see `make_setup`). Raises
+    copy_rate, overhead_rate, eager_threshold, rendezvous_overhead, message_per_range, in_place
+    (no copies of an out-of-place call), ranks, dims, ports, root, ranks_per_node (nodes of K
+    ranks, docs/nodes.md), for model="packet" mtu, header, buffer, and for model="flow" on a
+    Dragonfly global_load (see `make_setup`). Raises
     ValueError naming the accepted values, also for a run estimated beyond this machine's
     memory or about ten minutes (limits.py) unless `force`."""
     setup = make_setup(topology, collective, **options)

@@ -38,6 +38,7 @@ void check_host_costs(const topo::HostCosts& h) {
                                                   {"gap", h.gap_s},
                                                   {"CPU time per step", h.step_cpu_s},
                                                   {"call overhead", h.call_overhead_s},
+                                                  {"rendezvous overhead", h.rendezvous_s},
                                                   {"copy cost", h.copy_s_per_byte},
                                                   {"overhead per byte", h.overhead_s_per_byte}};
   for (const auto& [what, value] : costs)
@@ -515,8 +516,8 @@ void Engine::transfer_done(std::uint32_t tag, double now) {
   message_arrived(tag, now);
 }
 
-// The receiver's CPU pays o and unpacks; the send completes now, the receive when the
-// receiver's CPU is done with every message of the send.
+// The receiver's CPU pays o (and a rendezvous message's handshake) and unpacks; the send
+// completes now, the receive when the receiver's CPU is done with every message of the send.
 void Engine::message_arrived(std::uint32_t tag, double now) {
   const Message& m = messages_[tag];
   const std::uint32_t id = m.op;
@@ -524,7 +525,9 @@ void Engine::message_arrived(std::uint32_t tag, double now) {
   if (trace_) trace_->message(op.sender, op.receiver, m.bytes, m.start, now);
   if (host_costs_) {
     const topo::HostCosts& h = message_costs(op);
-    const double cpu = h.recv_overhead_s + m.bytes * h.overhead_s_per_byte +
+    const bool rendezvous = m.bytes > static_cast<double>(h.eager_threshold_bytes);
+    const double cpu = h.recv_overhead_s + (rendezvous ? h.rendezvous_s : 0) +
+                       m.bytes * h.overhead_s_per_byte +
                        (m.packed ? m.bytes * h.copy_s_per_byte : 0);
     if (cpu > 0) {
       ++op.cpu_pending;

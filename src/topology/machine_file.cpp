@@ -26,17 +26,18 @@ constexpr std::array<std::string_view, 6> kWorkingSetKeys{
 constexpr std::size_t kMaxWorkingSetPoints = 64;
 constexpr std::array<std::string_view, 4> kNetworkKeys{"bandwidth", "link_latency", "hop_latency",
                                                        "nic_ports"};
-constexpr std::array<std::string_view, 10> kHostKeys{
-    "step_overhead", "send_overhead", "recv_overhead",   "gap",      "copy_rate",
-    "overhead_rate", "reduce_rate",   "eager_threshold", "step_cpu", "call_overhead"};
+constexpr std::array<std::string_view, 11> kHostKeys{
+    "step_overhead",       "send_overhead", "recv_overhead", "gap",
+    "copy_rate",           "overhead_rate", "reduce_rate",   "eager_threshold",
+    "rendezvous_overhead", "step_cpu",      "call_overhead"};
 constexpr std::array<std::string_view, 9> kNodeKeys{
     "ranks_per_node",   "mapping", "fabric",        "fabric_bandwidth", "fabric_latency",
     "memory_bandwidth", "nics",    "nic_bandwidth", "intra_node"};
 constexpr std::array<std::string_view, 2> kIntraKeys{"network", "host"};
 constexpr std::array<std::string_view, 3> kIntraNetworkKeys{"bandwidth", "link_latency",
                                                             "hop_latency"};
-constexpr std::array<std::string_view, 5> kIntraHostKeys{"send_overhead", "recv_overhead", "gap",
-                                                         "copy_rate", "eager_threshold"};
+constexpr std::array<std::string_view, 6> kIntraHostKeys{
+    "send_overhead", "recv_overhead", "gap", "copy_rate", "eager_threshold", "rendezvous_overhead"};
 constexpr std::array<std::string_view, 3> kReduceClasses{"float", "double", "int"};
 // Copy and reduction rates: the slowest is the --reduce-cost bound (1 us per byte).
 constexpr double kMinHostRate = 1e6;
@@ -215,6 +216,7 @@ void read_host(const Reader& r, const json& host, Machine& m) {
     if (key == "overhead_rate") h.overhead_s_per_byte = r.per_byte(value, at);
     if (key == "reduce_rate") read_reduce(r, value, at, m);
     if (key == "eager_threshold") h.eager_threshold_bytes = eager_threshold(r, value, at);
+    if (key == "rendezvous_overhead") h.rendezvous_s = r.time(value, at);
   }
 }
 
@@ -255,6 +257,7 @@ void read_intra_node(const Reader& r, const json& intra, Machine& m, NodeSpec& s
       if (key == "gap") h.gap_s = r.time(value, at);
       if (key == "copy_rate") h.copy_s_per_byte = r.per_byte(value, at);
       if (key == "eager_threshold") h.eager_threshold_bytes = eager_threshold(r, value, at);
+      if (key == "rendezvous_overhead") h.rendezvous_s = r.time(value, at);
     }
     spec.intra_host = h;
   }

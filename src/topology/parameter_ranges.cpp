@@ -16,7 +16,7 @@ constexpr double kGiB = 1073741824.0;
 
 // Bounds are physical (what a network or a machine can be) or what keeps a run's arithmetic
 // exact; each `why` says which.
-constexpr std::array<ParameterRange, 17> kRanges{{
+constexpr std::array<ParameterRange, 18> kRanges{{
     {"size", "--size", 1, kTiB, "B", true, "1B to 1TiB",
      "byte counts of a whole run stay exact in the engines' doubles; no paper goes near 1 TiB"},
     {"bandwidth", "--bandwidth", 1e6 / 8, 1e15 / 8, "B/s", false, "1Mbps to 1Pbps",
@@ -55,6 +55,8 @@ constexpr std::array<ParameterRange, 17> kRanges{{
     {"eager_threshold", "--eager-threshold", 0, 1024 * kTiB, "B", true, "0B to 1PiB, or none",
      "largest eager message; above it a message waits a round trip (rendezvous); 'none': every "
      "message is eager"},
+    {"rendezvous_overhead", "--rendezvous-overhead", 0, 1, "s", false, "0s to 1s",
+     "the receiver's CPU time per rendezvous message beyond o (calibrate measures it)"},
 }};
 
 }  // namespace
@@ -112,6 +114,7 @@ void check_network_params(const NetworkParams& params) {
   check_parameter("gap", host.gap_s);
   check_parameter("step_cpu", host.step_cpu_s);
   check_parameter("call_overhead", host.call_overhead_s);
+  check_parameter("rendezvous_overhead", host.rendezvous_s);
   // Zero is "no copy cost" (no rate); otherwise the rate is in the table's range.
   if (host.copy_s_per_byte != 0) check_parameter("copy_rate", 1 / host.copy_s_per_byte);
   // O as a rate has copy_rate's bounds (a processor touching memory).

@@ -35,12 +35,17 @@ struct HostCosts {
   // Messages above it are rendezvous: a request and a ready message (one round trip) precede
   // the data.
   std::uint64_t eager_threshold_bytes = kAlwaysEager;
+  // The receiver's CPU time per rendezvous message beyond o: matching the request, setting up
+  // the transfer and answering it (an extra control message's software cost, MPICH's ADI2
+  // protocol note). On the receiver's one CPU, so concurrent rendezvous messages to one rank
+  // pay it one after another.
+  double rendezvous_s = 0;
 
   // Whether every cost is zero and every message eager (the engines then skip the host).
   [[nodiscard]] bool idle() const {
     return send_overhead_s == 0 && recv_overhead_s == 0 && gap_s == 0 && copy_s_per_byte == 0 &&
            overhead_s_per_byte == 0 && step_cpu_s == 0 && call_overhead_s == 0 &&
-           eager_threshold_bytes == kAlwaysEager;
+           rendezvous_s == 0 && eager_threshold_bytes == kAlwaysEager;
   }
 };
 

@@ -81,6 +81,8 @@ expect(set(machine["host"]["reduce_rate"]["value"]) == {"float", "double", "int"
 expect(machine["network"]["link_latency"]["value"].endswith("s"), "latency is a duration")
 for key in ("step_cpu", "call_overhead"):
     expect(machine["host"][key]["value"].endswith("s"), f"host.{key} is a duration")
+if machine["host"]["eager_threshold"]["value"] != "none":  # a jump: its handshake's CPU time
+    expect(machine["host"]["rendezvous_overhead"]["value"].endswith("s"), "rendezvous overhead")
 node = comm.Split_type(MPI.COMM_TYPE_SHARED)
 shared = comm.bcast(node.Get_size() > 1, root=0)
 node.Free()

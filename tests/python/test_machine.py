@@ -125,10 +125,20 @@ def test_overhead_rate_charges_each_byte_at_both_ends(run_cli):
 
 def test_rendezvous_adds_one_round_trip_per_message(run_cli):
     """The same run with an eager threshold below the 4 KiB messages: each step's message
-    waits a round trip of its path's latency (2 x (link + hop)) before it is injected."""
+    waits a round trip of its path's latency (2 x (link + hop)) before it is injected, and
+    with a rendezvous overhead the receiver's CPU pays it once per message (one per step on
+    the critical path)."""
     eager = _time("--machine", "swing-sst", run_cli=run_cli)
     rendezvous = _time("--machine", "swing-sst", "--eager-threshold", "1KiB", run_cli=run_cli)
     assert rendezvous - eager == pytest.approx(2 * 2 * (LINK + HOP), rel=1e-6)
+    handshake = ("--eager-threshold", "1KiB", "--rendezvous-overhead", "3us")
+    with_cpu = _time("--machine", "swing-sst", *handshake, run_cli=run_cli)
+    assert with_cpu - rendezvous == pytest.approx(2 * 3e-6, rel=1e-6)  # once per step
+    with_eager = _time("--machine", "swing-sst", "--rendezvous-overhead", "3us", run_cli=run_cli)
+    assert with_eager == pytest.approx(eager, rel=1e-12)  # eager messages pay none of it
+    code, _, err = run_cli("sim", "-t", "ring:4", "-c", "allreduce", "-a", "ring", "--size",
+                           "8KiB", "--rendezvous-overhead", "2s")  # fmt: skip
+    assert code == 2 and "--rendezvous-overhead" in err and "0s to 1s" in err, err
 
 
 def test_all_host_costs_zero_reproduce_the_link_only_result(run_cli):

@@ -56,7 +56,7 @@ HOST = {"step_overhead": is_duration, "send_overhead": is_duration, "recv_overhe
         "step_cpu": is_duration, "call_overhead": is_duration,
         "gap": is_duration, "copy_rate": is_rate, "overhead_rate": is_rate,
         "reduce_rate": is_reduce_rate,
-        "eager_threshold": is_size_or_none}  # fmt: skip
+        "eager_threshold": is_size_or_none, "rendezvous_overhead": is_duration}  # fmt: skip
 TOP = {"format", "name", "description", "topology", "network", "host", "nodes", "working_set"}
 
 

@@ -133,3 +133,25 @@ def test_calibrate_puts_each_pairs_rate_where_its_messages_go():
     assert spanning["bandwidth"] == "12.5GBps" and spanning["fabric_bandwidth"] == "8GBps"
     no_nodes = calibration._working_set_section([point], "inter_node", False, "s")["value"][0]
     assert "fabric_bandwidth" not in no_nodes and "memory_bandwidth" not in no_nodes
+
+
+def test_calibrate_charges_the_rendezvous_handshake_once():
+    """The ping-pong's jump at the eager threshold goes to host.rendezvous_overhead (less the
+    round trip 2L the engine charges) and out of the transfer rates above the threshold: a
+    pair with L = 0.1 us and a 1.5 us jump above 2 KiB gives 1.3 us, and a 4 KiB message whose
+    half round trip is 2.5 us beyond an empty one's moves its bytes in 1 us."""
+    from topocoll import calibration
+
+    loggp = {"latency_s": 0.1e-6, "send_overhead_s": 0.2e-6, "recv_overhead_s": 0.2e-6,
+             "gap_s": 0.2e-6, "eager_threshold_bytes": 2048, "rendezvous_handshake_s": 1.5e-6,
+             "pingpong_bandwidth_Bps": 8e9}  # fmt: skip
+    _, host = calibration._link_costs(loggp, "s")
+    assert host["eager_threshold"]["value"] == "2KiB"
+    assert host["rendezvous_overhead"]["value"] == "1.3us"
+    times = {"intra_node": {0: 0.5e-6, 2048: 1.0e-6, 4096: 3.0e-6}}
+    shake = {"intra_node": calibration._handshake(loggp, 4096)}
+    assert calibration._rates(times, 4096, shake) == {"intra_node": pytest.approx(4096 / 1e-6)}
+    eager = {"intra_node": calibration._handshake(loggp, 2048)}
+    assert calibration._rates(times, 2048, eager) == {"intra_node": pytest.approx(2048 / 0.5e-6)}
+    _, none = calibration._link_costs(loggp | {"eager_threshold_bytes": None}, "s")
+    assert none["eager_threshold"]["value"] == "none" and "rendezvous_overhead" not in none

@@ -219,6 +219,10 @@ def add_network_arguments(p: argparse.ArgumentParser, defaults: bool) -> None:
     )
     p.add_argument("--eager-threshold", help="largest eager message, e.g. 12000B, or none")
     p.add_argument(
+        "--rendezvous-overhead",
+        help="the receiver's CPU time per message above the eager threshold, beyond o, e.g. 1us",
+    )
+    p.add_argument(
         "--message-per-range",
         action="store_true",
         help="send each range of a send as its own message (a runtime without derived datatypes)",
@@ -258,7 +262,7 @@ def network_options(args: argparse.Namespace) -> dict:
     names += ("alpha", "reduce_cost", "nic_ports", "ranks", "dims", "ports", "root")
     names += ("mtu", "header", "buffer", "global_load", "machine", "datatype", "send_overhead")
     names += ("recv_overhead", "gap", "copy_rate", "overhead_rate", "eager_threshold")
-    names += ("step_cpu", "call_overhead")
+    names += ("step_cpu", "call_overhead", "rendezvous_overhead")
     names += ("message_per_range", "in_place")
     names += ("ranks_per_node",)
     if not topology:  # the machine's default topology, named for the messages of every command

@@ -8,6 +8,7 @@
 // ping-pong time where a message needs a rendezvous round trip.
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "measure.hpp"
@@ -191,17 +192,35 @@ class Pair {
   std::vector<MPI_Request> requests_;
 };
 
-// The largest size before the first jump of the ping-pong curve above its per-byte trend
-// (a rendezvous adds a round trip), or null when none stands out: at least half the smallest
-// message's time and a quarter of the time before it. On the fastest repetitions, which a
-// loaded machine disturbs least (interference only adds time).
-json eager_knee(const std::vector<std::uint64_t>& sizes, const std::vector<double>& t,
-                double per_byte) {
+// The eager threshold: the size before the ping-pong's largest jump above its per-byte trend,
+// relative to the time before it (a rendezvous adds a handshake), or none when no jump stands
+// out: at least half the smallest message's time and a quarter of the time before it. The
+// largest, not the first: a library may also change its path for small messages (Open MPI's
+// shared-memory fast boxes end at a few hundred bytes), a step of a fraction of the
+// handshake's; relative, as the caches make steps of a few microseconds at megabytes. Found on
+// the fastest repetitions, which a loaded machine disturbs least (interference only adds
+// time); `handshake_s` is the jump on `typical` (the medians).
+struct EagerKnee {
+  std::optional<std::uint64_t> bytes;
+  double handshake_s = 0;
+};
+
+EagerKnee eager_knee(const std::vector<std::uint64_t>& sizes, const std::vector<double>& fastest,
+                     const std::vector<double>& typical, double per_byte) {
+  const auto jump = [&](const std::vector<double>& t, std::size_t i) {
+    return t[i + 1] - t[i] - per_byte * static_cast<double>(sizes[i + 1] - sizes[i]);
+  };
+  EagerKnee knee;
+  double largest = 0;
   for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
-    const double jump = t[i + 1] - t[i] - per_byte * static_cast<double>(sizes[i + 1] - sizes[i]);
-    if (jump > 0.5 * t.front() && jump > 0.25 * t[i]) return sizes[i];
+    const double j = jump(fastest, i);
+    if (j > 0.5 * fastest.front() && j > 0.25 * fastest[i] && j / fastest[i] > largest) {
+      largest = j / fastest[i];
+      knee.bytes = sizes[i];
+      knee.handshake_s = std::max(0.0, jump(typical, i));
+    }
   }
-  return nullptr;
+  return knee;
 }
 
 // Seconds per byte of the ping-pong at its largest sizes (the last four, at least 64 KiB), on
@@ -252,6 +271,10 @@ json measure_pair(Pair& pair, const Settings& s) {
   const double o_send = median(pair.send_overhead(s.overhead_bytes));
   const double o_recv = median(pair.recv_overhead(s.overhead_bytes));
   const double pp_per_byte = pingpong_per_byte(s.pingpong_sizes, fastest);
+  // The ping-pong's own per-byte trend where it has one: the trains' G, fitted up to 4 KiB,
+  // may hold a rendezvous.
+  const EagerKnee knee =
+      eager_knee(s.pingpong_sizes, fastest, pp, pp_per_byte > 0 ? pp_per_byte : per_byte);
   const double small = pp.front();
   json result = {{"half_round_trip_s", small},
                  {"half_round_trip_bytes", s.pingpong_sizes.front()},
@@ -264,8 +287,9 @@ json measure_pair(Pair& pair, const Settings& s) {
                  {"per_byte_s", per_byte},
                  {"train_bandwidth_Bps", rate(per_byte)},
                  {"pingpong_bandwidth_Bps", rate(pp_per_byte)},
-                 {"eager_threshold_bytes",
-                  eager_knee(s.pingpong_sizes, fastest, per_byte > 0 ? per_byte : pp_per_byte)},
+                 {"eager_threshold_bytes", knee.bytes ? json(*knee.bytes) : json(nullptr)},
+                 // What a rendezvous message's ping-pong takes beyond an eager one's trend.
+                 {"rendezvous_handshake_s", knee.handshake_s},
                  {"repetitions", s.repetitions},
                  {"points", points}};
   return result;

@@ -93,6 +93,31 @@ TEST_P(HostCosts, ARendezvousMessagePaysOneExtraRoundTrip) {
   EXPECT_NEAR(fast.time_s, kLat + bytes / kBw, kTol);
 }
 
+// The rendezvous handshake's software cost is the receiver's CPU time: rank 0 sends two
+// messages of 1000 B at once on one link (each waits its round trip, then both share the
+// link: 2 us); rank 1's CPU pays 3 us for one and then 3 us for the other. At the threshold
+// the messages are eager and pay none of it.
+TEST_P(HostCosts, RendezvousOverheadsOfOneReceiverSerialise) {
+  topo::NetworkParams p = quiet();
+  p.host.rendezvous_s = 3e-6;
+  p.host.eager_threshold_bytes = 999;
+  const auto a = BlockSet::range(0, 1), b = BlockSet::range(1, 2);
+  const auto s = hand_schedule(
+      2,
+      {{step({Operation::send(1, a, 0), Operation::send(1, b, 1)})},
+       {step({Operation::recv(0, a, Combine::copy, 0), Operation::recv(0, b, Combine::copy, 1)})}});
+  Pair rendezvous(p);
+  const auto slow =
+      simulate(s, rendezvous.net, rendezvous.router, linear(2), config(GetParam(), 2000));
+  const double arrival = kLat + kBack + kLat + 2000 / kBw;
+  EXPECT_NEAR(slow.rank_finish_s[0], arrival, kTol);
+  EXPECT_NEAR(slow.rank_finish_s[1], arrival + 2 * 3e-6, kTol);
+  p.host.eager_threshold_bytes = 1000;
+  Pair eager(p);
+  const auto fast = simulate(s, eager.net, eager.router, linear(2), config(GetParam(), 2000));
+  EXPECT_NEAR(fast.rank_finish_s[1], kLat + 2000 / kBw, kTol);
+}
+
 // A reduced byte costs reduce_s_per_byte on the receiver's CPU, after its receive overhead.
 TEST_P(HostCosts, AReductionCostsItsPerByteRate) {
   topo::NetworkParams p = quiet();

@@ -52,7 +52,10 @@ const std::string kFull = R"({
     "reduce_rate": )" + entry(R"("10GBps")") +
                           R"(,
     "eager_threshold": )" +
-                          entry(R"("64KiB")") + R"(
+                          entry(R"("64KiB")") +
+                          R"(,
+    "rendezvous_overhead": )" +
+                          entry(R"("1.2us")") + R"(
   }
 })";
 
@@ -75,7 +78,8 @@ TEST(MachineFile, ReadsEveryValueWithItsSource) {
   EXPECT_DOUBLE_EQ(m.params.host.copy_s_per_byte, 1 / 20e9);
   EXPECT_DOUBLE_EQ(m.params.reduce_s_per_byte, 1 / 10e9);
   EXPECT_EQ(m.params.host.eager_threshold_bytes, 65536u);
-  EXPECT_EQ(m.sources.size(), 14u);
+  EXPECT_DOUBLE_EQ(m.params.host.rendezvous_s, 1.2e-6);
+  EXPECT_EQ(m.sources.size(), 15u);
   EXPECT_EQ(m.sources.at("host.gap"), "hand-written test value");
   EXPECT_EQ(m.sources.at("topology"), "hand-written test value");
   // One rate for every datatype class.
