@@ -264,8 +264,10 @@ def measure_node_memory(comm: Any, options: dict[str, Any] | None = None) -> dic
 
 # Rates by working set (docs/calibration.md, "Rates by working set"): from 1 KiB, eager messages
 # whose bytes an MPI library copies through its own buffers, to 64 MiB, well past this kind of
-# machine's caches, in steps of 4; few repetitions (the largest copies 64 MiB each).
-WORKING_SET_SIZES = tuple(1 << 10 << 2 * k for k in range(9))
+# machine's caches, at every power of two (a cache's edge falls between two points; steps of 4
+# left 32 MiB 19-30% optimistic, docs/validation.md); few repetitions (the largest copies
+# 64 MiB each).
+WORKING_SET_SIZES = tuple(1 << 10 << k for k in range(17))
 WORKING_SET_REPETITIONS = 5
 
 
