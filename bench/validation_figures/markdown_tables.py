@@ -1,5 +1,6 @@
 """docs/validation.md's per-size tables from `topocoll validate --json` files: one table per
-collective, then the summary over all files (verdicts by topocoll.validation's rules).
+collective (its rows from every file given), then the summary over all files (verdicts by
+topocoll.validation's rules).
 
     python bench/validation_figures/markdown_tables.py docs/validation/vm2-*.json
 """
@@ -51,14 +52,16 @@ def main() -> None:
     parser.add_argument("files", nargs="+", type=Path)
     args = parser.parse_args()
     every: list[validation.Row] = []
-    lines: list[str] = []
+    ranks: dict[str, int] = {}
     for path in args.files:
         document = json.loads(path.read_text())
         rows = validation.saved_rows(document)
         every += rows
-        for collective in dict.fromkeys(r.collective for r in rows):  # a file may hold several
-            mine = [r for r in rows if r.collective == collective]
-            lines += table(collective, document["ranks"], mine)
+        ranks |= {r.collective: document["ranks"] for r in rows}
+    lines: list[str] = []
+    # One table per collective, whether a file holds several or a collective's sizes span files.
+    for collective, count in ranks.items():
+        lines += table(collective, count, [r for r in every if r.collective == collective])
     s = validation.summarize(every, validation.size_verdicts(every))
     print("\n".join(lines))
     print(

@@ -3,7 +3,7 @@ rows: the rows of `topocoll validate --json` files predicted again on variants o
 file, each without one term (nothing measured again, nothing fitted).
 
     python bench/validation_figures/term_ablation.py docs/validation/vm2-machine.json \
-        docs/validation/vm2-{allreduce,allgather,reduce-scatter,bcast}.json
+        docs/validation/vm2-{allreduce,allgather,reduce-scatter,bcast}{,-large}.json
 """
 
 from __future__ import annotations
