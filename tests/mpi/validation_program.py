@@ -51,11 +51,12 @@ for key in ("step_cpu", "call_overhead"):
     expect(machine["host"][key]["value"].endswith("s"), f"host.{key} is a duration")
 # Rates by working set: one point per calibrated size, each with the node's rates.
 points = machine.get("working_set", {}).get("value", [])
-expect(len(points) == 9, f"nine working-set points, 1 KiB to 64 MiB (got {len(points)})")
-expect([p["bytes"] for p in points[:2]] == ["1KiB", "4KiB"], "working sets from 1 KiB by 4")
+expect(len(points) == 17, f"17 working-set points, 1 KiB to 64 MiB (got {len(points)})")
+expect([p["bytes"] for p in points[:2]] == ["1KiB", "2KiB"], "working sets from 1 KiB by 2")
+expect(points[-1]["bytes"] == "64MiB", "working sets up to 64 MiB")
 for point in points:
     expect(point.get("copy_rate", "").endswith("Bps"), f"working_set {point['bytes']}: copy_rate")
-for point in points[5:]:  # from 1 MiB an exchange's time is far above an empty one's
+for point in points[10:]:  # from 1 MiB an exchange's time is far above an empty one's
     key = "memory_bandwidth"
     expect(point.get(key, "").endswith("Bps"), f"working_set {point['bytes']}: {key}")
     expect(set(point.get("reduce_rate", {})) == {"float", "double", "int"}, "reductions per class")
