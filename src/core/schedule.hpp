@@ -88,6 +88,12 @@ class Schedule {
   // Fills `out` (which arrives empty) with the operations of step `step` of `rank`.
   virtual void build_step(int rank, int step, Step& out) const;
 
+  // The rank each block stands for, when the schedule lays its B = S * P blocks out in an
+  // order of its own (Swing's labels, Bine's sigma order: section 3.1.1's contiguous remap):
+  // block_ranks()[b] for every b < B. Empty when the blocks are in rank order or stand for no
+  // rank. Only a hint: the verifier proves any symmetry it derives from it (symmetry_proof.hpp).
+  [[nodiscard]] virtual std::vector<int> block_ranks() const { return {}; }
+
   // Materializes one rank (tests, export): the lock-step view, and one lane.
   [[nodiscard]] std::vector<Step> steps_of(int rank) const;
   [[nodiscard]] std::vector<Step> lane_steps_of(int rank, int lane) const;

@@ -68,6 +68,14 @@ class BandwidthPhase final : public Schedule {
 
   [[nodiscard]] int step_count(int) const override { return grid_->steps(); }
 
+  // In sigma space block b's data sits at b's sigma position.
+  [[nodiscard]] std::vector<int> block_ranks() const override {
+    if (labels_ != Labels::sigma) return {};
+    std::vector<int> out(static_cast<std::size_t>(ranks()));
+    for (int b = 0; b < ranks(); ++b) out[static_cast<std::size_t>(sigma_position(*grid_, b))] = b;
+    return out;
+  }
+
   void build_step(int rank, int step, Step& out) const override {
     const int t = phase_ == Phase::allgather ? step : grid_->steps() - 1 - step;
     const int peer = grid_->allgather_peer(rank, t);

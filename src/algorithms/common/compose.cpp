@@ -68,6 +68,13 @@ void PhaseSequence::build_lane_step(int rank, int lane, int step, Step& out) con
   }
 }
 
+std::vector<int> PhaseSequence::block_ranks() const {
+  std::vector<int> out = phases_.front()->block_ranks();
+  for (std::size_t p = 1; p < phases_.size() && !out.empty(); ++p)
+    if (phases_[p]->block_ranks() != out) return {};
+  return out;
+}
+
 BlockIndex LaneLayout::map(int lane, BlockIndex inner) const {
   const auto c = static_cast<BlockIndex>(chunk);
   return (inner / c) * c * static_cast<BlockIndex>(lanes) + static_cast<BlockIndex>(lane) * c +
@@ -138,6 +145,27 @@ void LaneSet::build_lane_step(int rank, int lane, int step, Step& out) const {
   lanes_[part.index]->build_lane_step(rank, part.lane, step, out);
   place(part.index, out);
   for (Dependency& d : out.after) d.lane += part.first;
+}
+
+std::vector<int> LaneSet::block_ranks() const {
+  std::vector<std::vector<int>> own;
+  bool any = false;
+  for (const auto& lane : lanes_) {
+    own.push_back(lane->block_ranks());
+    any = any || !own.back().empty();
+  }
+  if (!any) return {};
+  std::vector<int> out(static_cast<std::size_t>(info().blocks), -1);
+  for (int j = 0; j < static_cast<int>(lanes_.size()); ++j) {
+    const int blocks = lanes_[j]->info().blocks;
+    const int per_rank = std::max(1, blocks / std::max(1, ranks()));
+    for (int i = 0; i < blocks; ++i) {
+      const auto b = static_cast<std::size_t>(layout_.map(j, i));
+      if (b >= out.size()) return {};
+      out[b] = own[j].empty() ? i / per_rank : own[j][static_cast<std::size_t>(i)];
+    }
+  }
+  return out;
 }
 
 int LaneSet::step_count(int rank) const {

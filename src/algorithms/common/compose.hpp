@@ -23,6 +23,8 @@ class PhaseSequence final : public Schedule {
   [[nodiscard]] int lane_count(int rank) const override;
   [[nodiscard]] int lane_step_count(int rank, int lane) const override;
   void build_lane_step(int rank, int lane, int step, Step& out) const override;
+  // The phases' own, when they all give the same.
+  [[nodiscard]] std::vector<int> block_ranks() const override;
 
  private:
   // Steps of `lane` in the phases before `phase`.
@@ -55,6 +57,8 @@ class LaneSet final : public Schedule {
   void build_step(int rank, int step, Step& out) const override;
   [[nodiscard]] int lane_step_count(int rank, int lane) const override;
   void build_lane_step(int rank, int lane, int step, Step& out) const override;
+  // Each lane's, placed by the layout (a lane without its own stands for the ranks in order).
+  [[nodiscard]] std::vector<int> block_ranks() const override;
 
  private:
   struct Part {

@@ -146,6 +146,12 @@ std::uint32_t LabelLane::label_of(const std::vector<int>& coords) const {
   return out;
 }
 
+std::vector<int> LabelLane::block_ranks() const {
+  std::vector<int> out(static_cast<std::size_t>(ranks()));
+  for (int r = 0; r < ranks(); ++r) out[label_of(torus_coordinates(r, dims_))] = r;
+  return out;
+}
+
 void LabelLane::build_step(int rank, int step, Step& out) const {
   const LaneStep s = order_[step];
   std::vector<int> x = torus_coordinates(rank, dims_);

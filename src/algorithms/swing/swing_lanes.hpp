@@ -61,6 +61,8 @@ class LabelLane final : public Schedule {
   LabelLane(ScheduleInfo info, int start, bool mirrored);
   [[nodiscard]] int step_count(int) const override { return static_cast<int>(order_.size()); }
   void build_step(int rank, int step, Step& out) const override;
+  // Block l stands for the rank whose label is l.
+  [[nodiscard]] std::vector<int> block_ranks() const override;
 
  private:
   [[nodiscard]] std::uint32_t label_of(const std::vector<int>& coords) const;
@@ -80,6 +82,7 @@ class Reversed final : public Schedule {
   Reversed(ScheduleInfo info, SchedulePtr forward);
   [[nodiscard]] int step_count(int rank) const override { return forward_->step_count(rank); }
   void build_step(int rank, int step, Step& out) const override;
+  [[nodiscard]] std::vector<int> block_ranks() const override { return forward_->block_ranks(); }
 
  private:
   SchedulePtr forward_;

@@ -91,6 +91,7 @@ std::vector<int> sample_ranks(int ranks) {
 // Whether generator h maps the sampled ranks' steps onto those of their images.
 bool sample_invariant(const Schedule& schedule, const TranslationGroup& whole, int h,
                       const Translate& translate) {
+  if (!whole.keeps_aligned_runs(h)) return false;
   Comparer comparer(schedule, whole, translate);
   std::uint64_t steps = 0;
   for (int r : sample_ranks(schedule.ranks()))
@@ -126,8 +127,10 @@ TranslationGroup candidate(const Schedule& schedule, const TranslationGroup& who
   return whole.with_periods(periods);
 }
 
-// Every translation group and block layout the schedule's shape allows.
-std::vector<TranslationGroup> shapes(const ScheduleInfo& info) {
+// Every translation group and block layout the schedule's shape allows, and its own order of
+// blocks (Schedule::block_ranks) where it has one.
+std::vector<TranslationGroup> shapes(const Schedule& schedule) {
+  const ScheduleInfo& info = schedule.info();
   long long product = 1;
   for (const int n : info.dims) product *= n;
   const std::vector<int> sizes =
@@ -149,6 +152,14 @@ std::vector<TranslationGroup> shapes(const ScheduleInfo& info) {
   while (power < info.ranks) power *= 3;
   if (power == info.ranks)
     out.push_back(TranslationGroup::torus({info.ranks}, {1}, BlockLayout::copy_major_reversed, 3));
+  const std::vector<int> own = schedule.block_ranks();
+  if (own.empty()) return out;
+  const int radix = std::has_single_bit(p) ? 2 : 3;
+  std::vector<TranslationGroup> plain = {TranslationGroup::torus(sizes, ones)};
+  if (std::has_single_bit(p))
+    plain.push_back(TranslationGroup::hypercube(std::countr_zero(p), ~0U));
+  for (const TranslationGroup& group : plain)
+    if (auto relabelled = group.with_block_ranks(own, radix)) out.push_back(std::move(*relabelled));
   return out;
 }
 
@@ -218,7 +229,7 @@ VerifySymmetry find_verify_symmetry(const Schedule& schedule, int threads,
   out.per_rank = info.blocks / std::max(info.ranks, 1);
   out.proven = true;  // unless only sampled, below
   std::optional<TranslationGroup> best;
-  for (const TranslationGroup& whole : shapes(info)) {
+  for (const TranslationGroup& whole : shapes(schedule)) {
     TranslationGroup found = candidate(schedule, whole, translate);
     if (!best || found.order() > best->order()) best = std::move(found);
   }

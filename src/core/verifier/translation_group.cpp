@@ -52,6 +52,53 @@ TranslationGroup TranslationGroup::with_moved(std::uint32_t moved) const {
   return g;
 }
 
+std::optional<TranslationGroup> TranslationGroup::with_block_ranks(
+    const std::vector<int>& block_ranks, int radix) const {
+  const auto p = static_cast<std::size_t>(ranks_);
+  if (radix < 2 || block_ranks.empty() || block_ranks.size() % p != 0) return std::nullopt;
+  const int digits = digits_of(ranks_, radix);
+  long long power = 1;
+  for (int i = 0; i < digits; ++i) power *= radix;
+  if (power != ranks_) return std::nullopt;
+  auto tables = std::make_shared<Relabelling>();
+  for (std::size_t base = 0; base < block_ranks.size(); base += p) {
+    std::vector<int> rank_of(block_ranks.begin() + static_cast<std::ptrdiff_t>(base),
+                             block_ranks.begin() + static_cast<std::ptrdiff_t>(base + p));
+    std::vector<int> position_of(p, -1);
+    for (std::size_t o = 0; o < p; ++o) {
+      const int r = rank_of[o];
+      if (r < 0 || r >= ranks_ || position_of[static_cast<std::size_t>(r)] >= 0)
+        return std::nullopt;
+      position_of[static_cast<std::size_t>(r)] = static_cast<int>(o);
+    }
+    tables->rank_of.push_back(std::move(rank_of));
+    tables->position_of.push_back(std::move(position_of));
+  }
+  TranslationGroup g = *this;
+  g.layout_ = BlockLayout::copy_major_relabelled;
+  g.radix_ = radix;
+  g.digits_ = digits;
+  g.relabelling_ = std::move(tables);
+  return g;
+}
+
+bool TranslationGroup::keeps_aligned_runs(int g) const {
+  if (layout_ != BlockLayout::copy_major_relabelled) return true;
+  std::vector<int> image(static_cast<std::size_t>(ranks_));
+  for (std::size_t c = 0; c < relabelling_->rank_of.size(); ++c) {
+    const auto& rank_of = relabelling_->rank_of[c];
+    const auto& position_of = relabelling_->position_of[c];
+    for (std::size_t o = 0; o < image.size(); ++o)
+      image[o] = position_of[static_cast<std::size_t>(act(g, rank_of[o]))];
+    for (int run = radix_; run <= ranks_; run *= radix_)
+      for (int o = 0; o < ranks_; ++o)
+        if (image[static_cast<std::size_t>(o)] / run !=
+            image[static_cast<std::size_t>(o - o % run)] / run)
+          return false;
+  }
+  return true;
+}
+
 int TranslationGroup::reverse(int x, int digits) const {
   int out = 0;
   for (int i = 0; i < digits; ++i, x /= radix_) out = out * radix_ + x % radix_;
@@ -91,14 +138,20 @@ int TranslationGroup::element(int r) const {
 }
 
 std::vector<BlockRange> TranslationGroup::orbit_blocks(int per_rank) const {
-  // The smallest position of each orbit; the window reaches the largest of them.
-  std::vector<char> seen(static_cast<std::size_t>(ranks_), 0);
+  // The smallest position of each orbit; the window reaches the largest of them (over every
+  // copy, when each has its own order).
+  const std::size_t orders = relabelling_ ? relabelling_->rank_of.size() : 1;
   int last = 0;
-  for (int o = 0; o < ranks_; ++o) {
-    char& s = seen[static_cast<std::size_t>(representative(position_owner(o)))];
-    if (s) continue;
-    s = 1;
-    last = o;
+  for (std::size_t c = 0; c < orders; ++c) {
+    std::vector<char> seen(static_cast<std::size_t>(ranks_), 0);
+    for (int o = 0; o < ranks_; ++o) {
+      const int owner =
+          relabelling_ ? relabelling_->rank_of[c][static_cast<std::size_t>(o)] : position_owner(o);
+      char& s = seen[static_cast<std::size_t>(representative(owner))];
+      if (s) continue;
+      s = 1;
+      last = std::max(last, o);
+    }
   }
   const auto width = static_cast<BlockIndex>(last + 1);
   const auto p = static_cast<BlockIndex>(ranks_);
@@ -127,6 +180,25 @@ void TranslationGroup::act_reversed(int g, int p0, int p1, BlockIndex base, Bloc
     const int a = reverse(p / run, k);
     const int moved = cube_ ? (a ^ (g & (low - 1))) : (a + g % low) % low;
     const auto first = base + static_cast<BlockIndex>(reverse(moved, k) * run);
+    out.add(first, first + static_cast<BlockIndex>(run));
+    p += run;
+  }
+}
+
+void TranslationGroup::act_relabelled(int g, int copy, int p0, int p1, BlockIndex base,
+                                      BlockSet& out) const {
+  const auto& rank_of = relabelling_->rank_of[static_cast<std::size_t>(copy)];
+  const auto& position_of = relabelling_->position_of[static_cast<std::size_t>(copy)];
+  // Each maximal aligned run maps onto the aligned run of its size around its first position's
+  // image (keeps_aligned_runs, checked for the generators before the group is used).
+  int p = p0;
+  while (p < p1) {
+    int run = 1;
+    while (run <= ranks_ / radix_ && p % (run * radix_) == 0 && p + run * radix_ <= p1)
+      run *= radix_;
+    const int image =
+        position_of[static_cast<std::size_t>(act(g, rank_of[static_cast<std::size_t>(p)]))];
+    const auto first = base + static_cast<BlockIndex>(image / run * run);
     out.add(first, first + static_cast<BlockIndex>(run));
     p += run;
   }
@@ -168,6 +240,10 @@ BlockSet TranslationGroup::act(int g, const BlockSet& blocks, int per_rank) cons
         const BlockIndex end = std::min(range.end, base + p);
         if (layout_ == BlockLayout::copy_major_reversed) {
           act_reversed(g, static_cast<int>(x - base), static_cast<int>(end - base), base, out);
+        } else if (layout_ == BlockLayout::copy_major_relabelled) {
+          if (static_cast<std::size_t>(x / p) >= relabelling_->rank_of.size()) break;
+          act_relabelled(g, static_cast<int>(x / p), static_cast<int>(x - base),
+                         static_cast<int>(end - base), base, out);
         } else {
           BlockSet moved;
           act_owners(g, static_cast<int>(x - base), static_cast<int>(end - base), 1, moved);
@@ -213,6 +289,9 @@ std::string TranslationGroup::describe() const {
   if (layout_ == BlockLayout::copy_major) count += "; blocks in per-lane sub-vectors";
   if (layout_ == BlockLayout::copy_major_reversed)
     count += "; blocks in digit-reversed order, base " + std::to_string(radix_);
+  if (layout_ == BlockLayout::copy_major_relabelled)
+    count += "; blocks in the schedule's own order of the ranks, aligned runs of powers of " +
+             std::to_string(radix_) + " kept";
   count += ")";
   if (cube_) {
     return "XOR translations of the hypercube of " + std::to_string(ranks_) + " ranks on " +

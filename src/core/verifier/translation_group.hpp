@@ -9,10 +9,19 @@
 // translations act freely, so each element is named by the rank it takes rank 0 to, and each
 // rank r is element(r) applied to its orbit's representative.
 //
+// A schedule may also lay each copy's P positions out in an order of its own
+// (Schedule::block_ranks: Swing's labels, Bine's sigma order). A translation then moves a
+// position to where the translate of its rank sits. Such a move is only computed range by
+// range when it keeps the aligned runs of radix^j positions together (each onto another aligned
+// run), which `keeps_aligned_runs` checks position by position for a generator; compositions of
+// such moves keep them too.
+//
 // The flow model has its own search for the translations of a run on a network
 // (src/sim/translation_symmetry.*): it compares hashes of what the network sees of every step
 // (peer offsets, byte counts), not blocks, so the verifier does not share it.
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +30,7 @@
 
 namespace topocoll::detail {
 
-enum class BlockLayout { owner_major, copy_major, copy_major_reversed };
+enum class BlockLayout { owner_major, copy_major, copy_major_reversed, copy_major_relabelled };
 
 class TranslationGroup {
  public:
@@ -33,6 +42,14 @@ class TranslationGroup {
   // Translations (XOR) of the binary cube of 2^bits ranks by the bits set in `moved`.
   static TranslationGroup hypercube(int bits, std::uint32_t moved,
                                     BlockLayout layout = BlockLayout::owner_major);
+  // The same translations acting on blocks laid out copy-major, copy i's position o standing
+  // for rank block_ranks[i * P + o]. Nullopt unless every copy is a permutation of the ranks
+  // and P is a power of `radix`.
+  [[nodiscard]] std::optional<TranslationGroup> with_block_ranks(
+      const std::vector<int>& block_ranks, int radix) const;
+  // Whether element g maps every aligned run of radix^j positions of every copy onto an aligned
+  // run (always, but for the relabelled layout).
+  [[nodiscard]] bool keeps_aligned_runs(int g) const;
   // The same translations with other periods or moved bits.
   [[nodiscard]] TranslationGroup with_periods(std::vector<int> periods) const;
   [[nodiscard]] TranslationGroup with_moved(std::uint32_t moved) const;
@@ -65,6 +82,14 @@ class TranslationGroup {
   void act_reversed(int g, int p0, int p1, BlockIndex base, BlockSet& out) const;
   [[nodiscard]] int reverse(int x, int digits) const;
   [[nodiscard]] int position_owner(int o) const;
+  // Positions [p0, p1) of relabelled copy `copy` moved by g, offset by `base`.
+  void act_relabelled(int g, int copy, int p0, int p1, BlockIndex base, BlockSet& out) const;
+
+  struct Relabelling {
+    std::vector<std::vector<int>> rank_of;      // per copy: position -> rank
+    std::vector<std::vector<int>> position_of;  // per copy: rank -> position
+  };
+  std::shared_ptr<const Relabelling> relabelling_;
 
   bool cube_ = false;
   BlockLayout layout_ = BlockLayout::owner_major;

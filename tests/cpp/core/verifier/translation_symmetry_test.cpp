@@ -100,6 +100,11 @@ const std::vector<Instance> kInstances = {
     {"recdoub-bw", Collective::allreduce, {16}, "hypercube"},
     {"recdoub-bw", Collective::allreduce, {2, 2, 4}, "hypercube"},
     {"recdoub-bw", Collective::allreduce, {4, 4}, "hypercube"},
+    // Blocks in the schedules' own orders (Schedule::block_ranks).
+    {"swing-bw", Collective::allreduce, {16}, "ring"},
+    {"swing-bw", Collective::allreduce, {2, 4, 2}, "hypercube"},
+    {"bine-bw", Collective::allreduce, {16}, "ring"},
+    {"bine-bw-torus", Collective::allreduce, {4, 4}, "hypercube"},
 };
 
 TEST(TranslationSymmetry, InstancesUseTheReducedPath) {
@@ -225,6 +230,78 @@ TEST(TranslationSymmetry, BlockActionMatchesItsDefinition) {
               << f.group.describe() << " g=" << g << " [" << b0 << "," << b1 << ")";
         }
   }
+}
+
+// The relabelled layout (Schedule::block_ranks) against the same definition, block by block:
+// position o of copy c moves to where the translate of its rank sits, for every element of
+// the groups the proof finds for Swing's labels and Bine's sigma order on a ring of 16.
+TEST(TranslationSymmetry, RelabelledBlockActionMatchesItsDefinition) {
+  for (const std::string name : {"swing-bw", "bine-bw"}) {
+    const auto s = build(name, Collective::allreduce, {16});
+    const std::vector<int> ranks_of = s->block_ranks();
+    ASSERT_EQ(ranks_of.size(), static_cast<std::size_t>(s->info().blocks)) << name;
+    const auto group = TranslationGroup::torus({16}, {2}).with_block_ranks(ranks_of, 2);
+    ASSERT_TRUE(group.has_value()) << name;
+    const int p = 16, blocks = s->info().blocks;
+    auto image = [&](int g, int b) {
+      const int copy = b / p;
+      const int moved = group->act(g, ranks_of[static_cast<std::size_t>(b)]);
+      for (int o = 0; o < p; ++o)
+        if (ranks_of[static_cast<std::size_t>(copy * p + o)] == moved) return copy * p + o;
+      return -1;
+    };
+    for (int g = 0; g < p; g += 2) {
+      ASSERT_TRUE(group->keeps_aligned_runs(g)) << name << " g=" << g;
+      for (int b0 = 0; b0 < blocks; ++b0)
+        for (int b1 = b0 + 1; b1 <= blocks; ++b1) {
+          BlockSet expected;
+          for (int b = b0; b < b1; ++b) expected.add(static_cast<BlockIndex>(image(g, b)));
+          expected.normalize();
+          EXPECT_EQ(group->act(g, BlockSet::range(b0, b1), 1), expected)
+              << name << " g=" << g << " [" << b0 << "," << b1 << ")";
+        }
+    }
+  }
+}
+
+// A schedule whose block_ranks lies (here: Swing's order shuffled) is not verified on fewer
+// blocks: the moves of its order break aligned runs, so no group is built on it, and the
+// run checks every block.
+class ShuffledOrder final : public Schedule {
+ public:
+  explicit ShuffledOrder(SchedulePtr inner) : Schedule(inner->info()), inner_(std::move(inner)) {}
+  [[nodiscard]] int lane_count(int rank) const override { return inner_->lane_count(rank); }
+  [[nodiscard]] int lane_step_count(int rank, int lane) const override {
+    return inner_->lane_step_count(rank, lane);
+  }
+  void build_lane_step(int rank, int lane, int step, Step& out) const override {
+    inner_->build_lane_step(rank, lane, step, out);
+  }
+  [[nodiscard]] int step_count(int rank) const override { return inner_->step_count(rank); }
+  void build_step(int rank, int step, Step& out) const override {
+    inner_->build_step(rank, step, out);
+  }
+  [[nodiscard]] std::vector<int> block_ranks() const override {
+    std::vector<int> out = inner_->block_ranks();
+    const std::size_t p = static_cast<std::size_t>(ranks());
+    for (std::size_t base = 0; base < out.size(); base += p)  // a fixed shuffle per copy
+      for (std::size_t o = 0; o < p; ++o) std::swap(out[base + o], out[base + (o * 7 + 3) % p]);
+    return out;
+  }
+
+ private:
+  SchedulePtr inner_;
+};
+
+TEST(TranslationSymmetry, AWrongBlockOrderFallsBackToEveryBlock) {
+  const ShuffledOrder s(build("swing-bw", Collective::allreduce, {16}));
+  const auto group = TranslationGroup::torus({16}, {2}).with_block_ranks(s.block_ranks(), 2);
+  ASSERT_TRUE(group.has_value());
+  EXPECT_FALSE(group->keeps_aligned_runs(2));
+  const auto report = run(s, true);
+  EXPECT_TRUE(report.ok) << report.message;
+  EXPECT_EQ(report.symmetry_order, 1) << report.symmetry;
+  EXPECT_EQ(report.checked_slots, static_cast<std::uint64_t>(s.info().total_slots()));
 }
 
 // Without symmetry (or outside the collectives that commute with translations), the run
