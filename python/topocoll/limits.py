@@ -147,7 +147,8 @@ SIM_SECONDS = {
     "simgrid": {"rank_steps": 2e-7, "transfers": 2e-5, "link_crossings": 4e-7},
 }
 # The flow model's symmetry search reads every step of every rank (per rank-step), and a run
-# that qualified for it but has none drifts: every group ends at its own instant (per unit of
+# that qualified for it but has none drifts, as does every run on a Dragonfly or Dragonfly+
+# (docs/simulator.md, "Limits before long runs"): every group ends at its own instant (per unit of
 # `drift_work`: bine-bw-two on 64x64 at 1 MiB measured 4e-9, trivance-bw and bruck-bw 1e-10;
 # the rate sits near the first, so that those are estimated about 2x short and these 15x long).
 SYMMETRY_SEARCH_SECONDS = 6e-7  # swing-bw on 128x128: 0.46M rank-steps, 1.8M messages in 0.48 s

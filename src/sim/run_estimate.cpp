@@ -9,6 +9,7 @@
 #include "sim/message_bytes.hpp"
 #include "sim/time_lower_bound.hpp"
 #include "sim/translation_symmetry.hpp"
+#include "topology/dragonfly.hpp"
 
 namespace topocoll::sim {
 
@@ -274,6 +275,13 @@ RunEstimate estimate_run(const Schedule& schedule, const topo::Topology& topolog
   e.packet_hops = total.packet_hops;
   e.max_hops = total.max_hops;
   find_symmetry(schedule, topology, router, counter, config, search, e);
+  // A Dragonfly (or Dragonfly+) has no translations, and its minimal routes split a message
+  // over paths through different global links whose rates differ, so its groups end at their
+  // own instants as those of a run without symmetry do (docs/simulator.md, "Limits before
+  // long runs": LUMI at 512 and 1,024 random ranks, Leonardo at 512 to 2,048). Fat trees are
+  // left out: their paths are alike and their runs end together.
+  if (config.model == Model::flow && dynamic_cast<const topo::DragonflyTopology*>(&topology))
+    e.drifts = true;
   return e;
 }
 

@@ -69,8 +69,8 @@ struct RunEstimate {
   double route_links = 0;  // the longest path sampled (the packet model's hop classes)
   // Flow model on a torus or hypercube: the hosts one simulated host stands for (the engine's
   // translation symmetry, found as the engine finds it), and whether the run qualified for the
-  // reduction but has no symmetry, so that its ranks drift apart and every group ends at its
-  // own instant.
+  // reduction but has no symmetry, or runs on a Dragonfly, so that its ranks drift apart and
+  // every group ends at its own instant.
   std::int64_t symmetry_group = 1;
   bool drifts = false;
   bool symmetry_search = false;  // the engine will search (flow model on a torus or hypercube)
