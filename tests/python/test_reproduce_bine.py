@@ -47,8 +47,11 @@ def test_baselines_are_the_machines_mpi_libraries():
         "binomial"]  # fmt: skip
     assert bine.algorithm_sets(bine.SYSTEMS["bine-table5"], "bcast")["binomial"] == (
         "binomial-doubling",)  # fmt: skip
-    fugaku = bine.algorithm_sets(bine.SYSTEMS["bine-fugaku"], "allreduce")
+    # the multi-port baseline on all 2D ports of the job's torus
+    fugaku = bine.algorithm_sets(bine.SYSTEMS["bine-fugaku"], "allreduce", "8x8x8")
     assert fugaku["multiport"] == ("recdoub-lat@6", "recdoub-bw@6")
+    fugaku = bine.algorithm_sets(bine.SYSTEMS["bine-fugaku"], "allreduce", "32x256")
+    assert fugaku["multiport"] == ("recdoub-lat@4", "recdoub-bw@4")
 
 
 def test_rates_are_per_allocation_with_their_spread():

@@ -123,7 +123,8 @@ BINE = {
 LUMI_EXCLUDED = {"allreduce": ("bine-bw-block",), "reduce-scatter": ("bine-bw-block",)}
 # Fugaku (section 5.4): Bine for tori on the six TNIs; the Open MPI binomial algorithms on one
 # port (section 5.4.2's "not optimized for toroidal networks"), and beside them the same
-# butterflies on all six ports (ports=2D), the multi-port baseline the paper does not run.
+# butterflies on all 2D ports (six on a 3D torus), the multi-port baseline the paper does not
+# run.
 TORUS_BINE = {
     "allreduce": {"default": ("bine-lat-torus", "bine-bw-torus"),
                   "best": ("bine-lat-torus", "bine-bw-torus")},
@@ -131,8 +132,8 @@ TORUS_BINE = {
     "reduce-scatter": {"default": ("bine-bw-torus",), "best": ("bine-bw-torus",)},
     "bcast": {"default": ("bine-torus",), "best": ("bine-torus",)},
 }  # fmt: skip
-TORUS_MULTIPORT = {"allreduce": ("recdoub-lat@6", "recdoub-bw@6"), "allgather": ("recdoub-bw@6",),
-                   "reduce-scatter": ("recdoub-bw@6",), "bcast": ()}  # fmt: skip
+TORUS_MULTIPORT = {"allreduce": ("recdoub-lat", "recdoub-bw"), "allgather": ("recdoub-bw",),
+                   "reduce-scatter": ("recdoub-bw",), "bcast": ()}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -147,7 +148,8 @@ class System:
     counts: dict[str, tuple]  # per scale: node counts (torus: shapes)
     library: str  # the MPI library the paper ran there (Table 2): a key of BINOMIAL
     machine_file: str  # python/topocoll/machines/<name>.json: links and host costs
-    large_only: tuple = ()  # node counts where the paper ran only allreduce and allgather
+    large_only: tuple = ()  # node counts where only `large_collectives` run
+    large_collectives: tuple = ("allreduce", "allgather")
 
 
 SYSTEMS = {
@@ -166,10 +168,13 @@ SYSTEMS = {
     "bine-table5": System("MareNostrum 5", "Table 5 (win/loss)", "table5", "fattree:2:8:160:80",
                           8 * 160, {"paper": (4, 8, 16, 32, 64), "small": (4, 16, 64)},
                           "openmpi", "marenostrum5"),
-    # section 5.4: a job gets a 3D sub-torus (5.4.3: 2x2x2, 4x4x4, 8x8x8, 64x64, 32x256)
+    # section 5.4: a job gets a sub-torus (5.4.3: 2x2x2, 4x4x4, 8x8x8, 64x64, 32x256); on the
+    # two largest only allreduce and bcast, whose flow runs reduce by the torus's translations
+    # (the chunked collectives' runs there take about 20 min each: docs/reproduction.md)
     "bine-fugaku": System("Fugaku", "Sec. 5.4.2", "fugaku", "torus", 0,
-                          {"paper": ("2x2x2", "4x4x4", "8x8x8"), "small": ("2x2x2", "4x4x4")},
-                          "openmpi", "fugaku"),
+                          {"paper": ("2x2x2", "4x4x4", "8x8x8", "64x64", "32x256"),
+                           "small": ("2x2x2", "4x4x4")},
+                          "openmpi", "fugaku", ("64x64", "32x256"), ("allreduce", "bcast")),
 }  # fmt: skip
 COLLECTIVES = ("allreduce", "allgather", "reduce-scatter", "bcast")
 CHUNKED = ("allgather", "reduce-scatter")
@@ -182,12 +187,15 @@ def sizes_for(collective: str, ranks: int) -> tuple[int, ...]:
     return tuple(s for s in PAPER_SIZES if s >= least)
 
 
-def algorithm_sets(system: System, collective: str) -> dict[str, tuple[str, ...]]:
+def algorithm_sets(system: System, collective: str, n=None) -> dict[str, tuple[str, ...]]:
     """The algorithm sets one case is timed with: Bine's default and best, the binomial
-    baseline of the system's MPI library and, on a torus, the multi-port baseline."""
+    baseline of the system's MPI library and, on a torus (`n`, its shape), the multi-port
+    baseline on all 2D ports."""
     if not system.nodes:
+        ports = 2 * len(str(n).split("x"))
+        multiport = tuple(f"{a}@{ports}" for a in TORUS_MULTIPORT[collective])
         return {**TORUS_BINE[collective], "binomial": BINOMIAL[system.library][collective],
-                "multiport": TORUS_MULTIPORT[collective]}  # fmt: skip
+                "multiport": multiport}  # fmt: skip
     bine = dict(BINE[collective])
     if system.library == "mpich":
         excluded = LUMI_EXCLUDED.get(collective, ())
@@ -207,7 +215,7 @@ def win_loss(ctx: Context, system: System) -> dict:
     machine = ctx.machine_for(system.machine_file)
 
     def collectives_at(n) -> tuple[str, ...]:
-        return ("allreduce", "allgather") if n in system.large_only else COLLECTIVES
+        return system.large_collectives if n in system.large_only else COLLECTIVES
 
     def placement(n, seed) -> tuple[str, dict]:
         if not system.nodes:
@@ -222,7 +230,7 @@ def win_loss(ctx: Context, system: System) -> dict:
     # largest node counts first, so that the --jobs threads end together.
     groups = sorted({(collective, algorithm, n, s) for n in counts for s in seeds
                      for collective in collectives_at(n)
-                     for algorithms in algorithm_sets(system, collective).values()
+                     for algorithms in algorithm_sets(system, collective, n).values()
                      for algorithm in algorithms},
                     key=lambda g: (-ranks_of(g[2]), g))  # fmt: skip
 
@@ -240,10 +248,10 @@ def win_loss(ctx: Context, system: System) -> dict:
     time_of = ctx.map_sizes(run, groups, lambda g: sizes_for(g[0], ranks_of(g[2])))
     rows = []
     for collective in COLLECTIVES:
-        sets = algorithm_sets(system, collective)
         for n in counts:
             if collective not in collectives_at(n):
                 continue
+            sets = algorithm_sets(system, collective, n)
             for seed in seeds:
                 for size in sizes_for(collective, ranks_of(n)):
                     best = {}
@@ -433,14 +441,16 @@ EXPERIMENTS = [
                "global-link traffic reduction over random LUMI-like allocations"),
     # estimates: CPU seconds (2026-11-28, 2 shared cores); at paper scale measured for
     # table5 and fugaku, for table3 and table4 from the per-run cost at the largest node
-    # counts (docs/reproduction.md, Bine)
+    # counts (docs/reproduction.md, Bine); table4 (2026-11-29): at 2,048 Leonardo nodes a
+    # 512 MiB allreduce takes 14-83 CPU s (recdoub-bw, bine-bw-two 38.5, bine-bw 83.1), at
+    # 1,024 bine-bw 16.3, so about 60 units of work there at 50 s and 60 at 10 s
     win_loss_experiment("bine-table3", {"small": 21, "paper": 6000},
                         "win/loss against Cray MPICH's binomial trees on dragonfly:lumi (LUMI)"),
-    win_loss_experiment("bine-table4", {"small": 20, "paper": 1500},
+    win_loss_experiment("bine-table4", {"small": 20, "paper": 4000},
                         "win/loss against Open MPI's on dragonfly+:leonardo (Leonardo)"),
     win_loss_experiment("bine-table5", {"small": 20, "paper": 32},
                         "win/loss on a 2:1 fat tree of 160-node subtrees (MareNostrum 5)"),
-    win_loss_experiment("bine-fugaku", {"small": 2, "paper": 70},
+    win_loss_experiment("bine-fugaku", {"small": 2, "paper": 110},
                         "Bine for tori against 1-port and 6-port butterflies on 3D tori (Fugaku)"),
     Experiment("bine-background", "bine", "Table 3 (under load)", background,
                {"small": 6, "paper": 1630},
