@@ -187,7 +187,9 @@ def sizes_for(collective: str, ranks: int) -> tuple[int, ...]:
     return tuple(s for s in PAPER_SIZES if s >= least)
 
 
-def algorithm_sets(system: System, collective: str, n=None) -> dict[str, tuple[str, ...]]:
+def algorithm_sets(
+    system: System, collective: str, n: int | str | None = None
+) -> dict[str, tuple[str, ...]]:
     """The algorithm sets one case is timed with: Bine's default and best, the binomial
     baseline of the system's MPI library and, on a torus (`n`, its shape), the multi-port
     baseline on all 2D ports."""

@@ -163,17 +163,22 @@ std::vector<BlockRange> TranslationGroup::orbit_blocks(int per_rank) const {
   return out;
 }
 
+std::pair<int, int> TranslationGroup::aligned_run(int p, int p1) const {
+  int j = 0, run = 1;
+  while (j < digits_ && p % (run * radix_) == 0 && p + run * radix_ <= p1) {
+    run *= radix_;
+    ++j;
+  }
+  return {j, run};
+}
+
 void TranslationGroup::act_reversed(int g, int p0, int p1, BlockIndex base, BlockSet& out) const {
   // An aligned run of radix^j positions shares its top digits, which are the low digits of
   // its ranks; the translation moves those (carries past them land in the free digits), so
   // the run maps onto another aligned run.
   int p = p0;
   while (p < p1) {
-    int j = 0, run = 1;
-    while (j < digits_ && p % (run * radix_) == 0 && p + run * radix_ <= p1) {
-      run *= radix_;
-      ++j;
-    }
+    const auto [j, run] = aligned_run(p, p1);
     const int k = digits_ - j;
     int low = 1;
     for (int i = 0; i < k; ++i) low *= radix_;
@@ -193,9 +198,7 @@ void TranslationGroup::act_relabelled(int g, int copy, int p0, int p1, BlockInde
   // image (keeps_aligned_runs, checked for the generators before the group is used).
   int p = p0;
   while (p < p1) {
-    int run = 1;
-    while (run <= ranks_ / radix_ && p % (run * radix_) == 0 && p + run * radix_ <= p1)
-      run *= radix_;
+    const int run = aligned_run(p, p1).second;
     const int image =
         position_of[static_cast<std::size_t>(act(g, rank_of[static_cast<std::size_t>(p)]))];
     const auto first = base + static_cast<BlockIndex>(image / run * run);

@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/block_set.hpp"
@@ -78,6 +79,8 @@ class TranslationGroup {
   [[nodiscard]] int coordinate(int r, std::size_t d) const { return (r / strides_[d]) % sizes_[d]; }
   // Owners [o0, o1) moved by g, as block ranges appended to `out`.
   void act_owners(int g, int o0, int o1, int per_rank, BlockSet& out) const;
+  // The longest run of radix^j positions (j <= digits) aligned at p inside [p, p1): (j, length).
+  [[nodiscard]] std::pair<int, int> aligned_run(int p, int p1) const;
   // Positions [p0, p1) of digit-reversed blocks moved by g, offset by `base`.
   void act_reversed(int g, int p0, int p1, BlockIndex base, BlockSet& out) const;
   [[nodiscard]] int reverse(int x, int digits) const;
