@@ -131,6 +131,13 @@ int RingLayout::balanced_digits(int n) { return ceil_log(n, 3) / 2; }
 
 long long RingLayout::position(long long d) const { return start_[d % modulus_] + d / modulus_; }
 
+std::vector<int> RingLayout::coordinates() const {
+  std::vector<int> out(static_cast<std::size_t>(n_));
+  for (long long d = 0; d < n_; ++d)
+    out[static_cast<std::size_t>(position(d))] = static_cast<int>(d);
+  return out;
+}
+
 void RingLayout::append(const Progression& p, std::vector<BlockRange>& out) const {
   auto add = [&out](long long begin, long long length) {
     out.push_back({static_cast<BlockIndex>(begin), static_cast<BlockIndex>(begin + length)});

@@ -51,6 +51,8 @@ class RingLayout {
   RingLayout(int n, int t);
   [[nodiscard]] static int balanced_digits(int n);  // the t above for an allreduce
   [[nodiscard]] long long position(long long d) const;
+  // The coordinate at each position: the inverse of position().
+  [[nodiscard]] std::vector<int> coordinates() const;
   // The positions of the blocks of `pieces`, as sorted disjoint ranges, touching ones merged.
   void positions(const std::vector<Progression>& pieces, std::vector<BlockRange>& out) const;
 

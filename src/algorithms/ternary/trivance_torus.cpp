@@ -141,6 +141,24 @@ class ProductPhase final : public Schedule {
 
   [[nodiscard]] int step_count(int) const override { return static_cast<int>(walk_.visits.size()); }
 
+  // Block b holds, in every dimension, the coordinate at that dimension's layout position.
+  [[nodiscard]] std::vector<int> block_ranks() const override {
+    std::vector<std::vector<int>> at;
+    for (const auto& layout : layouts_) at.push_back(layout->coordinates());
+    std::vector<int> out(static_cast<std::size_t>(ranks()));
+    bool rank_order = true;
+    for (int b = 0; b < ranks(); ++b) {
+      int rank = 0;
+      for (int e = 0; e < shape_.dimensions(); ++e) {
+        const auto position = static_cast<std::size_t>((b / order_.strides[e]) % shape_.size(e));
+        rank = shape_.with_coord(rank, e, at[e][position]);
+      }
+      out[static_cast<std::size_t>(b)] = rank;
+      rank_order = rank_order && rank == b;
+    }
+    return rank_order ? std::vector<int>{} : out;
+  }
+
   void build_step(int rank, int step, Step& out) const override {
     const int t = reverse_ ? step_count(rank) - 1 - step : step;
     const Visit v = walk_.visits[t];

@@ -160,6 +160,7 @@ std::vector<TranslationGroup> shapes(const Schedule& schedule) {
     plain.push_back(TranslationGroup::hypercube(std::countr_zero(p), ~0U));
   for (const TranslationGroup& group : plain)
     if (auto relabelled = group.with_block_ranks(own, radix)) out.push_back(std::move(*relabelled));
+  if (auto grouped = plain.front().with_residue_groups(own)) out.push_back(std::move(*grouped));
   return out;
 }
 

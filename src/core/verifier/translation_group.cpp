@@ -13,6 +13,14 @@ int digits_of(int ranks, int radix) {
   return n;
 }
 
+// The modulus M of a copy laid out in residue groups (see the header), or 0. The first group
+// is the longest increasing run from position 0: every group has P / M positions.
+int residue_modulus(const int* rank_of, int p) {
+  int length = 1;
+  while (length < p && rank_of[length] > rank_of[length - 1]) ++length;
+  return p % length == 0 ? p / length : 0;
+}
+
 }  // namespace
 
 TranslationGroup TranslationGroup::torus(std::vector<int> sizes, std::vector<int> periods,
@@ -76,9 +84,44 @@ std::optional<TranslationGroup> TranslationGroup::with_block_ranks(
   }
   TranslationGroup g = *this;
   g.layout_ = BlockLayout::copy_major_relabelled;
+  g.residue_groups_.reset();
   g.radix_ = radix;
   g.digits_ = digits;
   g.relabelling_ = std::move(tables);
+  return g;
+}
+
+std::optional<TranslationGroup> TranslationGroup::with_residue_groups(
+    const std::vector<int>& block_ranks) const {
+  const int p = ranks_;
+  if (cube_ || sizes_.size() != 1 || block_ranks.empty() ||
+      block_ranks.size() % static_cast<std::size_t>(p) != 0)
+    return std::nullopt;
+  auto copies = std::make_shared<std::vector<ResidueGroups>>();
+  for (std::size_t base = 0; base < block_ranks.size(); base += static_cast<std::size_t>(p)) {
+    const int* rank_of = block_ranks.data() + base;
+    ResidueGroups groups;
+    groups.modulus = residue_modulus(rank_of, p);
+    if (groups.modulus == 0) return std::nullopt;
+    groups.length = p / groups.modulus;
+    groups.residue_of_group.assign(static_cast<std::size_t>(groups.modulus), -1);
+    groups.group_of_residue.assign(static_cast<std::size_t>(groups.modulus), -1);
+    for (int k = 0; k < groups.modulus; ++k) {
+      const int r = rank_of[static_cast<std::ptrdiff_t>(k) * groups.length];
+      if (r < 0 || r >= groups.modulus || groups.group_of_residue[static_cast<std::size_t>(r)] >= 0)
+        return std::nullopt;
+      groups.residue_of_group[static_cast<std::size_t>(k)] = r;
+      groups.group_of_residue[static_cast<std::size_t>(r)] = k;
+      for (int q = 0; q < groups.length; ++q)
+        if (rank_of[static_cast<std::ptrdiff_t>(k) * groups.length + q] != r + groups.modulus * q)
+          return std::nullopt;
+    }
+    copies->push_back(std::move(groups));
+  }
+  TranslationGroup g = *this;
+  g.layout_ = BlockLayout::copy_major_residue_grouped;
+  g.relabelling_.reset();
+  g.residue_groups_ = std::move(copies);
   return g;
 }
 
@@ -107,6 +150,22 @@ int TranslationGroup::reverse(int x, int digits) const {
 
 int TranslationGroup::position_owner(int o) const {
   return layout_ == BlockLayout::copy_major_reversed ? reverse(o, digits_) : o;
+}
+
+int TranslationGroup::position_rank(std::size_t copy, int o) const {
+  if (relabelling_) return relabelling_->rank_of[copy][static_cast<std::size_t>(o)];
+  if (residue_groups_) {
+    const ResidueGroups& groups = (*residue_groups_)[copy];
+    return groups.residue_of_group[static_cast<std::size_t>(o / groups.length)] +
+           groups.modulus * (o % groups.length);
+  }
+  return position_owner(o);
+}
+
+std::size_t TranslationGroup::copies_with_own_order() const {
+  if (relabelling_) return relabelling_->rank_of.size();
+  if (residue_groups_) return residue_groups_->size();
+  return 1;
 }
 
 std::int64_t TranslationGroup::order() const {
@@ -140,14 +199,12 @@ int TranslationGroup::element(int r) const {
 std::vector<BlockRange> TranslationGroup::orbit_blocks(int per_rank) const {
   // The smallest position of each orbit; the window reaches the largest of them (over every
   // copy, when each has its own order).
-  const std::size_t orders = relabelling_ ? relabelling_->rank_of.size() : 1;
+  const std::size_t orders = copies_with_own_order();
   int last = 0;
   for (std::size_t c = 0; c < orders; ++c) {
     std::vector<char> seen(static_cast<std::size_t>(ranks_), 0);
     for (int o = 0; o < ranks_; ++o) {
-      const int owner =
-          relabelling_ ? relabelling_->rank_of[c][static_cast<std::size_t>(o)] : position_owner(o);
-      char& s = seen[static_cast<std::size_t>(representative(owner))];
+      char& s = seen[static_cast<std::size_t>(representative(position_rank(c, o)))];
       if (s) continue;
       s = 1;
       last = std::max(last, o);
@@ -207,6 +264,28 @@ void TranslationGroup::act_relabelled(int g, int copy, int p0, int p1, BlockInde
   }
 }
 
+void TranslationGroup::act_residue_grouped(int g, int copy, int p0, int p1, BlockIndex base,
+                                           BlockSet& out) const {
+  const ResidueGroups& groups = (*residue_groups_)[static_cast<std::size_t>(copy)];
+  const int m = groups.modulus, length = groups.length;
+  // Rank r + m * q moved by g is (r + g) mod m + m * (q + g / m + carry) mod P: the group of
+  // residue r lands on the group of (r + g) mod m, rotated by g / m + carry positions.
+  int p = p0;
+  while (p < p1) {
+    const int k = p / length, q0 = p % length;
+    const int count = std::min(p1, (k + 1) * length) - p;
+    const int r = groups.residue_of_group[static_cast<std::size_t>(k)] + g % m;
+    const int carry = r >= m ? 1 : 0;
+    const int target = groups.group_of_residue[static_cast<std::size_t>(r - carry * m)];
+    const int q = (q0 + g / m + carry) % length;
+    const auto first = base + static_cast<BlockIndex>(target) * length;
+    const int head = std::min(count, length - q);
+    out.add(first + q, first + q + head);
+    if (head < count) out.add(first, first + (count - head));
+    p += count;
+  }
+}
+
 void TranslationGroup::act_owners(int g, int o0, int o1, int per_rank, BlockSet& out) const {
   const auto s = static_cast<BlockIndex>(per_rank);
   auto emit = [&](int first_image, int count) {
@@ -247,6 +326,10 @@ BlockSet TranslationGroup::act(int g, const BlockSet& blocks, int per_rank) cons
           if (static_cast<std::size_t>(x / p) >= relabelling_->rank_of.size()) break;
           act_relabelled(g, static_cast<int>(x / p), static_cast<int>(x - base),
                          static_cast<int>(end - base), base, out);
+        } else if (layout_ == BlockLayout::copy_major_residue_grouped) {
+          if (static_cast<std::size_t>(x / p) >= residue_groups_->size()) break;
+          act_residue_grouped(g, static_cast<int>(x / p), static_cast<int>(x - base),
+                              static_cast<int>(end - base), base, out);
         } else {
           BlockSet moved;
           act_owners(g, static_cast<int>(x - base), static_cast<int>(end - base), 1, moved);
@@ -295,6 +378,9 @@ std::string TranslationGroup::describe() const {
   if (layout_ == BlockLayout::copy_major_relabelled)
     count += "; blocks in the schedule's own order of the ranks, aligned runs of powers of " +
              std::to_string(radix_) + " kept";
+  if (layout_ == BlockLayout::copy_major_residue_grouped)
+    count += "; blocks grouped by rank residue modulo " +
+             std::to_string(residue_groups_->front().modulus) + ", groups rotated";
   count += ")";
   if (cube_) {
     return "XOR translations of the hypercube of " + std::to_string(ranks_) + " ranks on " +

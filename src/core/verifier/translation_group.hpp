@@ -16,6 +16,11 @@
 // run), which `keeps_aligned_runs` checks position by position for a generator; compositions of
 // such moves keep them too.
 //
+// Trivance's allreduce on a ring groups its blocks by rank residue modulo M = 3^t, the groups in
+// an order of their own and each in rank order (RingLayout). With M dividing P, a translation
+// moves a whole group onto another and rotates it, so a range of positions inside one group
+// maps onto at most two ranges.
+//
 // The flow model has its own search for the translations of a run on a network
 // (src/sim/translation_symmetry.*): it compares hashes of what the network sees of every step
 // (peer offsets, byte counts), not blocks, so the verifier does not share it.
@@ -31,7 +36,13 @@
 
 namespace topocoll::detail {
 
-enum class BlockLayout { owner_major, copy_major, copy_major_reversed, copy_major_relabelled };
+enum class BlockLayout {
+  owner_major,
+  copy_major,
+  copy_major_reversed,
+  copy_major_relabelled,
+  copy_major_residue_grouped
+};
 
 class TranslationGroup {
  public:
@@ -48,6 +59,11 @@ class TranslationGroup {
   // and P is a power of `radix`.
   [[nodiscard]] std::optional<TranslationGroup> with_block_ranks(
       const std::vector<int>& block_ranks, int radix) const;
+  // The translations of a ring acting on blocks laid out copy-major, each copy grouped by rank
+  // residue modulo some M that divides P (see above). Nullopt unless this is a ring and every
+  // copy of block_ranks has that form.
+  [[nodiscard]] std::optional<TranslationGroup> with_residue_groups(
+      const std::vector<int>& block_ranks) const;
   // Whether element g maps every aligned run of radix^j positions of every copy onto an aligned
   // run (always, but for the relabelled layout).
   [[nodiscard]] bool keeps_aligned_runs(int g) const;
@@ -87,12 +103,24 @@ class TranslationGroup {
   [[nodiscard]] int position_owner(int o) const;
   // Positions [p0, p1) of relabelled copy `copy` moved by g, offset by `base`.
   void act_relabelled(int g, int copy, int p0, int p1, BlockIndex base, BlockSet& out) const;
+  // Positions [p0, p1) of residue-grouped copy `copy` moved by g, offset by `base`.
+  void act_residue_grouped(int g, int copy, int p0, int p1, BlockIndex base, BlockSet& out) const;
+  // The rank position o of copy c stands for.
+  [[nodiscard]] int position_rank(std::size_t copy, int o) const;
+  [[nodiscard]] std::size_t copies_with_own_order() const;
 
   struct Relabelling {
     std::vector<std::vector<int>> rank_of;      // per copy: position -> rank
     std::vector<std::vector<int>> position_of;  // per copy: rank -> position
   };
   std::shared_ptr<const Relabelling> relabelling_;
+
+  // Per copy: position k * length + q holds rank residue_of_group[k] + modulus * q.
+  struct ResidueGroups {
+    int modulus = 1, length = 1;
+    std::vector<int> residue_of_group, group_of_residue;
+  };
+  std::shared_ptr<const std::vector<ResidueGroups>> residue_groups_;
 
   bool cube_ = false;
   BlockLayout layout_ = BlockLayout::owner_major;

@@ -105,6 +105,9 @@ const std::vector<Instance> kInstances = {
     {"swing-bw", Collective::allreduce, {2, 4, 2}, "hypercube"},
     {"bine-bw", Collective::allreduce, {16}, "ring"},
     {"bine-bw-torus", Collective::allreduce, {4, 4}, "hypercube"},
+    // Blocks grouped by rank residue (Trivance's allreduce layout, RingLayout).
+    {"trivance-bw", Collective::allreduce, {27}, "ring"},
+    {"trivance-bw", Collective::allreduce, {81}, "ring"},
 };
 
 TEST(TranslationSymmetry, InstancesUseTheReducedPath) {
@@ -262,6 +265,48 @@ TEST(TranslationSymmetry, RelabelledBlockActionMatchesItsDefinition) {
         }
     }
   }
+}
+
+// The residue-grouped layout against the same definition, block by block, for every
+// translation of the rings on which Trivance groups its allreduce blocks by residue mod 3 and 9.
+TEST(TranslationSymmetry, ResidueGroupedBlockActionMatchesItsDefinition) {
+  for (const int p : {27, 81}) {
+    const auto s = build("trivance-bw", Collective::allreduce, {p});
+    const std::vector<int> ranks_of = s->block_ranks();
+    ASSERT_EQ(ranks_of.size(), static_cast<std::size_t>(p));
+    const auto group = TranslationGroup::torus({p}, {1}).with_residue_groups(ranks_of);
+    ASSERT_TRUE(group.has_value()) << p;
+    EXPECT_NE(group->describe().find("residue modulo " + std::to_string(p == 27 ? 3 : 9)),
+              std::string::npos)
+        << group->describe();
+    std::vector<int> position_of(static_cast<std::size_t>(p));
+    for (int o = 0; o < p; ++o) position_of[static_cast<std::size_t>(ranks_of[o])] = o;
+    for (int g = 0; g < p; ++g)
+      for (int b0 = 0; b0 < p; ++b0)
+        for (int b1 = b0 + 1; b1 <= p; ++b1) {
+          BlockSet expected;
+          for (int b = b0; b < b1; ++b)
+            expected.add(static_cast<BlockIndex>(
+                position_of[static_cast<std::size_t>(group->act(g, ranks_of[b]))]));
+          expected.normalize();
+          EXPECT_EQ(group->act(g, BlockSet::range(b0, b1), 1), expected)
+              << p << " g=" << g << " [" << b0 << "," << b1 << ")";
+        }
+  }
+}
+
+// Orders that are not residue groups build no such group: a swap inside one group, groups of
+// unequal length, and a hypercube.
+TEST(TranslationSymmetry, OnlyResidueGroupsBuildTheRotatedLayout) {
+  const auto s = build("trivance-bw", Collective::allreduce, {27});
+  std::vector<int> swapped = s->block_ranks();
+  std::swap(swapped[1], swapped[2]);
+  EXPECT_FALSE(TranslationGroup::torus({27}, {1}).with_residue_groups(swapped).has_value());
+  std::vector<int> uneven = {0, 2, 4, 6, 1, 3, 5};  // residues mod 2 of 7 ranks: 4 and 3
+  EXPECT_FALSE(TranslationGroup::torus({7}, {1}).with_residue_groups(uneven).has_value());
+  std::vector<int> even = {0, 2, 4, 6, 1, 3, 5, 7};
+  EXPECT_TRUE(TranslationGroup::torus({8}, {1}).with_residue_groups(even).has_value());
+  EXPECT_FALSE(TranslationGroup::hypercube(3, ~0U).with_residue_groups(even).has_value());
 }
 
 // A schedule whose block_ranks lies (here: Swing's order shuffled) is not verified on fewer
