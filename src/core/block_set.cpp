@@ -20,6 +20,19 @@ void BlockSet::add(BlockIndex begin, BlockIndex end) {
   ranges_.push_back({begin, end});
 }
 
+void BlockSet::shift(BlockIndex by) {
+  std::size_t kept = 0;
+  for (const BlockRange& r : ranges_) {
+    if (r.begin >= r.end) continue;
+    if (kept > 0 && ranges_[kept - 1].end == r.begin + by) {
+      ranges_[kept - 1].end = r.end + by;
+      continue;
+    }
+    ranges_[kept++] = {r.begin + by, r.end + by};
+  }
+  ranges_.resize(kept);
+}
+
 void BlockSet::add(const BlockSet& other) {
   for (const auto& r : other.ranges_) add(r.begin, r.end);
 }

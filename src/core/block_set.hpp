@@ -39,6 +39,8 @@ class BlockSet {
   void add(const BlockSet& other);
   // Sorts and merges overlapping or adjacent ranges.
   void normalize();
+  // Moves every range by `by` blocks, merging touching neighbours as add() does.
+  void shift(BlockIndex by);
   void clear() { ranges_.clear(); }
 
   [[nodiscard]] const std::vector<BlockRange>& ranges() const { return ranges_; }

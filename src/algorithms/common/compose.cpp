@@ -96,6 +96,17 @@ BlockSet LaneLayout::map(int lane, const BlockSet& inner) const {
   return out;
 }
 
+void LaneLayout::place(int lane, BlockSet& blocks) const {
+  // Blocks inside the first chunk only move by the lane's offset (an allreduce's whole
+  // vector is one chunk): no new set for a step that copies the whole vector block by block.
+  const auto c = static_cast<BlockIndex>(chunk);
+  if (blocks.empty() || blocks.ranges().back().end <= c) {
+    blocks.shift(static_cast<BlockIndex>(lane) * c);
+    return;
+  }
+  blocks = map(lane, blocks);
+}
+
 ScheduleInfo lanes_info(const ScheduleInfo& lane_info, int lanes) {
   ScheduleInfo info = lane_info;
   info.blocks = lane_info.blocks * lanes;
@@ -134,8 +145,8 @@ int LaneSet::lane_step_count(int rank, int lane) const {
 
 void LaneSet::place(int index, Step& step) const {
   for (Operation& op : step.ops) {
-    op.blocks = layout_.map(index, op.blocks);
-    if (op.kind == OpKind::copy) op.source = layout_.map(index, op.source);
+    layout_.place(index, op.blocks);
+    if (op.kind == OpKind::copy) layout_.place(index, op.source);
     op.port += index * lane_ports_;
   }
 }

@@ -43,6 +43,8 @@ struct LaneLayout {
   int chunk = 1;
   [[nodiscard]] BlockIndex map(int lane, BlockIndex inner) const;
   [[nodiscard]] BlockSet map(int lane, const BlockSet& inner) const;
+  // The same, in place.
+  void place(int lane, BlockSet& blocks) const;
 };
 
 class LaneSet final : public Schedule {

@@ -45,6 +45,19 @@ TEST(BlockRange, ClippedIsTheOverlapOrEmpty) {
   EXPECT_EQ(r.clipped(0, 3).size(), 0u);
 }
 
+// A shift keeps the ranges' order and merges neighbours that touch, as add() does.
+TEST(BlockSet, ShiftMovesRangesAndMergesTouchingOnes) {
+  BlockSet s;
+  s.add(4, 6);
+  s.add(1, 2);  // out of order: kept where it is
+  s.add(2, 3);  // touches its predecessor: add() merged it
+  s.shift(10);
+  EXPECT_EQ(s.ranges(), (std::vector<BlockRange>{{14, 16}, {11, 13}}));
+  BlockSet empty;
+  empty.shift(3);
+  EXPECT_TRUE(empty.empty());
+}
+
 TEST(BlockSet, ClippedKeepsOnlyTheWindow) {
   BlockSet s;
   s.add(0, 4);

@@ -127,6 +127,25 @@ TEST(LaneVerifier, TwoLanesOnOneChannelNeedAnOrder) {
   EXPECT_NE(report.message.find("port 0"), std::string::npos) << report.message;
 }
 
+// Placing a lane's blocks in place gives the set map() gives, inside the first chunk (a
+// shift) and across chunks (split at their boundaries), on every lane.
+TEST(LaneSchedules, PlaceInPlaceEqualsMap) {
+  const algorithms::LaneLayout layout{3, 4};
+  std::vector<BlockSet> sets(3);
+  sets[0].add(0, 2);
+  sets[0].add(3, 4);
+  sets[1].add(2, 7);  // crosses the first chunk's end
+  sets[1].add(9, 12);
+  sets[2].add(1, 2);
+  sets[2].add(2, 4);
+  for (int lane = 0; lane < 3; ++lane)
+    for (const BlockSet& inner : sets) {
+      BlockSet placed = inner;
+      layout.place(lane, placed);
+      EXPECT_EQ(placed, layout.map(lane, inner)) << "lane " << lane << " " << inner.to_string();
+    }
+}
+
 TEST(LaneSchedules, LockStepViewWaitsForDependencies) {
   // Without its dependency, lane 1's forward could sit in step 1 next to nothing; with it, the
   // one-lane view puts the forward after the receive.
