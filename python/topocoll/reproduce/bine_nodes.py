@@ -381,6 +381,6 @@ def plot_gpu(rows, gpus, sizes, systems, path) -> None:
 EXPERIMENTS = [
     Experiment("bine-ppn", "bine", "Sec. 6.1", ppn, {"small": 20, "paper": 300},
                "one and four processes per node on 64 LUMI-like nodes, every collective"),
-    Experiment("bine-gpu", "bine", "Sec. 6.2", gpu, {"small": 21, "paper": 1000},
+    Experiment("bine-gpu", "bine", "Sec. 6.2", gpu, {"small": 21, "paper": 2300},
                "hier:bine-bw against flat Bine and NCCL-like rings and tree, 4 GPUs per node"),
 ]  # fmt: skip
