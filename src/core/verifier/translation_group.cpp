@@ -14,11 +14,12 @@ int digits_of(int ranks, int radix) {
 }
 
 // The modulus M of a copy laid out in residue groups (see the header), or 0. The first group
-// is the longest increasing run from position 0: every group has P / M positions.
+// is the longest increasing run from position 0: every group has P / M positions. Groups of
+// one position would fit any order and move block by block: not taken.
 int residue_modulus(const int* rank_of, int p) {
   int length = 1;
   while (length < p && rank_of[length] > rank_of[length - 1]) ++length;
-  return p % length == 0 ? p / length : 0;
+  return length > 1 && p % length == 0 ? p / length : 0;
 }
 
 }  // namespace

@@ -296,7 +296,7 @@ TEST(TranslationSymmetry, ResidueGroupedBlockActionMatchesItsDefinition) {
 }
 
 // Orders that are not residue groups build no such group: a swap inside one group, groups of
-// unequal length, and a hypercube.
+// unequal length, groups of one block (any order would fit), and a hypercube.
 TEST(TranslationSymmetry, OnlyResidueGroupsBuildTheRotatedLayout) {
   const auto s = build("trivance-bw", Collective::allreduce, {27});
   std::vector<int> swapped = s->block_ranks();
@@ -304,6 +304,8 @@ TEST(TranslationSymmetry, OnlyResidueGroupsBuildTheRotatedLayout) {
   EXPECT_FALSE(TranslationGroup::torus({27}, {1}).with_residue_groups(swapped).has_value());
   std::vector<int> uneven = {0, 2, 4, 6, 1, 3, 5};  // residues mod 2 of 7 ranks: 4 and 3
   EXPECT_FALSE(TranslationGroup::torus({7}, {1}).with_residue_groups(uneven).has_value());
+  std::vector<int> singles = {3, 1, 2, 0};
+  EXPECT_FALSE(TranslationGroup::torus({4}, {1}).with_residue_groups(singles).has_value());
   std::vector<int> even = {0, 2, 4, 6, 1, 3, 5, 7};
   EXPECT_TRUE(TranslationGroup::torus({8}, {1}).with_residue_groups(even).has_value());
   EXPECT_FALSE(TranslationGroup::hypercube(3, ~0U).with_residue_groups(even).has_value());
