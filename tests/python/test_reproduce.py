@@ -136,6 +136,40 @@ def test_judge():
     assert judge({"value": 1.5, "relation": "at_least"}, 1.4, "paper") == "differ"
 
 
+@OTHERS
+def test_fig15_from_stored_runs_equals_the_live_summary(others_out, tmp_path):
+    # Fig. 15 read from the gain CSVs of Figs. 6-14 (reproduce --from-runs) gives the values
+    # the live run computed from their sweeps: a scenario mapped to the wrong figure's case
+    # (another shape or bandwidth) would change a median or an extreme.
+    out = tmp_path / "derived"
+    assert main(["swing-fig15", "--from-runs", str(others_out), "--out", str(out)]) == 0
+    derived = json.loads((out / "swing-fig15" / "results.json").read_text())
+    live = json.loads((others_out / "swing-fig15" / "results.json").read_text())
+    assert derived == live
+    assert json.loads((out / "swing-fig15" / "verdict.json").read_text())["from_runs"] == str(
+        others_out
+    )
+
+
+@OTHERS
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["swing-fig7", "--from-runs", "{runs}"], "summarise(s) no other experiment"),
+        (["swing-fig15", "--from-runs", "{runs}/nothing-here"], "not a folder"),
+        (["swing-fig15", "--scale", "paper", "--from-runs", "{runs}"], "not paper"),
+        (["swing-fig15", "--from-runs", "{empty}"], "no stored sweep of torus:8x8"),
+    ],
+)
+def test_from_runs_refuses_what_it_cannot_summarise(others_out, tmp_path, capsys, argv, message):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    argv = [a.format(runs=others_out, empty=empty) for a in argv]
+    assert main([*argv, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "accepted" in err
+
+
 def test_unknown_experiment_exits_2(capsys):
     assert main(["no-such-figure", "--out", "/nonexistent"]) == 2
     assert "accepted" in capsys.readouterr().err

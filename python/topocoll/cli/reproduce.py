@@ -13,7 +13,14 @@ from pathlib import Path
 from topocoll.errors import one_line, require
 from topocoll.machine import load_machine
 from topocoll.parallel import MAX_THREADS, mpi_world
-from topocoll.reproduce import check_estimate, prepare_out, print_list, run_one, select
+from topocoll.reproduce import (
+    check_estimate,
+    check_from_runs,
+    prepare_out,
+    print_list,
+    run_one,
+    select,
+)
 from topocoll.reproduce.core import SCALES, Experiment
 
 
@@ -37,7 +44,11 @@ def run(args: argparse.Namespace) -> int:
     chosen = select(args.names)
     if getattr(args, "machine", None) is not None:
         load_machine(args.machine)  # a bad file is exit 2 before any experiment runs
-    check_estimate(chosen, args.scale, args.force)  # before any experiment runs
+    runs = getattr(args, "from_runs", None)
+    if runs is not None:  # a summary of stored runs simulates nothing: no estimate applies
+        check_from_runs(chosen, Path(runs))
+    else:
+        check_estimate(chosen, args.scale, args.force)  # before any experiment runs
     require("matplotlib", "reproduce")  # every experiment draws its figure
     prepare_out(Path(args.out), world)
     if world is None or world[1] == 0:
@@ -53,7 +64,9 @@ def run_all(chosen: list[Experiment], args: argparse.Namespace, out: Path, world
         for e in chosen:
             if report:
                 print(f"{e.name} ({e.paper} {e.figure}, scale {args.scale}) ...", file=sys.stderr)
-            v = run_one(e, args.scale, args.jobs, out, world, getattr(args, "machine", None))
+            runs = getattr(args, "from_runs", None)
+            v = run_one(e, args.scale, args.jobs, out, world, getattr(args, "machine", None),
+                        None if runs is None else Path(runs))  # fmt: skip
             summary.append(v)
             if not report:
                 continue
@@ -102,6 +115,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--force", action="store_true", help="run even beyond the estimate's limit (10 minutes)"
+    )
+    p.add_argument(
+        "--from-runs",
+        metavar="DIR",
+        help="summaries only (swing-fig15): read the stored results of the experiments they "
+        "summarise from DIR (an --out folder or docs/reproduction/<scale>), not rerun them",
     )
 
 

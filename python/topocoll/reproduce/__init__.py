@@ -43,20 +43,46 @@ def select(names: list[str]) -> list[Experiment]:
 
 
 def run_one(
-    experiment: Experiment, scale: str, jobs: int, out: Path, world=None, machine=None
+    experiment: Experiment,
+    scale: str,
+    jobs: int,
+    out: Path,
+    world=None,
+    machine=None,
+    runs: Path | None = None,
 ) -> dict:
     """Runs one experiment; `machine` (reproduce --machine) replaces the machine files of the
-    experiments that run on one (Context.machine_for)."""
+    experiments that run on one (Context.machine_for); `runs` (reproduce --from-runs) is the
+    folder of stored runs a summary reads (check_from_runs)."""
     folder = out / experiment.name
     folder.mkdir(parents=True, exist_ok=True)
-    ctx = Context(scale=scale, jobs=jobs, out=folder, world=world, machine=machine)
+    ctx = Context(scale=scale, jobs=jobs, out=folder, world=world, machine=machine, runs=runs)
     start = time.monotonic()
     results = experiment.run(ctx)
     seconds = time.monotonic() - start
     (folder / "results.json").write_text(json.dumps(results, indent=1, sort_keys=True))
     v = verdict(experiment, results, ctx, seconds)
+    if runs is not None:
+        v["from_runs"] = str(runs)
     (folder / "verdict.json").write_text(json.dumps(v, indent=1))
     return v
+
+
+def check_from_runs(chosen: list[Experiment], folder: Path) -> None:
+    """InputError unless every chosen experiment summarises others (reads their stored runs
+    with --from-runs) and `folder` is a folder."""
+    rerun = [e.name for e in chosen if not e.summarises]
+    if rerun:
+        summaries = [e.name for e in experiments() if e.summarises]
+        raise InputError(
+            f"--from-runs: {', '.join(rerun)} summarise(s) no other experiment; accepted: "
+            f"{', '.join(summaries)}"
+        )
+    if not folder.is_dir():
+        raise InputError(
+            f"--from-runs {folder}: not a folder; accepted: the --out folder of the runs a "
+            "summary reads, or docs/reproduction/<scale>"
+        )
 
 
 # Runs estimated longer than this (the sum of the experiments' `--list` estimates) need --force.

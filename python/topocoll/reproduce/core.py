@@ -25,6 +25,7 @@ class Context:
     out: Path  # this experiment's folder (on MPI ranks other than 0: a scratch copy)
     world: tuple | None = None  # (comm, rank, size) under mpirun with several processes
     machine: str | None = None  # reproduce --machine: replaces every experiment's machine file
+    runs: Path | None = None  # reproduce --from-runs: stored runs a summary reads, not reruns
 
     def machine_for(self, paper_machine: str) -> str:
         """The machine an experiment runs on: its paper's machine file (a name of
@@ -74,6 +75,9 @@ class Experiment:
     run: Callable[[Context], dict]  # returns the results the claims' keys name
     estimate_s: dict[str, float] = field(default_factory=dict)  # per scale, measured
     what: str = ""
+    # The experiments whose stored results it can summarise instead of rerunning their
+    # simulations (reproduce --from-runs); () for the others
+    summarises: tuple[str, ...] = ()
 
 
 def load_claims(paper: str) -> dict:

@@ -7,7 +7,7 @@ of the SST models it ran, docs/machines.md) and nothing tuned per figure."""
 from __future__ import annotations
 
 import statistics
-from types import SimpleNamespace
+from collections.abc import Callable
 
 from topocoll.plots import pyplot
 from topocoll.simulation import simulate
@@ -23,6 +23,7 @@ from .core import (
     trend,
     write_csv,
 )
+from .swing_stored import GAIN_TABLES, stored_sweep, stored_sweeps, summaries_by_case
 
 MIB = 1 << 20
 # The algorithms of the paper's plots (section 2.3): ring is the Hamiltonian rings on 2D tori.
@@ -458,10 +459,22 @@ def fig15_scenarios(ctx: Context) -> dict[str, list[tuple[str, str, dict]]]:
     }
 
 
+def fig15_sweeps(ctx: Context) -> Callable[..., object]:
+    """How Fig. 15 gets a scenario's gains: its pruned sweep, or with --from-runs (ctx.runs) the
+    gains the figure that ran it stored (swing_stored)."""
+    if ctx.runs is None:
+        return lambda topology, **options: sweep(ctx, topology, "32B:512MiB", prune=True,
+                                                 **options)  # fmt: skip
+    sweeps = stored_sweeps(ctx.runs, ctx.scale)
+    return lambda topology, **options: stored_sweep(sweeps, ctx.runs, topology,
+                                                    options.get("bandwidth"))  # fmt: skip
+
+
 def fig15(ctx: Context) -> dict:
     groups = fig15_scenarios(ctx)
+    gains_of = fig15_sweeps(ctx)
     cases = {
-        (group, label): sweep(ctx, topology, "32B:512MiB", prune=True, **options)
+        (group, label): gains_of(topology, **options)
         for group, scenarios in groups.items()
         for label, topology, options in scenarios
     }
@@ -488,7 +501,7 @@ def fig15(ctx: Context) -> dict:
     medians = [median_gain(c) for c in cases.values()]
     bandwidth = [median_gain(cases[("8x8 bandwidth", r)]) for r, _, _ in groups["8x8 bandwidth"]]
     hx2 = cases[("torus-like", "hx2mesh")]
-    torus = sweep(ctx, same_grid_torus(torus_like(ctx, "hx2mesh")), "32B:512MiB", prune=True)
+    torus = gains_of(same_grid_torus(torus_like(ctx, "hx2mesh")))
     results = {
         "min median gain": min(medians),
         "max median gain": max(medians),
@@ -524,8 +537,11 @@ EXPERIMENTS = [
                "goodput on a 4,096-node Hx4Mesh, hammingmesh:4x4:16x16 (small: 4x4:2x2)"),
     Experiment("swing-fig14", "swing", "Fig. 14", fig14, {"small": 2, "paper": 2070},
                "goodput on a 4,096-node HyperX, hyperx:64x64 (small: 8x8)"),
-    Experiment("swing-fig15", "swing", "Fig. 15", fig15, {"small": 10, "paper": 1040},
-               "distribution of the gain over sizes per scenario of Figs. 6-14 (small: 9)"),
+    # paper: the sum of Figs. 6-14's estimates, whose sweeps it reruns; `--from-runs DIR`
+    # reads their stored gains instead (seconds)
+    Experiment("swing-fig15", "swing", "Fig. 15", fig15, {"small": 10, "paper": 11400},
+               "distribution of the gain over sizes per scenario of Figs. 6-14 (small: 9)",
+               tuple(GAIN_TABLES)),
 ]  # fmt: skip
 
 
@@ -542,12 +558,5 @@ def results_from_csv(name: str, rows: list[dict]) -> dict:
     experiments or CSVs): cases in the order they appear, sizes ascending."""
     if name not in FROM_GAINS or not rows or "gain" not in rows[0]:
         return {}
-    cases: dict[str, SimpleNamespace] = {}
-    for r in rows:
-        gain = float(r["gain"]) if r["gain"] not in ("", "None") else None
-        point = SimpleNamespace(size_bytes=int(r["size_bytes"]), gain=gain,
-                                best_baseline=r.get("best_baseline") or None)  # fmt: skip
-        cases.setdefault(r["case"], SimpleNamespace(summary=[])).summary.append(point)
-    for c in cases.values():
-        c.summary.sort(key=lambda p: p.size_bytes)
+    cases = summaries_by_case(rows)
     return FROM_GAINS[name](cases)
