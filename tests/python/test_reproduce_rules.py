@@ -182,6 +182,18 @@ def test_rejudge_reads_the_stored_csv_by_todays_rules(tmp_path):
     assert stored["by_kind"]["performance"]["agree"] == 3
 
 
+def test_rejudge_keeps_the_runs_a_summary_was_made_from(tmp_path):
+    from topocoll.reproduce import rejudge
+
+    stored = {"experiment": "swing-fig15", "paper": "swing", "figure": "Fig. 15",
+              "scale": "paper", "seconds": 1.0, "from_runs": "docs/reproduction/paper",
+              "claims": [{"key": "min median gain", "ours": 1.3}]}  # fmt: skip
+    (tmp_path / "swing-fig15.verdict.json").write_text(json.dumps(stored))
+    (v,) = rejudge(tmp_path)
+    assert v["from_runs"] == "docs/reproduction/paper"
+    assert {c["id"]: c["verdict"] for c in v["claims"]}["F15-median-low"] == "agree"
+
+
 def test_report_counts_performance_and_closed_form_apart(capsys):
     from topocoll.reproduce.report import counts
 

@@ -62,8 +62,6 @@ def run_one(
     seconds = time.monotonic() - start
     (folder / "results.json").write_text(json.dumps(results, indent=1, sort_keys=True))
     v = verdict(experiment, results, ctx, seconds)
-    if runs is not None:
-        v["from_runs"] = str(runs)
     (folder / "verdict.json").write_text(json.dumps(v, indent=1))
     return v
 
@@ -162,7 +160,8 @@ def rejudge(folder: Path, papers: tuple[str, ...] = REJUDGED) -> list[dict]:
                 with stored.open(newline="") as f:
                     rows = list(csv.DictReader(f))
                 results.update(modules[experiment.paper].results_from_csv(name, rows))
-        ctx = Context(scale=old["scale"], jobs=1, out=folder)
+        runs = old.get("from_runs")  # a summary keeps the runs it was made from
+        ctx = Context(scale=old["scale"], jobs=1, out=folder, runs=runs and Path(runs))
         v = verdict(experiment, results, ctx, old["seconds"])
         path.write_text(json.dumps(v, indent=1))
         out.append(v)

@@ -245,12 +245,14 @@ def verdict(experiment: Experiment, results: dict, ctx: Context, seconds: float)
                 "note": claim.get("note", ""),
             }
         )
+    made_from = {} if ctx.runs is None else {"from_runs": str(ctx.runs)}
     return {
         "experiment": experiment.name,
         "paper": experiment.paper,
         "figure": experiment.figure,
         "scale": ctx.scale,
         "seconds": round(seconds, 2),
+        **made_from,
         "claims": rows,
         "agree": sum(r["verdict"] == "agree" for r in rows),
         "differ": sum(r["verdict"] == "differ" for r in rows),
