@@ -118,6 +118,23 @@ def test_bine_for_tori_beats_binomial_trees_on_a_torus(bine_out):
     assert r["max speedup x"] > 3
 
 
+@BINE
+@pytest.mark.parametrize("name", ["bine-table3", "bine-table5", "bine-fugaku"])
+def test_win_loss_results_from_the_stored_csv_equal_the_run(bine_out, name):
+    # rejudge reads a win/loss table back from its CSV: every result the run computed (rates
+    # per allocation, gains, the comparisons against the multi-port and the best baseline)
+    # comes out again; a column read as the wrong type or a lost comparison would not.
+    import csv
+
+    from topocoll.reproduce import bine
+
+    folder = bine_out / name
+    with (folder / f"{bine.SYSTEMS[name].table}.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    live = json.loads((folder / "results.json").read_text())
+    assert bine.results_from_csv(name, rows) == live
+
+
 def test_every_claim_names_an_experiment_that_exists():
     names = {e.name for e in experiments()}
     for paper in ("swing", "trivance", "cm200", "canary", "bine"):

@@ -76,6 +76,25 @@ def test_rates_are_per_allocation_with_their_spread():
     assert r["max speedup x"] == 1.5
 
 
+def test_on_a_torus_bine_meets_the_fastest_of_every_baseline():
+    # 5.4.3 compares with every algorithm the MPI offers: per case the faster of the 1-port
+    # binomial tree and the multi-port butterfly. Case 1: the binomial tree is 2x slower, the
+    # butterfly 1.2x (a win by 20%, not 100%); case 2: the butterfly is faster than Bine.
+    rows = [
+        {"collective": "allreduce", "allocation": 1, "best_s": 1.0, "binomial_s": 2.0,
+         "multiport_s": 1.2, "best_outcome": 1, "default_outcome": 1, "best_gain": 1.0,
+         "best_outcome_multiport": 1, "best_gain_multiport": 0.2},
+        {"collective": "allreduce", "allocation": 1, "best_s": 1.0, "binomial_s": 3.0,
+         "multiport_s": 0.5, "best_outcome": 1, "default_outcome": 1, "best_gain": 2.0,
+         "best_outcome_multiport": -1, "best_gain_multiport": -0.5},
+    ]  # fmt: skip
+    r = bine.summarize(rows, [1])
+    assert r["allreduce win % vs best baseline"] == 50.0
+    assert r["allreduce loss % vs best baseline"] == 50.0
+    assert r["allreduce max speedup x vs best baseline"] == 1.2
+    assert r["max speedup x"] == 3.0
+
+
 def test_node_machine_puts_k_ranks_on_a_node_with_its_own_nic(tmp_path):
     ctx = Context("small", 1, tmp_path)
     doc = json.loads(open(bine_nodes.node_machine(ctx, "lumi", 4)).read())

@@ -222,3 +222,8 @@ def test_rejudge_of_a_broken_stored_run_is_one_line_exit_2(tmp_path):
                               str(tmp_path / "none")], capture_output=True, text=True,
                              timeout=120)  # fmt: skip
     assert missing.returncode == 2
+    paper = subprocess.run([sys.executable, "-m", "topocoll.reproduce.report", "--rejudge",
+                            str(tmp_path), "cm200"], capture_output=True, text=True,
+                           timeout=120)  # fmt: skip
+    assert paper.returncode == 2
+    assert "paper cm200; accepted: swing, trivance, canary, bine" in paper.stderr

@@ -133,8 +133,10 @@ def prepare_out(out: Path, world) -> None:
         raise InputError(f"{problem}; accepted: a folder that can be created and written")
 
 
-# The papers whose stored runs `rejudge` reads back (their modules' results_from_csv).
+# The papers whose stored runs `rejudge` reads back by default, and every paper it can (their
+# modules' results_from_csv).
 REJUDGED = ("swing", "trivance", "canary")
+REJUDGEABLE = (*REJUDGED, "bine")
 
 
 def rejudge(folder: Path, papers: tuple[str, ...] = REJUDGED) -> list[dict]:
@@ -143,9 +145,9 @@ def rejudge(folder: Path, papers: tuple[str, ...] = REJUDGED) -> list[dict]:
     results are the stored values of its claims' keys, replaced by what today's code computes
     from the stored NAME-gain.csv or NAME.csv (crossovers, win rules, trends, ratios); the
     verdict is rewritten with the stored scale and seconds. Returns the new verdicts."""
-    from . import canary, swing, trivance
+    from . import bine, canary, swing, trivance
 
-    modules = {"swing": swing, "trivance": trivance, "canary": canary}
+    modules = {"swing": swing, "trivance": trivance, "canary": canary, "bine": bine}
     by_name = {e.name: e for e in experiments()}
     out = []
     for path in sorted(folder.glob("*.verdict.json")):

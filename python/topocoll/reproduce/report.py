@@ -1,8 +1,9 @@
 """Markdown tables of the verdicts under an output folder of `topocoll reproduce` (the tables of
 docs/reproduction.md): python -m topocoll.reproduce.report DIR [DIR2] (DIR2: a second scale,
-whose values are added as a column), with the counts per kind of claim; `--rejudge DIR` judges
-the stored runs of DIR (docs/reproduction/paper's NAME.verdict.json beside its CSV) again by
-today's claims and rules and prints the counts."""
+whose values are added as a column), with the counts per kind of claim; `--rejudge DIR
+[PAPER ...]` judges the stored runs of DIR (docs/reproduction/paper's NAME.verdict.json beside
+its CSV) of those papers (default: swing, trivance, canary) again by today's claims and rules
+and prints the counts."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 from topocoll.errors import one_line
 
-USAGE = "python -m topocoll.reproduce.report DIR [DIR2] | --rejudge DIR"
+USAGE = "python -m topocoll.reproduce.report DIR [DIR2] | --rejudge DIR [PAPER ...]"
 # The keys the tables read from a verdict.json and from each of its claims.
 VERDICT_KEYS = ("scale", "figure", "seconds", "claims")
 CLAIM_KEYS = ("id", "claim", "where", "paper", "unit", "ours", "verdict", "tolerance", "relation")
@@ -91,13 +92,19 @@ def main(argv: list[str]) -> int:
 
 
 def rejudge_main(argv: list[str]) -> int:
-    from . import rejudge
+    from . import REJUDGEABLE, REJUDGED, rejudge
 
-    if len(argv) != 1 or not Path(argv[0]).is_dir():
+    if not argv or not Path(argv[0]).is_dir():
         print(f"error: usage: {USAGE} (DIR: an existing folder)", file=sys.stderr)
         return 2
+    papers = tuple(argv[1:]) or REJUDGED
+    unknown = [p for p in papers if p not in REJUDGEABLE]
+    if unknown:
+        print(f"error: --rejudge: paper {', '.join(unknown)}; accepted: "
+              f"{', '.join(REJUDGEABLE)}", file=sys.stderr)  # fmt: skip
+        return 2
     try:
-        verdicts = rejudge(Path(argv[0]))
+        verdicts = rejudge(Path(argv[0]), papers)
     except (OSError, ValueError, TypeError, KeyError, AttributeError) as error:
         # a stored verdict or CSV that is not one the experiments wrote
         print(f"error: {argv[0]}: {one_line(error)}; accepted: a folder of NAME.verdict.json "
