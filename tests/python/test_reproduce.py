@@ -176,6 +176,7 @@ def test_fig15_from_stored_runs_equals_the_live_summary(others_out, tmp_path):
         (["swing-fig15", "--from-runs", "{runs}/nothing-here"], "not a folder"),
         (["swing-fig15", "--scale", "paper", "--from-runs", "{runs}"], "not paper"),
         (["swing-fig15", "--from-runs", "{empty}"], "no stored sweep of torus:8x8"),
+        (["swing-fig15", "--from-runs", ""], "the path is empty"),
     ],
 )
 def test_from_runs_refuses_what_it_cannot_summarise(others_out, tmp_path, capsys, argv, message):

@@ -45,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "machine", None) is not None:
         load_machine(args.machine)  # a bad file is exit 2 before any experiment runs
     runs = getattr(args, "from_runs", None)
+    if runs == "":
+        raise ValueError("--from-runs: the path is empty; accepted: a folder path")
     if runs is not None:  # a summary of stored runs simulates nothing: no estimate applies
         check_from_runs(chosen, Path(runs))
     else:

@@ -163,7 +163,7 @@ def rejudge(folder: Path, papers: tuple[str, ...] = REJUDGED) -> list[dict]:
                     rows = list(csv.DictReader(f))
                 results.update(modules[experiment.paper].results_from_csv(name, rows))
         runs = old.get("from_runs")  # a summary keeps the runs it was made from
-        ctx = Context(scale=old["scale"], jobs=1, out=folder, runs=runs and Path(runs))
+        ctx = Context(scale=old["scale"], jobs=1, out=folder, runs=Path(runs) if runs else None)
         v = verdict(experiment, results, ctx, old["seconds"])
         path.write_text(json.dumps(v, indent=1))
         out.append(v)
