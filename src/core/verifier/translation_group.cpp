@@ -321,14 +321,14 @@ BlockSet TranslationGroup::act(int g, const BlockSet& blocks, int per_rank) cons
       for (BlockIndex x = range.begin; x < range.end;) {  // one copy's positions at a time
         const BlockIndex base = x / p * p;
         const BlockIndex end = std::min(range.end, base + p);
+        const bool own_orders = relabelling_ || residue_groups_;
+        if (own_orders && static_cast<std::size_t>(x / p) >= copies_with_own_order()) break;
         if (layout_ == BlockLayout::copy_major_reversed) {
           act_reversed(g, static_cast<int>(x - base), static_cast<int>(end - base), base, out);
         } else if (layout_ == BlockLayout::copy_major_relabelled) {
-          if (static_cast<std::size_t>(x / p) >= relabelling_->rank_of.size()) break;
           act_relabelled(g, static_cast<int>(x / p), static_cast<int>(x - base),
                          static_cast<int>(end - base), base, out);
         } else if (layout_ == BlockLayout::copy_major_residue_grouped) {
-          if (static_cast<std::size_t>(x / p) >= residue_groups_->size()) break;
           act_residue_grouped(g, static_cast<int>(x / p), static_cast<int>(x - base),
                               static_cast<int>(end - base), base, out);
         } else {
