@@ -194,6 +194,26 @@ def test_rejudge_keeps_the_runs_a_summary_was_made_from(tmp_path):
     assert {c["id"]: c["verdict"] for c in v["claims"]}["F15-median-low"] == "agree"
 
 
+@pytest.mark.parametrize(
+    "files, message",
+    [
+        ({"swing-fig7.csv": "case,size_bytes,gain\n8x8,32,1.1\n"}, "verdict.json is missing"),
+        ({"swing-fig7.csv": "case,size_bytes,gain\n8x8,32,1.1\n",
+          "swing-fig7.verdict.json": "{not json"}, "not a verdict"),
+        ({"swing-fig7.csv": "case,size\n8x8,32\n",
+          "swing-fig7.verdict.json": '{"scale": "small"}'}, "not a gain table"),
+    ],
+)  # fmt: skip
+def test_from_runs_refuses_a_stored_run_it_cannot_read(tmp_path, capsys, files, message):
+    from topocoll.cli.reproduce import main
+
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    assert main(["swing-fig15", "--from-runs", str(tmp_path), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "accepted" in err
+
+
 def test_report_counts_performance_and_closed_form_apart(capsys):
     from topocoll.reproduce.report import counts
 

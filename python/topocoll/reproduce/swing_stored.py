@@ -86,7 +86,13 @@ def check_scale(folder: Path, experiment: str, scale: str) -> None:
             f"--from-runs {folder}: {experiment}'s verdict.json is missing, so its scale is "
             "unknown; accepted: a folder with each figure's CSV and verdict.json"
         )
-    ran = json.loads(verdict.read_text()).get("scale")
+    try:
+        ran = json.loads(verdict.read_text()).get("scale")
+    except (ValueError, AttributeError) as e:  # not UTF-8, not JSON, or not an object
+        raise InputError(
+            f"--from-runs {verdict}: not a verdict ({type(e).__name__}); accepted: the "
+            "verdict.json a reproduce run writes"
+        ) from e
     if ran != scale:
         raise InputError(
             f"--from-runs {folder}: {experiment} ran at scale {ran}, not {scale}; accepted: "
