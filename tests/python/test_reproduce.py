@@ -268,9 +268,23 @@ def test_mpirun_writes_the_files_of_one_process(tmp_path):
         alone = sorted(p.name for p in (out / name).iterdir())
         assert sorted(p.name for p in (written / name).iterdir()) == alone
         for file in alone:
+            if file == "units":  # the journal of --resume: a file per rank
+                assert units(written / name) == units(out / name), name
+                continue
             assert without_seconds(written / name / file) == without_seconds(out / name / file), (
                 f"{name}/{file} differs from the one-process run"
             )
+    assert units(written / "bine-background"), "no unit written down under mpirun"
+
+
+def units(folder) -> dict:
+    """The units of work written down in an experiment's journal, by all ranks together."""
+    found = {}
+    for path in (folder / "units").glob("rank*.jsonl"):
+        for line in path.read_text().splitlines()[1:]:
+            entry = json.loads(line)
+            found[entry["unit"]] = entry["value"]
+    return found
 
 
 @pytest.mark.parametrize(

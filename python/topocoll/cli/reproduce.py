@@ -68,7 +68,8 @@ def run_all(chosen: list[Experiment], args: argparse.Namespace, out: Path, world
                 print(f"{e.name} ({e.paper} {e.figure}, scale {args.scale}) ...", file=sys.stderr)
             runs = getattr(args, "from_runs", None)
             v = run_one(e, args.scale, args.jobs, out, world, getattr(args, "machine", None),
-                        None if runs is None else Path(runs))  # fmt: skip
+                        None if runs is None else Path(runs), getattr(args, "resume", False),
+                        Path(args.out))  # fmt: skip
             summary.append(v)
             if not report:
                 continue
@@ -117,6 +118,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--force", action="store_true", help="run even beyond the estimate's limit (10 minutes)"
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="reuse the units of work an earlier, stopped run into the same --out finished "
+        "(kept in <out>/<experiment>/units by the same build and machine files); default: "
+        "run every unit",
     )
     p.add_argument(
         "--from-runs",

@@ -14,6 +14,8 @@ from topocoll.errors import InputError
 from topocoll.parallel import broadcast
 
 from .core import Context, Experiment, claims_of, verdict
+from .journal import FOLDER as JOURNAL_FOLDER
+from .journal import UnitJournal, build_fingerprint
 
 
 def experiments() -> list[Experiment]:
@@ -50,13 +52,23 @@ def run_one(
     world=None,
     machine=None,
     runs: Path | None = None,
+    resume: bool = False,
+    kept: Path | None = None,
 ) -> dict:
     """Runs one experiment; `machine` (reproduce --machine) replaces the machine files of the
     experiments that run on one (Context.machine_for); `runs` (reproduce --from-runs) is the
-    folder of stored runs a summary reads (check_from_runs)."""
+    folder of stored runs a summary reads (check_from_runs). Its finished units of work are
+    written down in `kept/<name>/units` (default `out`: under mpirun every rank's own file in
+    rank 0's --out folder), and with `resume` those of an earlier run by the same build are
+    not run again (journal.py)."""
     folder = out / experiment.name
     folder.mkdir(parents=True, exist_ok=True)
-    ctx = Context(scale=scale, jobs=jobs, out=folder, world=world, machine=machine, runs=runs)
+    identity = {"experiment": experiment.name, "scale": scale, "machine": machine,
+                "build": build_fingerprint(machine)}  # fmt: skip
+    journal = UnitJournal((kept or out) / experiment.name / JOURNAL_FOLDER, identity, resume,
+                          world)  # fmt: skip
+    ctx = Context(scale=scale, jobs=jobs, out=folder, world=world, machine=machine, runs=runs,
+                  journal=journal)  # fmt: skip
     start = time.monotonic()
     results = experiment.run(ctx)
     seconds = time.monotonic() - start

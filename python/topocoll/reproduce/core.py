@@ -15,6 +15,8 @@ from pathlib import Path
 from topocoll.comparison import compare
 from topocoll.parallel import broadcast, spread_over_ranks
 
+from .journal import UnitJournal
+
 SCALES = ("small", "paper")
 
 
@@ -26,6 +28,7 @@ class Context:
     world: tuple | None = None  # (comm, rank, size) under mpirun with several processes
     machine: str | None = None  # reproduce --machine: replaces every experiment's machine file
     runs: Path | None = None  # reproduce --from-runs: stored runs a summary reads, not reruns
+    journal: UnitJournal | None = None  # the finished units, kept for reproduce --resume
 
     def machine_for(self, paper_machine: str) -> str:
         """The machine an experiment runs on: its paper's machine file (a name of
@@ -40,14 +43,34 @@ class Context:
         """[run(item) for item in items], the items spread over the MPI ranks and, within a
         rank's share, over --jobs threads (the simulator releases the GIL while it runs, as
         `innet --jobs` relies on); the results on every rank in item order."""
+        items = list(items)
+        if self.journal is None:
+            return spread_over_ranks(items, self._run_share(run), self.world, everywhere=True)
+        # Units an earlier run of this experiment finished (reproduce --resume) are not run
+        # again; each unit this run finishes is written down as it finishes.
+        journal = self.journal
+        call = journal.next_call()
+        keys = [f"{call}:{item!r}" for item in items]
+        todo = [(key, item) for key, item in zip(keys, items, strict=True)
+                if key not in journal.done]  # fmt: skip
 
+        def run_kept(unit: tuple) -> object:
+            value = run(unit[1])
+            journal.record(unit[0], value)
+            return value
+
+        fresh = iter(spread_over_ranks(todo, self._run_share(run_kept), self.world,
+                                       everywhere=True))  # fmt: skip
+        return [journal.done[key] if key in journal.done else next(fresh) for key in keys]
+
+    def _run_share(self, run: Callable) -> Callable[[list], list]:
         def run_share(share: list) -> list:
             if self.jobs <= 1 or len(share) <= 1:
                 return [run(item) for item in share]
             with ThreadPoolExecutor(max_workers=min(self.jobs, len(share))) as pool:
                 return list(pool.map(run, share))
 
-        return spread_over_ranks(list(items), run_share, self.world, everywhere=True)
+        return run_share
 
     def map_sizes(self, run: Callable, groups: list, sizes_of: Callable) -> dict:
         """`run(group)` gives one time per size of `sizes_of(group)`, in that order (all of a
