@@ -154,3 +154,16 @@ def test_reproduce_resume_reuses_the_written_units(tmp_path):
 
     assert main(argv) == 0
     assert best_times(tmp_path) == before
+
+
+def test_a_unit_edited_out_of_shape_is_exit_2(tmp_path, capsys):
+    argv = ["bine-fugaku", "--out", str(tmp_path)]
+    assert main(argv) == 0
+    journal = tmp_path / "bine-fugaku" / "units" / "rank0.jsonl"
+    lines = journal.read_text().splitlines()
+    unit = json.loads(lines[1])
+    lines[1] = json.dumps({"unit": unit["unit"], "value": unit["value"][:-1]})
+    journal.write_text("\n".join(lines) + "\n")
+    assert main([*argv, "--resume"]) == 2
+    err = capsys.readouterr().err
+    assert "--resume: the unit" in err and "accepted:" in err

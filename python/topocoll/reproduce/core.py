@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from topocoll.comparison import compare
+from topocoll.errors import InputError
 from topocoll.parallel import broadcast, spread_over_ranks
 
 from .journal import UnitJournal
@@ -78,8 +79,15 @@ class Context:
         spreads items. The times by (*group, size)."""
         times = {}
         for group, values in zip(groups, self.map(run, groups), strict=True):
-            times.update({(*group, size): t for size, t in zip(sizes_of(group), values,
-                                                                strict=True)})  # fmt: skip
+            sizes = sizes_of(group)
+            if not isinstance(values, list) or len(values) != len(sizes):  # a journal edited
+                where = self.journal.folder if self.journal else "the run"
+                raise InputError(
+                    f"--resume: the unit {group!r} in {where} has no time per size "
+                    f"({len(sizes)} sizes); accepted: units as reproduce writes them, or run "
+                    "without --resume to start afresh"
+                )
+            times.update({(*group, size): t for size, t in zip(sizes, values, strict=True)})
         return times
 
     def compare(self, topology: str, collective: str, **options):
