@@ -11,7 +11,10 @@
 namespace topocoll::sim {
 FlowNetwork::FlowNetwork(const topo::Topology& topology, const std::vector<double>& link_load)
     : links_(topology.links().size()),
+      is_dirty_(topology.links().size(), 0),
       link_epoch_(topology.links().size(), 0),
+      pruned_epoch_(topology.links().size(), 0),
+      pruned_delta_(topology.links().size(), 0),
       cap_left_(topology.links().size(), 0),
       unfrozen_(topology.links().size(), 0) {
   if (!link_load.empty() && link_load.size() != links_.size())
@@ -130,7 +133,12 @@ void FlowNetwork::start(double now, const PathView& path, double bytes, int /*st
 
 double FlowNetwork::next_time() const { return events_.empty() ? kNever : events_.next_time(); }
 
-void FlowNetwork::mark_dirty(int link) { dirty_.push_back(link); }
+void FlowNetwork::mark_dirty(int link) {
+  char& flag = is_dirty_[static_cast<std::size_t>(link)];
+  if (flag) return;
+  flag = 1;
+  dirty_.push_back(link);
+}
 
 void FlowNetwork::activate(int f, double now) {
   Flow& flow = flows_[static_cast<std::size_t>(f)];
@@ -196,6 +204,7 @@ void FlowNetwork::complete_parts(int f, double now, double end,
     const int l = hop_link_[static_cast<std::size_t>(h)];
     LinkState& link = links_[static_cast<std::size_t>(l)];
     link.weight -= ended;
+    link.rate_sum -= flow.rate * ended;
     link.flows[static_cast<std::size_t>(hop_slot_[static_cast<std::size_t>(h)])].weight -= ended;
     mark_dirty(l);
   }
@@ -228,7 +237,11 @@ void FlowNetwork::leave_links(int f, double now) {
     hop_slot_[static_cast<std::size_t>(hop_of(moved.first, l, link.flows.size() - 1))] = slot;
     link.flows.pop_back();
     link.weight -= weight;
-    if (link.flows.empty()) link.busy += now - link.busy_since;
+    link.rate_sum -= flow.rate * weight;
+    if (link.flows.empty()) {
+      link.busy += now - link.busy_since;
+      link.rate_sum = 0;  // no rounding left behind
+    }
     mark_dirty(l);
   }
 }
@@ -252,16 +265,64 @@ void FlowNetwork::advance(double now, std::vector<std::uint32_t>& completed) {
 void FlowNetwork::recompute(double now) {
   if (!dirty_.empty()) {
     const double fixed_below = divergence_level() * (1 - 1e-9);
-    for (int seed : dirty_) {
-      if (link_epoch_[static_cast<std::size_t>(seed)] == epoch_ + 1) continue;  // done
-      collect_component(seed, fixed_below);
-      if (!comp_flows_.empty()) fill_component(now);
+    if (!fill_components(fixed_below, true)) {
+      ++epoch_;  // forget the pruned attempt's marks
+      (void)fill_components(fixed_below, false);
     }
+    apply_rates(now);
   }
+  for (int l : dirty_) is_dirty_[static_cast<std::size_t>(l)] = 0;
   dirty_.clear();
   added_.clear();
   removed_rate_ = kNever;
   ++epoch_;
+}
+
+// The new rates of every component that the instant's changes reach, in new_rate_ (not yet
+// applied). Pruned, a component spreads only over links that are saturated or changed: a link
+// with room to spare does not tie its flows' rates together, so the max-min rates of the pruned
+// problem are those of the whole one as long as the new rates still leave every pruned link
+// room (a lexicographically best allocation of a larger feasible set that lies in the smaller
+// one is the best there too); false when they do not, and the caller fills unpruned.
+bool FlowNetwork::fill_components(double fixed_below, bool prune) {
+  const std::uint32_t mark = epoch_ + 1;
+  instant_flows_.clear();
+  pruned_links_.clear();
+  for (int seed : dirty_) {
+    if (link_epoch_[static_cast<std::size_t>(seed)] == mark) continue;  // done
+    collect_component(seed, fixed_below, prune);
+    if (comp_flows_.empty()) continue;
+    fill_component();
+    instant_flows_.insert(instant_flows_.end(), comp_flows_.begin(), comp_flows_.end());
+  }
+  return !prune || pruned_links_fit();
+}
+
+// Saturated, with a margin far above the rounding of the running rate_sum: a link just below
+// its capacity counts as saturated, which only makes a component larger.
+bool FlowNetwork::saturated(int link) const {
+  const LinkState& state = links_[static_cast<std::size_t>(link)];
+  return state.rate_sum >= state.capacity * (1 - 1e-6);
+}
+
+// Whether the new rates leave every pruned link clearly below its capacity (same margin).
+bool FlowNetwork::pruned_links_fit() {
+  const std::uint32_t mark = epoch_ + 1;
+  for (int l : pruned_links_) pruned_delta_[static_cast<std::size_t>(l)] = 0;
+  for (int f : instant_flows_) {
+    const Flow& flow = flows_[static_cast<std::size_t>(f)];
+    const double change = new_rate_[static_cast<std::size_t>(f)] - flow.rate;
+    if (change == 0) continue;
+    for (int h = flow.first; h < flow.first + flow.hops; ++h) {
+      const auto u = static_cast<std::size_t>(hop_link_[static_cast<std::size_t>(h)]);
+      if (pruned_epoch_[u] == mark) pruned_delta_[u] += change * flow.weight();
+    }
+  }
+  for (int l : pruned_links_) {
+    const auto u = static_cast<std::size_t>(l);
+    if (links_[u].rate_sum + pruned_delta_[u] > links_[u].capacity * (1 - 1e-7)) return false;
+  }
+  return true;
 }
 
 // A level below which no max-min rate changes at this instant: no more than the old rate of
@@ -288,7 +349,7 @@ double FlowNetwork::divergence_level() const {
 // The flows reachable from `seed_link` through shared links and flows not fixed (rate below
 // `fixed_below`): the flows whose max-min rates can change. Fixed flows on the links reached
 // count as load: each link's capacity left and its transfers to fill are set here.
-void FlowNetwork::collect_component(int seed_link, double fixed_below) {
+void FlowNetwork::collect_component(int seed_link, double fixed_below, bool prune) {
   const std::uint32_t mark = epoch_ + 1;
   comp_links_.clear();
   comp_flows_.clear();
@@ -309,8 +370,16 @@ void FlowNetwork::collect_component(int seed_link, double fixed_below) {
       flow_epoch_[static_cast<std::size_t>(f)] = mark;
       comp_flows_.push_back(f);
       for (const int* l = &hop_link_[static_cast<std::size_t>(m.first)]; *l >= 0; ++l) {
-        if (link_epoch_[static_cast<std::size_t>(*l)] == mark) continue;
-        link_epoch_[static_cast<std::size_t>(*l)] = mark;
+        const auto u = static_cast<std::size_t>(*l);
+        if (link_epoch_[u] == mark) continue;
+        if (prune && !is_dirty_[u] && !saturated(*l)) {
+          if (pruned_epoch_[u] != mark) {
+            pruned_epoch_[u] = mark;
+            pruned_links_.push_back(*l);
+          }
+          continue;
+        }
+        link_epoch_[u] = mark;
         comp_links_.push_back(*l);
       }
     }
@@ -374,30 +443,37 @@ void FlowNetwork::fill_levels() {
   }
 }
 
-void FlowNetwork::fill_component(double now) {
+void FlowNetwork::fill_component() {
   if (comp_flows_.size() == 1) {
-    // Alone among the flows to fill: the tightest link's capacity left, shared by its parts.
+    // Alone among the flows to fill: the tightest link's capacity left, shared by its parts
+    // (its links in the component; a pruned one has room).
+    const std::uint32_t mark = epoch_ + 1;
     const Flow& flow = flows_[static_cast<std::size_t>(comp_flows_[0])];
     double rate = kNever;
     for (int h = flow.first; h < flow.first + flow.hops; ++h) {
       const auto u = static_cast<std::size_t>(hop_link_[static_cast<std::size_t>(h)]);
-      rate = std::min(rate, cap_left_[u] / unfrozen_[u]);
+      if (link_epoch_[u] == mark) rate = std::min(rate, cap_left_[u] / unfrozen_[u]);
     }
     new_rate_[static_cast<std::size_t>(comp_flows_[0])] = std::max(rate, 0.0);
   } else {
     fill_levels();
   }
-  for (int f : comp_flows_) {
+}
+
+void FlowNetwork::apply_rates(double now) {
+  for (int f : instant_flows_) {
     Flow& flow = flows_[static_cast<std::size_t>(f)];
     const double rate = new_rate_[static_cast<std::size_t>(f)];
     if (rate == flow.rate) continue;  // its completion event stays right
     flow.sent += flow.rate * (now - flow.last);
     flow.last = now;
+    const double change = (rate - flow.rate) * flow.weight();
     flow.rate = rate;
-    for (int h = flow.first; h < flow.first + flow.hops; ++h)
-      links_[static_cast<std::size_t>(hop_link_[static_cast<std::size_t>(h)])]
-          .flows[static_cast<std::size_t>(hop_slot_[static_cast<std::size_t>(h)])]
-          .rate = rate;
+    for (int h = flow.first; h < flow.first + flow.hops; ++h) {
+      LinkState& link = links_[static_cast<std::size_t>(hop_link_[static_cast<std::size_t>(h)])];
+      link.flows[static_cast<std::size_t>(hop_slot_[static_cast<std::size_t>(h)])].rate = rate;
+      link.rate_sum += change;
+    }
     push_completion(f, now);
   }
 }

@@ -1,10 +1,13 @@
 #pragma once
 // The flow model (docs/design.md, "4.3 Network models"): every transfer is a flow that first waits
 // out its path latency, then shares the bandwidth of its links max-min fairly with the other flows
-// (progressive filling). Rates are recomputed only for the connected component of flows whose links
-// changed at an instant, and all events of one instant are processed together. The host's
-// outgoing and incoming links are its NIC ports (on a torus each neighbour link is one), so
-// injection and ejection are limited per port. Memory: the active flows and the links.
+// (progressive filling). Rates are recomputed only for the component of flows whose links changed
+// at an instant, connected through links that are saturated (a link with room to spare does not
+// tie its flows' rates together; the new rates are checked against it, and where they would
+// overfill one the instant is refilled over every link), and all events of one instant are
+// processed together. The host's outgoing and incoming links are its NIC ports (on a torus each
+// neighbour link is one), so injection and ejection are limited per port. Memory: the active
+// flows and the links.
 //
 // Transfers that start at one instant on one path (several sends to one peer in a step, or the
 // ranges of a send under SimConfig::message_per_range) are kept as one group: they cross the same
@@ -75,6 +78,7 @@ class FlowNetwork final : public Network {
     std::vector<Member> flows;
     int weight = 0;  // moving transfers on the link: the flows' weights
     double capacity = 0;
+    double rate_sum = 0;  // bytes per second its moving transfers take: sum of rate x weight
     double bytes = 0;
     double busy = 0;
     double busy_since = 0;
@@ -94,9 +98,13 @@ class FlowNetwork final : public Network {
   void mark_dirty(int link);
   void recompute(double now);
   [[nodiscard]] double divergence_level() const;
-  void collect_component(int seed_link, double fixed_below);
-  void fill_component(double now);
+  [[nodiscard]] bool saturated(int link) const;
+  [[nodiscard]] bool fill_components(double fixed_below, bool prune);
+  void collect_component(int seed_link, double fixed_below, bool prune);
+  [[nodiscard]] bool pruned_links_fit();
+  void fill_component();
   void fill_levels();
+  void apply_rates(double now);
 
   std::vector<LinkState> links_;
   std::vector<Flow> flows_;
@@ -119,11 +127,18 @@ class FlowNetwork final : public Network {
 
   // Scratch of the incremental max-min recomputation.
   std::vector<int> dirty_;
+  std::vector<char> is_dirty_;    // per link: in dirty_
   std::vector<int> added_;        // groups that entered their links at this instant
   double removed_rate_ = kNever;  // smallest rate of a transfer that ended at this instant
   std::vector<std::uint32_t> link_epoch_, flow_epoch_;
   std::uint32_t epoch_ = 0;
   std::vector<int> comp_links_, comp_flows_;
+  std::vector<int> instant_flows_;  // the flows of every component of the instant
+  // Links left out of the components (neither saturated nor changed), with the change of load
+  // the new rates would put on them (pruned_links_fit).
+  std::vector<int> pruned_links_;
+  std::vector<std::uint32_t> pruned_epoch_;
+  std::vector<double> pruned_delta_;
   std::vector<double> cap_left_;
   std::vector<int> unfrozen_;
   std::vector<double> new_rate_;
