@@ -265,10 +265,8 @@ void FlowNetwork::advance(double now, std::vector<std::uint32_t>& completed) {
 void FlowNetwork::recompute(double now) {
   if (!dirty_.empty()) {
     const double fixed_below = divergence_level() * (1 - 1e-9);
-    if (!fill_components(fixed_below, true)) {
-      ++epoch_;  // forget the pruned attempt's marks
-      (void)fill_components(fixed_below, false);
-    }
+    // Each failed attempt adds the links it would overfill (now dirty), so this ends.
+    while (!fill_components(fixed_below)) ++epoch_;  // a new epoch forgets its marks
     apply_rates(now);
   }
   for (int l : dirty_) is_dirty_[static_cast<std::size_t>(l)] = 0;
@@ -279,23 +277,23 @@ void FlowNetwork::recompute(double now) {
 }
 
 // The new rates of every component that the instant's changes reach, in new_rate_ (not yet
-// applied). Pruned, a component spreads only over links that are saturated or changed: a link
-// with room to spare does not tie its flows' rates together, so the max-min rates of the pruned
-// problem are those of the whole one as long as the new rates still leave every pruned link
-// room (a lexicographically best allocation of a larger feasible set that lies in the smaller
-// one is the best there too); false when they do not, and the caller fills unpruned.
-bool FlowNetwork::fill_components(double fixed_below, bool prune) {
+// applied). A component spreads only over links that are saturated or changed: a link with room
+// to spare does not tie its flows' rates together, so the max-min rates without the links left
+// out are those with them as long as the new rates still leave every such link room (a
+// lexicographically best allocation of a larger feasible set that lies in the smaller one is the
+// best there too); false when they do not, the links they would overfill marked dirty.
+bool FlowNetwork::fill_components(double fixed_below) {
   const std::uint32_t mark = epoch_ + 1;
   instant_flows_.clear();
   pruned_links_.clear();
   for (int seed : dirty_) {
     if (link_epoch_[static_cast<std::size_t>(seed)] == mark) continue;  // done
-    collect_component(seed, fixed_below, prune);
+    collect_component(seed, fixed_below);
     if (comp_flows_.empty()) continue;
     fill_component();
     instant_flows_.insert(instant_flows_.end(), comp_flows_.begin(), comp_flows_.end());
   }
-  return !prune || pruned_links_fit();
+  return pruned_links_fit();
 }
 
 // Saturated, with a margin far above the rounding of the running rate_sum: a link just below
@@ -305,7 +303,8 @@ bool FlowNetwork::saturated(int link) const {
   return state.rate_sum >= state.capacity * (1 - 1e-6);
 }
 
-// Whether the new rates leave every pruned link clearly below its capacity (same margin).
+// Whether the new rates leave every pruned link clearly below its capacity (same margin); those
+// they do not are marked dirty, to join the components of the next attempt.
 bool FlowNetwork::pruned_links_fit() {
   const std::uint32_t mark = epoch_ + 1;
   for (int l : pruned_links_) pruned_delta_[static_cast<std::size_t>(l)] = 0;
@@ -318,11 +317,15 @@ bool FlowNetwork::pruned_links_fit() {
       if (pruned_epoch_[u] == mark) pruned_delta_[u] += change * flow.weight();
     }
   }
+  bool fit = true;
   for (int l : pruned_links_) {
     const auto u = static_cast<std::size_t>(l);
-    if (links_[u].rate_sum + pruned_delta_[u] > links_[u].capacity * (1 - 1e-7)) return false;
+    if (links_[u].rate_sum + pruned_delta_[u] > links_[u].capacity * (1 - 1e-7)) {
+      mark_dirty(l);
+      fit = false;
+    }
   }
-  return true;
+  return fit;
 }
 
 // A level below which no max-min rate changes at this instant: no more than the old rate of
@@ -349,7 +352,7 @@ double FlowNetwork::divergence_level() const {
 // The flows reachable from `seed_link` through shared links and flows not fixed (rate below
 // `fixed_below`): the flows whose max-min rates can change. Fixed flows on the links reached
 // count as load: each link's capacity left and its transfers to fill are set here.
-void FlowNetwork::collect_component(int seed_link, double fixed_below, bool prune) {
+void FlowNetwork::collect_component(int seed_link, double fixed_below) {
   const std::uint32_t mark = epoch_ + 1;
   comp_links_.clear();
   comp_flows_.clear();
@@ -372,7 +375,7 @@ void FlowNetwork::collect_component(int seed_link, double fixed_below, bool prun
       for (const int* l = &hop_link_[static_cast<std::size_t>(m.first)]; *l >= 0; ++l) {
         const auto u = static_cast<std::size_t>(*l);
         if (link_epoch_[u] == mark) continue;
-        if (prune && !is_dirty_[u] && !saturated(*l)) {
+        if (!is_dirty_[u] && !saturated(*l)) {
           if (pruned_epoch_[u] != mark) {
             pruned_epoch_[u] = mark;
             pruned_links_.push_back(*l);

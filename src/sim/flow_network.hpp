@@ -3,9 +3,9 @@
 // out its path latency, then shares the bandwidth of its links max-min fairly with the other flows
 // (progressive filling). Rates are recomputed only for the component of flows whose links changed
 // at an instant, connected through links that are saturated (a link with room to spare does not
-// tie its flows' rates together; the new rates are checked against it, and where they would
-// overfill one the instant is refilled over every link), and all events of one instant are
-// processed together. The host's outgoing and incoming links are its NIC ports (on a torus each
+// tie its flows' rates together; the new rates are checked against it, and a link they would
+// overfill joins the refill, which runs again), and all events of one instant are processed
+// together. The host's outgoing and incoming links are its NIC ports (on a torus each
 // neighbour link is one), so injection and ejection are limited per port. Memory: the active
 // flows and the links.
 //
@@ -99,8 +99,8 @@ class FlowNetwork final : public Network {
   void recompute(double now);
   [[nodiscard]] double divergence_level() const;
   [[nodiscard]] bool saturated(int link) const;
-  [[nodiscard]] bool fill_components(double fixed_below, bool prune);
-  void collect_component(int seed_link, double fixed_below, bool prune);
+  [[nodiscard]] bool fill_components(double fixed_below);
+  void collect_component(int seed_link, double fixed_below);
   [[nodiscard]] bool pruned_links_fit();
   void fill_component();
   void fill_levels();
