@@ -149,11 +149,13 @@ SIM_SECONDS = {
 # The flow model's symmetry search reads every step of every rank (per rank-step), and a run
 # that qualified for it but has none drifts, as does every run on a Dragonfly or Dragonfly+
 # (docs/simulator.md, "Limits before long runs"): every group ends at its own instant (per unit of
-# `drift_work`: bine-bw-two on 64x64 at 1 MiB measured 4e-9, trivance-bw and bruck-bw 1e-10;
-# the rate sits near the first, so that those are estimated about 2x short and these 15x long).
+# `drift_work`, `bench/sim_estimate_fit.py --drift`, 2026-11-29, since the refill leaves out links
+# with room: Fugaku's allgather on 32x256 at 512 MiB 3.1e-10, at 1 MiB 2.5e-11, LUMI and
+# Leonardo allreduces on 512-2,048 random nodes 0.7e-10 to 1.3e-10; the rate sits above the
+# first, so that the dragonfly runs are estimated about 3-5x long).
 SYMMETRY_SEARCH_SECONDS = 6e-7  # swing-bw on 128x128: 0.46M rank-steps, 1.8M messages in 0.48 s
 SYMMETRY_SEARCH_SECONDS_PER_MESSAGE = 1.2e-7  # bine-bw-block on 128x128: 410M messages in 24 s
-DRIFT_SECONDS = 2e-9
+DRIFT_SECONDS = 4e-10
 # Bytes per item, from the peak RSS of the same runs (0.5-1.5x of it where it exceeds a few
 # MiB): a link of a built topology with its label and adjacency (hypercube:19: 102 B,
 # torus:1024x1024: 128 B), a rank's state in the driver, a transfer in flight, a group of the
