@@ -487,12 +487,9 @@ EXPERIMENTS = [
                {"small": 1, "paper": 8},
                "global-link traffic reduction over random LUMI-like allocations"),
     # estimates: CPU seconds (2026-11-28, 2 shared cores); at paper scale measured for
-    # table5 and fugaku, for table3 and table4 from the per-run cost at the largest node
-    # counts (docs/reproduction.md, Bine); table4 (2026-11-29): at 2,048 Leonardo nodes a
-    # 512 MiB allreduce takes 14-83 CPU s (recdoub-bw, bine-bw-two 38.5, bine-bw 83.1), at
-    # 1,024 bine-bw 16.3, so about 60 units of work there at 50 s and 60 at 10 s; runs of
-    # both stopped unfinished after 6,845 CPU s each (2026-11-29): lower bounds
-    win_loss_experiment("bine-table3", {"small": 21, "paper": 6900},
+    # table5, fugaku and table3 (2026-11-29, 959818b: 1,074 CPU s); table4 before the refill
+    # over saturated links stopped unfinished after 6,847 CPU s (a lower bound then)
+    win_loss_experiment("bine-table3", {"small": 21, "paper": 1100},
                         "win/loss against Cray MPICH's binomial trees on dragonfly:lumi (LUMI)"),
     win_loss_experiment("bine-table4", {"small": 20, "paper": 6900},
                         "win/loss against Open MPI's on dragonfly+:leonardo (Leonardo)"),
