@@ -360,9 +360,10 @@ void FlowNetwork::collect_component(int seed_link, double fixed_below) {
   comp_links_.push_back(seed_link);
   for (std::size_t i = 0; i < comp_links_.size(); ++i) {
     const auto ul = static_cast<std::size_t>(comp_links_[i]);
-    double fixed_load = 0;
+    double fixed_load = 0, load = 0;
     int fixed_weight = 0;
     for (const Member& m : links_[ul].flows) {
+      load += m.rate * m.weight;
       if (m.rate > 0 && m.rate < fixed_below) {
         fixed_load += m.rate * m.weight;
         fixed_weight += m.weight;
@@ -388,6 +389,7 @@ void FlowNetwork::collect_component(int seed_link, double fixed_below) {
     }
     cap_left_[ul] = links_[ul].capacity - fixed_load;
     unfrozen_[ul] = links_[ul].weight - fixed_weight;
+    links_[ul].rate_sum = load;  // exact again: the running sum's rounding does not pile up
   }
 }
 
