@@ -27,6 +27,17 @@ def value_of(item) -> list[float]:
     return [item[1] / 3, float(item[1])]
 
 
+def recording(compute):
+    """A unit runner that notes each item it runs."""
+    ran: list = []
+
+    def run(item):
+        ran.append(item)
+        return compute(item)
+
+    return ran, run
+
+
 class Stopped(Exception):
     pass
 
@@ -47,11 +58,7 @@ def run_until_stopped(folder, stop_after: int) -> None:
 
 def test_a_resumed_run_runs_only_the_units_not_written_down(tmp_path):
     run_until_stopped(tmp_path, stop_after=3)
-    ran = []
-
-    def run(item):
-        ran.append(item)
-        return value_of(item)
+    ran, run = recording(value_of)
 
     assert context(tmp_path, resume=True).map(run, ITEMS) == [value_of(i) for i in ITEMS]
     assert ran == ITEMS[3:]
@@ -76,11 +83,7 @@ def test_threads_write_every_unit_down(tmp_path):
 
 def test_units_of_another_build_run_again(tmp_path, capsys):
     run_until_stopped(tmp_path, stop_after=3)
-    ran = []
-
-    def run(item):
-        ran.append(item)
-        return value_of(item)
+    ran, run = recording(value_of)
 
     other = {**IDENTITY, "build": "b"}
     assert context(tmp_path, resume=True, identity=other).map(run, ITEMS) == [
@@ -94,11 +97,7 @@ def test_a_line_cut_short_by_the_stop_is_left_out(tmp_path):
     run_until_stopped(tmp_path, stop_after=3)
     path = tmp_path / "units" / "rank0.jsonl"
     path.write_text(path.read_text()[:-10])  # the third unit's line, cut
-    ran = []
-
-    def run(item):
-        ran.append(item)
-        return value_of(item)
+    ran, run = recording(value_of)
 
     assert context(tmp_path, resume=True).map(run, ITEMS) == [value_of(i) for i in ITEMS]
     assert ran == ITEMS[2:]
@@ -107,11 +106,7 @@ def test_a_line_cut_short_by_the_stop_is_left_out(tmp_path):
 def test_results_json_would_change_are_not_written_down(tmp_path):
     values = {0: (1.0, 2.0), 1: [math.nan], 2: {1: 2.0}, 3: [1.5]}
     context(tmp_path, resume=False).map(lambda item: values[item], list(values))
-    ran = []
-
-    def run(item):
-        ran.append(item)
-        return values[item]
+    ran, run = recording(values.__getitem__)
 
     assert context(tmp_path, resume=True).map(run, list(values))[0] == (1.0, 2.0)
     assert ran == [0, 1, 2]  # the tuple, NaN and int keys would come back as something else
