@@ -88,6 +88,6 @@ def plot(rows: list[dict], sizes: tuple[int, ...], nodes: int, path) -> None:
 
 EXPERIMENTS = [
     Experiment("bine-swing-allgather", "bine", "Fig. 10b (allgather)", swing_allgather,
-               {"small": 1, "paper": 400},
+               {"small": 2, "paper": 450},
                "Bine's allgather against Swing's on 2,048 Leonardo nodes, below 64 MiB"),
 ]  # fmt: skip
