@@ -487,12 +487,11 @@ EXPERIMENTS = [
                {"small": 1, "paper": 8},
                "global-link traffic reduction over random LUMI-like allocations"),
     # estimates: CPU seconds (2026-11-28, 2 shared cores); at paper scale measured for
-    # table5, table3 (2026-11-29, 959818b: 1,074 CPU s) and fugaku (the same day, with every
-    # collective on 64x64 and 32x256: 1,797 CPU s); table4 before the refill
-    # over saturated links stopped unfinished after 6,847 CPU s (a lower bound then)
+    # table5, table3, table4 and fugaku (2026-11-29, 959818b: 1,074, 2,097 and, with every
+    # collective on 64x64 and 32x256, 1,797 CPU s)
     win_loss_experiment("bine-table3", {"small": 21, "paper": 1100},
                         "win/loss against Cray MPICH's binomial trees on dragonfly:lumi (LUMI)"),
-    win_loss_experiment("bine-table4", {"small": 20, "paper": 6900},
+    win_loss_experiment("bine-table4", {"small": 20, "paper": 2100},
                         "win/loss against Open MPI's on dragonfly+:leonardo (Leonardo)"),
     win_loss_experiment("bine-table5", {"small": 20, "paper": 32},
                         "win/loss on a 2:1 fat tree of 160-node subtrees (MareNostrum 5)"),
