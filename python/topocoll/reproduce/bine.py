@@ -498,6 +498,6 @@ EXPERIMENTS = [
     win_loss_experiment("bine-fugaku", {"small": 2, "paper": 1800},
                         "Bine for tori against 1-port and 6-port butterflies on 3D tori (Fugaku)"),
     Experiment("bine-background", "bine", "Table 3 (under load)", background,
-               {"small": 6, "paper": 4000},
+               {"small": 6, "paper": 300},
                "win/loss against binomial trees as other jobs load the global links"),
 ]  # fmt: skip
