@@ -13,14 +13,14 @@ std::string count_problem(std::uint32_t found, std::uint32_t expected) {
 
 }  // namespace
 
-FingerprintBase::FingerprintBase(int ranks, BlockIndex slots, std::uint64_t seed)
-    : ranks_(ranks), rank_key_(static_cast<std::size_t>(ranks)), block_key_(slots) {
+FingerprintBase::FingerprintBase(int ranks, std::uint64_t seed)
+    : ranks_(ranks), rank_key_(static_cast<std::size_t>(ranks)) {
   std::mt19937_64 rng(seed);
   for (auto& k : rank_key_) {
     k = rng();
     rank_key_sum_ += k;
   }
-  for (auto& k : block_key_) k = rng();
+  block_seed_ = rng();
   base_ = rng() % (kPrime - 2) + 2;
   powers_.resize(2 * static_cast<std::size_t>(ranks) + 2);
   powers_[0] = 1;
@@ -83,10 +83,10 @@ std::string OrderedFingerprintContent::mismatch(const Value& v, const SlotExpect
   if (auto problem = count_problem(v.count, expected_count); !problem.empty()) return problem;
   // The canonical order is rank 0 first: sum over q of (a_q + c_b) X^(P-1-q).
   const std::uint64_t sum =
-      all ? rank_key_sum_ + static_cast<std::uint64_t>(ranks_) * block_key_[e.block]
+      all ? rank_key_sum_ + static_cast<std::uint64_t>(ranks_) * block_key(e.block)
           : value(e.origin, e.block);
   const std::uint64_t poly =
-      all ? addmod(rank_poly_, mulmod(block_key_[e.block] % kPrime, geometric_))
+      all ? addmod(rank_poly_, mulmod(block_key(e.block) % kPrime, geometric_))
           : poly_value(e.origin, e.block);
   if (v.sum != sum) return "the right number of contributions with the wrong fingerprint";
   if (v.poly != poly) return "the right contributions in a non-canonical reduction order";

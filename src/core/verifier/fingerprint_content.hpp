@@ -36,12 +36,21 @@ struct OrderedFingerprint {
 
 class FingerprintBase {
  protected:
-  FingerprintBase(int ranks, BlockIndex slots, std::uint64_t seed);
+  FingerprintBase(int ranks, std::uint64_t seed);
   [[nodiscard]] std::uint64_t value(int origin, BlockIndex block) const {
-    return rank_key_[static_cast<std::size_t>(origin)] + block_key_[block];
+    return rank_key_[static_cast<std::size_t>(origin)] + block_key(block);
   }
   [[nodiscard]] std::uint64_t poly_value(int origin, BlockIndex block) const {
-    return addmod(rank_key_[static_cast<std::size_t>(origin)] % kPrime, block_key_[block] % kPrime);
+    return addmod(rank_key_[static_cast<std::size_t>(origin)] % kPrime, block_key(block) % kPrime);
+  }
+  // A block's key is hashed from its index, not stored: a table of one key per slot would be
+  // the run's largest allocation when a vector has billions of slots and few ranks, and the
+  // windows that bound the slot state would not bound it (splitmix64's finaliser).
+  [[nodiscard]] std::uint64_t block_key(BlockIndex block) const {
+    std::uint64_t z = block_seed_ + 0x9e3779b97f4a7c15ULL * (static_cast<std::uint64_t>(block) + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
   }
   [[nodiscard]] std::uint64_t power(std::uint32_t exponent) const;
   static std::uint64_t mulmod(std::uint64_t a, std::uint64_t b);
@@ -50,7 +59,7 @@ class FingerprintBase {
 
   int ranks_;
   std::vector<std::uint64_t> rank_key_;
-  std::vector<std::uint64_t> block_key_;
+  std::uint64_t block_seed_;
   std::uint64_t rank_key_sum_ = 0;
   std::uint64_t base_;
   std::vector<std::uint64_t> powers_;  // X^k for k <= 2 ranks
@@ -62,8 +71,7 @@ class SumFingerprintContent : FingerprintBase {
  public:
   using Value = SumFingerprint;
   static constexpr bool kConcurrentChecks = true;
-  SumFingerprintContent(int ranks, BlockIndex slots, std::uint64_t seed)
-      : FingerprintBase(ranks, slots, seed) {}
+  SumFingerprintContent(int ranks, std::uint64_t seed) : FingerprintBase(ranks, seed) {}
   // Largest P whose counts fit the count field.
   static constexpr int kMaxRanks = static_cast<int>(SumFingerprint::kCountMask);
   [[nodiscard]] Value initial(int origin, BlockIndex block) const {
@@ -76,7 +84,7 @@ class SumFingerprintContent : FingerprintBase {
   [[nodiscard]] Value expected(const SlotExpectation& e) const {
     if (e.kind == SlotExpectation::Kind::single) return initial(e.origin, e.block);
     const std::uint64_t sum =
-        rank_key_sum_ + static_cast<std::uint64_t>(ranks_) * block_key_[e.block];
+        rank_key_sum_ + static_cast<std::uint64_t>(ranks_) * block_key(e.block);
     return {(sum << SumFingerprint::kCountBits) | static_cast<std::uint64_t>(ranks_)};
   }
   [[nodiscard]] bool matches(const Value& v, const SlotExpectation& e) const {
@@ -89,8 +97,7 @@ class OrderedFingerprintContent : FingerprintBase {
  public:
   using Value = OrderedFingerprint;
   static constexpr bool kConcurrentChecks = true;
-  OrderedFingerprintContent(int ranks, BlockIndex slots, std::uint64_t seed)
-      : FingerprintBase(ranks, slots, seed) {}
+  OrderedFingerprintContent(int ranks, std::uint64_t seed) : FingerprintBase(ranks, seed) {}
   [[nodiscard]] Value initial(int origin, BlockIndex block) const;
   [[nodiscard]] static bool defined(const Value& v) { return v.count != 0; }
   [[nodiscard]] Value reduce(const Value& in, const Value& inout, OperandOrder order) const;

@@ -323,6 +323,17 @@ BlockSet TranslationGroup::act(int g, const BlockSet& blocks, int per_rank) cons
         const BlockIndex end = std::min(range.end, base + p);
         const bool own_orders = relabelling_ || residue_groups_;
         if (own_orders && static_cast<std::size_t>(x / p) >= copies_with_own_order()) break;
+        if (x == base && range.end - x >= p) {
+          // Every layout permutes positions within a copy, so whole copies map onto
+          // themselves: a vector of billions of blocks on few ranks costs one step, not one
+          // per copy.
+          BlockIndex whole = x + (range.end - x) / p * p;
+          if (own_orders)
+            whole = std::min(whole, static_cast<BlockIndex>(copies_with_own_order()) * p);
+          out.add(x, whole);
+          x = whole;
+          continue;
+        }
         if (layout_ == BlockLayout::copy_major_reversed) {
           act_reversed(g, static_cast<int>(x - base), static_cast<int>(end - base), base, out);
         } else if (layout_ == BlockLayout::copy_major_relabelled) {

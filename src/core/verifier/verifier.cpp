@@ -158,10 +158,10 @@ VerifyReport verify(const Schedule& schedule, const VerifyOptions& options) {
   const auto& checked = symmetry.group ? symmetry.checked : every;
   VerifyReport report;
   if (options.commutative) {
-    SumFingerprintContent content(info.ranks, slots, options.seed);
+    SumFingerprintContent content(info.ranks, options.seed);
     report = run_windows(schedule, options, content, sizeof(SumFingerprint), true, checked);
   } else {
-    OrderedFingerprintContent content(info.ranks, slots, options.seed);
+    OrderedFingerprintContent content(info.ranks, options.seed);
     report = run_windows(schedule, options, content, sizeof(OrderedFingerprint), true, checked);
   }
   report.symmetry = symmetry.description;
