@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from topocoll.reproduce import bine, bine_nodes
+from topocoll.reproduce import bine, bine_nodes, bine_sota
 from topocoll.reproduce.core import Context, load_claims
-from topocoll.simulation import simulate
+from topocoll.simulation import Network, make_setup, simulate, simulate_sizes
 
 
 def test_a_win_is_more_than_one_percent():
@@ -127,3 +127,36 @@ def test_bine_claims_name_their_experiments_keys_and_tolerances():
                 assert c["tolerance"] == {"abs": 10}  # the default of 10 points
     experiments = {c["experiment"] for c in claims}
     assert {"bine-ppn", "bine-gpu"} <= experiments
+
+
+def test_best_other_rates_and_speedup_per_allocation():
+    # allocation 1: Bine 1.5x faster than the fastest other (a win), then a tie; allocation 2:
+    # a loss, and a win whose ring run the bound left out
+    def row(seed, speedup, ring_s):
+        return {"allocation": seed, "speedup": speedup, "ring_s": ring_s,
+                "outcome": bine.outcome(1.0, speedup)}  # fmt: skip
+
+    rows = [row(1, 1.5, 0.1), row(1, 1.004, 0.1), row(2, 0.8, 0.2), row(2, 1.2, "")]
+    r = bine_sota.summarize(rows, "lumi")
+    assert r["lumi allreduce win % vs best other"] == 50.0  # 50 in each allocation
+    assert r["lumi allreduce win % min vs best other"] == 50.0
+    assert r["lumi allreduce win % max vs best other"] == 50.0
+    assert r["lumi allreduce loss % vs best other"] == 25.0
+    assert r["lumi allreduce loss % max vs best other"] == 50.0
+    assert r["lumi allreduce max speedup x vs best other"] == 1.5
+    assert r["lumi ring runs left out by the bound"] == 1 and r["lumi cases"] == 4
+
+
+def test_the_ring_bound_that_prunes_its_runs_is_below_its_time(tmp_path):
+    # bine-sota leaves a ring run out where this bound exceeds the fastest other algorithm: it
+    # must not exceed the ring's own simulated time on the machine file's host costs
+    ctx = Context("small", 1, tmp_path)
+    system = bine.SYSTEMS["bine-table3"]
+    mapping = bine.allocation_mapping(ctx, 64, 1, system.nodes)
+    options = {"machine": system.machine_file, "ranks": 64, "mapping": mapping}
+    network = Network(make_setup(system.topology, "allreduce", **options))
+    bound = network.estimate("ring", 32, search=False)["time_lower_bound_s"]
+    times = [r.time_s for r in simulate_sizes(system.topology, "allreduce", "ring",
+                                              [32, 1 << 20], force=True, **options)]  # fmt: skip
+    assert 0 < bound <= min(times)
+    assert bound > 0.5 * times[0]  # close at a latency-bound size: it does prune

@@ -19,10 +19,19 @@ from .journal import UnitJournal, build_fingerprint
 
 
 def experiments() -> list[Experiment]:
-    from . import bine, bine_nodes, bine_swing_allgather, canary, cm200, swing, trivance
+    from . import (
+        bine,
+        bine_nodes,
+        bine_sota,
+        bine_swing_allgather,
+        canary,
+        cm200,
+        swing,
+        trivance,
+    )
 
     return [*swing.EXPERIMENTS, *trivance.EXPERIMENTS, *cm200.EXPERIMENTS, *canary.EXPERIMENTS,
-            *bine.EXPERIMENTS, *bine_swing_allgather.EXPERIMENTS,
+            *bine.EXPERIMENTS, *bine_swing_allgather.EXPERIMENTS, *bine_sota.EXPERIMENTS,
             *bine_nodes.EXPERIMENTS]  # fmt: skip
 
 
