@@ -166,6 +166,6 @@ def plot(rows: list[dict], system: System, path) -> None:
 
 EXPERIMENTS = [
     Experiment("bine-sota", "bine", "Figs. 9a, 10a (allreduce)", sota,
-               {"small": 60, "paper": 2500},
+               {"small": 30, "paper": 6300},
                "Bine's allreduce against every other allreduce algorithm on LUMI and Leonardo"),
 ]  # fmt: skip
