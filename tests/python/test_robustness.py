@@ -318,7 +318,7 @@ def test_api_refuses_a_verification_beyond_the_machine_memory():
 
 
 VERIFY_WITHIN_ESTIMATE = """
-import json, resource, sys, topocoll
+import json, resource, topocoll
 n, h = 1 << 28, 1 << 27
 doc = json.loads(topocoll.build("ring", "allreduce", 2).to_json())
 doc["blocks"] = doc["slots"] = n
