@@ -34,14 +34,16 @@ RING = "ring"
 # Cray MPICH 8.1.29 is based, has no ring; the paper added one), Open MPI's ring; Swing's
 # latency- and bandwidth-optimal forms, the bandwidth form sending a message per contiguous
 # range as the paper's Swing did (section 4.4). Bucket on a one-dimensional rank order is the
-# ring. Not here: the libraries' defaults (Cray MPICH's architecture-specific algorithm,
-# section 5.1.2, has no model), Open MPI's segmented ring (segments are not modelled) and its
-# reduce-then-broadcast forms (basic linear, nonoverlapping).
+# ring. Swing runs on one port, as every other algorithm here and as an MPI program on a node
+# of one NIC does: its registry default on a ring is two (its two directions). Not here: the
+# libraries' defaults (Cray MPICH's architecture-specific algorithm, section 5.1.2, has no
+# model), Open MPI's segmented ring (segments are not modelled) and its reduce-then-broadcast
+# forms (basic linear, nonoverlapping).
 OTHERS = {
-    "mpich": ("recdoub-lat", "recdoub-bw", "swing-lat", "swing-bw"),
-    "openmpi": ("recdoub-lat", "recdoub-bw", "swing-lat", "swing-bw"),
+    "mpich": ("recdoub-lat", "recdoub-bw", "swing-lat@1", "swing-bw@1"),
+    "openmpi": ("recdoub-lat", "recdoub-bw", "swing-lat@1", "swing-bw@1"),
 }
-PER_RANGE = ("swing-bw",)
+PER_RANGE = ("swing-bw@1",)
 EXPERIMENT_SYSTEMS = {"lumi": "bine-table3", "leonardo": "bine-table4"}
 
 
@@ -67,13 +69,15 @@ def compare_machine(ctx: Context, label: str, system: System) -> list[dict]:
     mapping = {(n, s): allocation_mapping(ctx, n, s, system.nodes) for n in counts for s in seeds}
 
     def options(n: int, seed: int, algorithm: str) -> dict:
+        ports = algorithm.partition("@")[2]
         return {"machine": machine, "ranks": n, "mapping": mapping[(n, seed)],
-                "message_per_range": algorithm in PER_RANGE}  # fmt: skip
+                "message_per_range": algorithm in PER_RANGE,
+                **({"ports": int(ports)} if ports else {})}  # fmt: skip
 
     def run(group: tuple) -> list[float]:
         algorithm, n, seed, sizes = group
-        found = simulate_sizes(system.topology, COLLECTIVE, algorithm, sizes, force=True,
-                               **options(n, seed, algorithm))  # fmt: skip
+        found = simulate_sizes(system.topology, COLLECTIVE, algorithm.partition("@")[0], sizes,
+                               force=True, **options(n, seed, algorithm))  # fmt: skip
         return [r.time_s for r in found]
 
     def ring_bound(case: tuple) -> float:
