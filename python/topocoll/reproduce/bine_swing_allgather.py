@@ -91,6 +91,6 @@ def plot(rows: list[dict], sizes: tuple[int, ...], nodes: int, path) -> None:
 
 EXPERIMENTS = [
     Experiment("bine-swing-allgather", "bine", "Fig. 10b (allgather)", swing_allgather,
-               {"small": 2, "paper": 450},
+               {"small": 2, "paper": 260},
                "Bine's allgather against Swing's on 2,048 Leonardo nodes, below 64 MiB"),
 ]  # fmt: skip
