@@ -160,3 +160,12 @@ def test_the_ring_bound_that_prunes_its_runs_is_below_its_time(tmp_path):
                                               [32, 1 << 20], force=True, **options)]  # fmt: skip
     assert 0 < bound <= min(times)
     assert bound > 0.5 * times[0]  # close at a latency-bound size: it does prune
+
+
+def test_an_algorithm_set_entry_names_its_ports():
+    assert bine.with_ports("recdoub-bw@6") == ("recdoub-bw", {"ports": 6})
+    assert bine.with_ports("ring") == ("ring", {})
+    # Swing's registry default on a ring is two ports; against one-port Bine it runs on one
+    for library, others in bine_sota.OTHERS.items():
+        swing = [a for a in others if a.startswith("swing")]
+        assert swing and all(bine.with_ports(a)[1] == {"ports": 1} for a in swing), library

@@ -239,12 +239,10 @@ def win_loss(ctx: Context, system: System) -> dict:
     def run(group) -> list[float]:
         collective, algorithm, n, seed = group
         topology, options = where[(n, seed)]
-        name, _, ports = algorithm.partition("@")
-        if ports:
-            options = {**options, "ports": int(ports)}
+        name, ports = with_ports(algorithm)
         sizes = sizes_for(collective, ranks_of(n))
         results = simulate_sizes(topology, collective, name, sizes, force=True, machine=machine,
-                                 **options)  # fmt: skip
+                                 **options, **ports)  # fmt: skip
         return [r.time_s for r in results]
 
     time_of = ctx.map_sizes(run, groups, lambda g: sizes_for(g[0], ranks_of(g[2])))
@@ -280,6 +278,13 @@ def win_loss(ctx: Context, system: System) -> dict:
     results = summarize(rows, seeds)
     plot_win_loss(results, system, ctx.out / f"{system.table}.png")
     return results
+
+
+def with_ports(algorithm: str) -> tuple[str, dict]:
+    """An algorithm set's entry NAME or NAME@PORTS as the registry name and the simulation
+    options it implies ({"ports": PORTS}, or none for the registry's default)."""
+    name, _, ports = algorithm.partition("@")
+    return name, ({"ports": int(ports)} if ports else {})
 
 
 def ranks_of(n) -> int:

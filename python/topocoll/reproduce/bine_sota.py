@@ -24,6 +24,7 @@ from .bine import (
     allocation_mapping,
     outcome,
     sizes_for,
+    with_ports,
 )
 from .core import Context, Experiment, size_label, write_csv
 
@@ -69,14 +70,13 @@ def compare_machine(ctx: Context, label: str, system: System) -> list[dict]:
     mapping = {(n, s): allocation_mapping(ctx, n, s, system.nodes) for n in counts for s in seeds}
 
     def options(n: int, seed: int, algorithm: str) -> dict:
-        ports = algorithm.partition("@")[2]
         return {"machine": machine, "ranks": n, "mapping": mapping[(n, seed)],
                 "message_per_range": algorithm in PER_RANGE,
-                **({"ports": int(ports)} if ports else {})}  # fmt: skip
+                **with_ports(algorithm)[1]}  # fmt: skip
 
     def run(group: tuple) -> list[float]:
         algorithm, n, seed, sizes = group
-        found = simulate_sizes(system.topology, COLLECTIVE, algorithm.partition("@")[0], sizes,
+        found = simulate_sizes(system.topology, COLLECTIVE, with_ports(algorithm)[0], sizes,
                                force=True, **options(n, seed, algorithm))  # fmt: skip
         return [r.time_s for r in found]
 

@@ -23,6 +23,7 @@ SWING_FORMS = {"per-range": True, "packed": False}
 LARGEST = 64 << 20  # the paper's "vectors smaller than 64 MiB"
 # Every algorithm runs on one port, as an MPI program on a node of one NIC does (swing-bw's
 # registry default on a ring is two, its two directions).
+PORTS = 1
 
 
 def swing_allgather(ctx: Context) -> dict:
@@ -42,7 +43,7 @@ def swing_allgather(ctx: Context) -> dict:
         results = simulate_sizes(system.topology, "allgather", algorithm, sizes, force=True,
                                  machine=machine, ranks=nodes, mapping=mappings[seed],
                                  message_per_range=SWING_FORMS.get(form, False),
-                                 ports=1)  # fmt: skip
+                                 ports=PORTS)  # fmt: skip
         return [r.time_s for r in results]
 
     runs = [(a, "", seed) for seed in seeds for a in strategies]
