@@ -22,6 +22,7 @@
 #include <numeric>
 #include <string>
 
+#include "algorithms/baselines/ring_phase.hpp"
 #include "algorithms/common/compose.hpp"
 #include "algorithms/families.hpp"
 #include "core/rank_math.hpp"
@@ -93,8 +94,6 @@ int hamiltonian_rows_dimension(const std::vector<int>& dims) {
 
 namespace {
 
-enum class RingPhase { reduce_scatter, allgather };
-
 // One ring phase along a cycle, moving data in `direction` (+1/-1) of the cycle. Block q is
 // rank q's chunk; the rank at position t behaves as rank t of the plain ring (ring.cpp).
 class CycleRingPhase final : public Schedule {
@@ -129,14 +128,14 @@ class CycleRingPhase final : public Schedule {
   int direction_;
 };
 
-ScheduleInfo lane_info(const ScheduleRequest& request, Collective collective) {
+ScheduleInfo cycle_lane_info(const ScheduleRequest& request, Collective collective) {
   return info_for(request, "hamiltonian-rings", collective, request.ranks, 1);
 }
 
 SchedulePtr ring_lane(const ScheduleRequest& request, const std::shared_ptr<const CyclePair>& cy,
                       int cycle, int direction) {
   auto phase = [&](RingPhase ph, Collective as) {
-    return std::make_unique<CycleRingPhase>(lane_info(request, as), cy, cycle, ph, direction);
+    return std::make_unique<CycleRingPhase>(cycle_lane_info(request, as), cy, cycle, ph, direction);
   };
   const Collective c = request.collective;
   if (c == Collective::reduce_scatter) return phase(RingPhase::reduce_scatter, c);
@@ -144,7 +143,7 @@ SchedulePtr ring_lane(const ScheduleRequest& request, const std::shared_ptr<cons
   std::vector<SchedulePtr> phases;
   phases.push_back(phase(RingPhase::reduce_scatter, Collective::reduce_scatter));
   phases.push_back(phase(RingPhase::allgather, Collective::allgather));
-  return std::make_unique<PhaseSequence>(lane_info(request, c), std::move(phases));
+  return std::make_unique<PhaseSequence>(cycle_lane_info(request, c), std::move(phases));
 }
 
 SchedulePtr build_hamiltonian_rings(const ScheduleRequest& request) {

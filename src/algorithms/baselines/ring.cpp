@@ -3,14 +3,13 @@
 // two-port form runs a clockwise and a counter-clockwise ring on the two halves of the vector.
 #include <memory>
 
+#include "algorithms/baselines/ring_phase.hpp"
 #include "algorithms/common/compose.hpp"
 #include "algorithms/families.hpp"
 #include "core/rank_math.hpp"
 
 namespace topocoll::algorithms {
 namespace {
-
-enum class RingPhase { reduce_scatter, allgather };
 
 // One ring phase on P blocks (block q is rank q's chunk), moving data in `direction` (+1/-1).
 class RingPhaseSchedule final : public Schedule {
@@ -38,7 +37,7 @@ class RingPhaseSchedule final : public Schedule {
   int direction_;
 };
 
-ScheduleInfo lane_info(const ScheduleRequest& request, Collective collective) {
+ScheduleInfo ring_lane_info(const ScheduleRequest& request, Collective collective) {
   ScheduleInfo info;
   info.collective = collective;
   info.algorithm = "ring";
@@ -53,14 +52,14 @@ ScheduleInfo lane_info(const ScheduleRequest& request, Collective collective) {
 SchedulePtr one_direction(const ScheduleRequest& request, int direction) {
   const Collective c = request.collective;
   auto phase = [&](RingPhase ph, Collective as) {
-    return std::make_unique<RingPhaseSchedule>(lane_info(request, as), ph, direction);
+    return std::make_unique<RingPhaseSchedule>(ring_lane_info(request, as), ph, direction);
   };
   if (c == Collective::reduce_scatter) return phase(RingPhase::reduce_scatter, c);
   if (c == Collective::allgather) return phase(RingPhase::allgather, c);
   std::vector<SchedulePtr> phases;
   phases.push_back(phase(RingPhase::reduce_scatter, Collective::reduce_scatter));
   phases.push_back(phase(RingPhase::allgather, Collective::allgather));
-  return std::make_unique<PhaseSequence>(lane_info(request, c), std::move(phases));
+  return std::make_unique<PhaseSequence>(ring_lane_info(request, c), std::move(phases));
 }
 
 SchedulePtr build_ring(const ScheduleRequest& request) {

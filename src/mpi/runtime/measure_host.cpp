@@ -14,15 +14,15 @@ namespace {
 using namespace measuring;
 using nlohmann::json;
 
-struct Settings {
+struct HostSettings {
   std::uint64_t bytes = std::uint64_t{4} << 20;
   std::uint64_t range_bytes = 4096;  // packing: ranges of this size, one range apart
   int repetitions = 20, warmup = 2;
 };
 
-Settings settings_of(const char* options_json) {
+HostSettings host_settings_of(const char* options_json) {
   const json o = options_object(options_json, {"bytes", "range_bytes", "repetitions", "warmup"});
-  Settings s;
+  HostSettings s;
   s.bytes = static_cast<std::uint64_t>(positive(o, "bytes", 4 << 20, std::int64_t{1} << 32));
   s.range_bytes = static_cast<std::uint64_t>(
       positive(o, "range_bytes", 4096, static_cast<std::int64_t>(s.bytes)));
@@ -33,7 +33,7 @@ Settings settings_of(const char* options_json) {
 
 // Bytes per second of `once` moving `bytes`, its median over the repetitions.
 template <typename F>
-json timed(const Settings& s, std::uint64_t bytes, F&& once) {
+json timed(const HostSettings& s, std::uint64_t bytes, F&& once) {
   std::vector<double> t;
   for (int i = 0; i < s.warmup + s.repetitions; ++i) {
     const double t0 = PMPI_Wtime();
@@ -52,7 +52,7 @@ struct TypeClass {
   const char* mpi_name;
 };
 
-json reductions(const Settings& s) {
+json reductions(const HostSettings& s) {
   const TypeClass classes[] = {{"char", MPI_SIGNED_CHAR, "MPI_SIGNED_CHAR"},
                                {"int", MPI_INT, "MPI_INT"},
                                {"int64", MPI_INT64_T, "MPI_INT64_T"},
@@ -83,7 +83,7 @@ int measure_host(const char* options_json, char** result_json) {
     PMPI_Initialized(&initialized);
     PMPI_Finalized(&finalized);
     if (!initialized || finalized) throw BadArgument(MPI_ERR_OTHER, "MPI is not initialized");
-    const Settings s = settings_of(options_json);
+    const HostSettings s = host_settings_of(options_json);
     const ElementType bytes = ElementType::bytes();
     std::vector<char> from(s.bytes, 1), to(s.bytes, 0), staging(s.bytes / 2 + s.range_bytes);
     json result = json::object();

@@ -23,18 +23,18 @@ using nlohmann::json;
 constexpr int kTag = 7;  // the private communicator carries nothing else
 constexpr std::uint64_t kLargest = std::uint64_t{1} << 30;
 
-struct Settings {
+struct LogGPSettings {
   int repetitions = 30, warmup = 3;
   std::vector<std::uint64_t> pingpong_sizes, train_sizes, train_counts;
   std::vector<std::uint64_t> exchange_sizes;  // none by default
   std::uint64_t overhead_bytes = 8;
 };
 
-Settings settings_of(const char* options_json) {
+LogGPSettings loggp_settings_of(const char* options_json) {
   const json o =
       options_object(options_json, {"repetitions", "warmup", "pingpong_sizes", "train_sizes",
                                     "train_counts", "overhead_bytes", "exchange_sizes"});
-  Settings s;
+  LogGPSettings s;
   s.repetitions = static_cast<int>(positive(o, "repetitions", s.repetitions, 100000));
   s.warmup = o.contains("warmup") && o["warmup"] == 0
                  ? 0
@@ -59,7 +59,7 @@ Settings settings_of(const char* options_json) {
 // One side of the pair: `client` times, `server` answers; both run the same loops.
 class Pair {
  public:
-  Pair(MPI_Comm comm, int peer, bool client, const Settings& s)
+  Pair(MPI_Comm comm, int peer, bool client, const LogGPSettings& s)
       : comm_(comm), peer_(peer), client_(client), s_(s) {
     std::uint64_t largest = s.overhead_bytes;
     for (auto b : s.pingpong_sizes) largest = std::max(largest, b);
@@ -186,7 +186,7 @@ class Pair {
   MPI_Comm comm_;
   int peer_;
   bool client_;
-  const Settings& s_;
+  const LogGPSettings& s_;
   std::vector<char> buffer_;
   std::vector<char> outgoing_;  // the exchange's send buffer
   std::vector<MPI_Request> requests_;
@@ -240,7 +240,7 @@ json rate(double seconds_per_byte) {
 }
 
 // The client's measurements, as the result object.
-json measure_pair(Pair& pair, const Settings& s) {
+json measure_pair(Pair& pair, const LogGPSettings& s) {
   json points = json::object();
   std::vector<double> pp, fastest;
   for (std::uint64_t b : s.pingpong_sizes) {
@@ -337,7 +337,7 @@ int measure_loggp(MPI_Comm comm, int peer_a, int peer_b, const char* options_jso
                         "peer_a and peer_b must be two different ranks of comm "
                         "(0.." +
                             std::to_string(pc.size() - 1) + ")");
-    const Settings s = settings_of(options_json);
+    const LogGPSettings s = loggp_settings_of(options_json);
     const bool shared = same_node(pc.get(), peer_a, peer_b);
     std::string text;
     if (pc.rank() == peer_a || pc.rank() == peer_b) {
