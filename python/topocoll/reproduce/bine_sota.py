@@ -69,20 +69,22 @@ def compare_machine(ctx: Context, label: str, system: System) -> list[dict]:
     others = OTHERS[system.library]
     mapping = {(n, s): allocation_mapping(ctx, n, s, system.nodes) for n in counts for s in seeds}
 
-    def options(n: int, seed: int, algorithm: str) -> dict:
-        return {"machine": machine, "ranks": n, "mapping": mapping[(n, seed)],
-                "message_per_range": algorithm in PER_RANGE,
-                **with_ports(algorithm)[1]}  # fmt: skip
+    def setup(n: int, seed: int, algorithm: str) -> tuple[str, dict]:
+        """The registry name of an algorithm set's entry and its simulation options."""
+        name, ports = with_ports(algorithm)
+        return name, {"machine": machine, "ranks": n, "mapping": mapping[(n, seed)],
+                      "message_per_range": algorithm in PER_RANGE, **ports}  # fmt: skip
 
     def run(group: tuple) -> list[float]:
         algorithm, n, seed, sizes = group
-        found = simulate_sizes(system.topology, COLLECTIVE, with_ports(algorithm)[0], sizes,
-                               force=True, **options(n, seed, algorithm))  # fmt: skip
+        name, options = setup(n, seed, algorithm)
+        found = simulate_sizes(system.topology, COLLECTIVE, name, sizes, force=True, **options)
         return [r.time_s for r in found]
 
     def ring_bound(case: tuple) -> float:
         n, seed = case
-        network = Network(make_setup(system.topology, COLLECTIVE, **options(n, seed, RING)))
+        _, options = setup(n, seed, RING)
+        network = Network(make_setup(system.topology, COLLECTIVE, **options))
         return network.estimate(RING, sizes_for(COLLECTIVE, n)[0], search=False)[
             "time_lower_bound_s"]  # fmt: skip
 
