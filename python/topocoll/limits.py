@@ -37,6 +37,14 @@ def physical_memory() -> int:
         return 8 << 30
 
 
+# The estimate's counts saturate at 2^64 - 1 (src/core/verifier/estimate.cpp).
+SATURATED = 2**64 - 1
+
+
+def format_count(n: int) -> str:
+    return "over 1.8 x 10^19" if n >= SATURATED else f"{n:,}"
+
+
 @dataclass
 class Estimate:
     memory_bytes: int
@@ -52,10 +60,13 @@ class Estimate:
         return self.work / WORK_PER_SECOND
 
     def describe(self) -> str:
+        duration = format_duration(self.seconds)
         return (
-            f"about {format_bytes(self.memory_bytes)} of memory and {self.work:,} units of work "
-            f"({self.rank_steps:,} rank-steps x {self.passes:,} pass(es), "
-            f"{self.slot_states:,} slot states; roughly {format_duration(self.seconds)})"
+            f"about {format_bytes(self.memory_bytes)} of memory and {format_count(self.work)} "
+            f"units of work ({self.rank_steps:,} rank-steps x {self.passes:,} pass(es), "
+            f"{format_count(self.slot_states)} slot states; "
+            + (f"over {duration}" if self.work >= SATURATED else f"roughly {duration}")
+            + ")"
             + (f"; {self.symmetry}" if self.symmetry else "")
         )
 
@@ -67,16 +78,23 @@ def format_duration(seconds: float) -> str:
         return f"{seconds / 60:.0f} min"
     if seconds < 172800:
         return f"{seconds / 3600:.0f} h"
-    return f"{seconds / 86400:,.0f} days"
+    if seconds < 2 * 31557600:
+        return f"{seconds / 86400:,.0f} days"
+    return f"{seconds / 31557600:,.0f} years"
 
 
-def estimate(schedule: _core.Schedule, mode: str, commutative: bool = True) -> Estimate:
-    return Estimate(**_core.estimate_verify(schedule, mode, commutative))
+def estimate(
+    schedule: _core.Schedule, mode: str, commutative: bool = True, work_limit: int | None = None
+) -> Estimate:
+    """`work_limit`: the most work the caller would run; beyond it the fingerprint estimate
+    does not search for a translation symmetry that could not bring the run under it."""
+    return Estimate(**_core.estimate_verify(schedule, mode, commutative, work_limit=work_limit))
 
 
 def check_verify(schedule: _core.Schedule, mode: str, commutative: bool, force: bool) -> Estimate:
     """The estimate of verifying `schedule`; InputError when it is beyond the limits."""
-    e = estimate(schedule, mode, commutative)
+    limit = None if force else int(TIME_LIMIT_S * WORK_PER_SECOND)
+    e = estimate(schedule, mode, commutative, limit)
     available = int(physical_memory() * MEMORY_SHARE)
     if e.memory_bytes > available and not force:
         hint = (

@@ -104,7 +104,7 @@ nb::dict info_dict(const ScheduleInfo& info) {
   d["root"] = info.root;
   d["dims"] = info.dims;
   d["keeps_positions"] = info.keeps_positions;
-  d["placement"] = info.placement;  // empty: rank r on node r
+  d["placement"] = info.placement;            // empty: rank r on node r
   d["ranks_per_node"] = info.ranks_per_node;  // K of a hier:/leader: composition; 0 flat
   return d;
 }
@@ -274,13 +274,13 @@ nb::dict run_verify(const Schedule& schedule, const std::string& mode, bool comm
 }
 
 nb::dict run_estimate(const Schedule& schedule, const std::string& mode, bool commutative,
-                      std::uint64_t memory_budget) {
+                      std::uint64_t memory_budget, std::optional<std::uint64_t> work_limit) {
   const VerifyOptions options =
       verify_options(schedule, mode, commutative, 0, {}, 0, memory_budget);
   VerifyEstimate e;
   {
     nb::gil_scoped_release release;
-    e = estimate_verify(schedule, options);
+    e = estimate_verify(schedule, options, work_limit.value_or(UINT64_MAX));
   }
   nb::dict d;
   d["memory_bytes"] = e.memory_bytes;
@@ -423,7 +423,7 @@ NB_MODULE(_core, m) {
         "seed"_a = 0x5eed, "adjacency_torus"_a = std::vector<std::int64_t>{}, "threads"_a = 0,
         "memory_budget"_a = 0);
   m.def("estimate_verify", &run_estimate, "schedule"_a, "mode"_a = "exact", "commutative"_a = true,
-        "memory_budget"_a = 0);
+        "memory_budget"_a = 0, "work_limit"_a = nb::none());
   m.def(
       "traffic",
       [](const Schedule& s, const std::vector<std::int64_t>& group_of, std::uint64_t vector_bytes) {

@@ -10,7 +10,7 @@ import sys
 
 import pytest
 import topocoll
-from topocoll import _core
+from topocoll import _core, limits
 
 CLI = [sys.executable, "-m", "topocoll.cli"]
 
@@ -272,6 +272,22 @@ def test_estimate_counts_memory_and_work_from_the_schedule_info():
     assert ring["rank_steps"] == 100 * 2 * 99
     assert ring["slot_states"] == 100 and ring["passes"] == 1
     assert ring["work"] == 12 * ring["rank_steps"] + 3 * 100
+
+
+def test_a_verification_beyond_the_time_limit_is_refused_without_a_symmetry_search(
+    run_cli, monkeypatch
+):
+    # Neither the ring's translation symmetry (its proof alone: 8 units per rank-step) nor a
+    # run over every block fits in 1,000 units: the estimate refuses before its search walks
+    # the lanes of sampled ranks. --force runs whatever it costs, so the estimate searches.
+    monkeypatch.setattr(limits, "TIME_LIMIT_S", 1000 / limits.WORK_PER_SECOND)
+    argv = ("verify", "-c", "allreduce", "-a", "ring", "-p", "100", "--mode", "fingerprint")
+    code, _, err = run_cli(*argv)
+    assert code == 2 and "add --force" in err
+    assert "translation symmetry not searched: with it the run would still take at least " in err
+    code, out, err = run_cli(*argv, "--force")
+    assert code == 0, err
+    assert "translation symmetry: translations of the ring of 100" in out + err
 
 
 def test_groups_files_that_cannot_be_read_exit_2(run_cli, tmp_path):

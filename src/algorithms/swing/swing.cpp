@@ -47,10 +47,14 @@ ScheduleInfo lane_info(const ScheduleRequest& request, Collective collective, Va
   return info;
 }
 
-// One line per dimension; lines of equal size share their butterfly tables.
+// Butterfly tables by size, shared by every line of one schedule: a table costs time and
+// memory linear in its size, and a multi-port allreduce has four lines per dimension.
+using Butterflies = std::map<int, std::shared_ptr<const Butterfly>>;
+
+// One line per dimension.
 std::vector<std::shared_ptr<const Line>> lines_for(const ScheduleRequest& request, Variant variant,
-                                                   bool mirrored, bool standalone) {
-  std::map<int, std::shared_ptr<const Butterfly>> butterflies;
+                                                   bool mirrored, bool standalone,
+                                                   Butterflies& butterflies) {
   std::vector<std::shared_ptr<const Line>> lines;
   for (int size : request.dims) {
     if (variant == Variant::latency) {
@@ -66,24 +70,26 @@ std::vector<std::shared_ptr<const Line>> lines_for(const ScheduleRequest& reques
 }
 
 SchedulePtr reduce_scatter_lane(const ScheduleRequest& request, int start, bool mirrored,
-                                bool standalone) {
+                                bool standalone, Butterflies& butterflies) {
   return std::make_unique<TorusLane>(
       lane_info(request, Collective::reduce_scatter, Variant::bandwidth),
-      lines_for(request, Variant::bandwidth, mirrored, standalone), start,
+      lines_for(request, Variant::bandwidth, mirrored, standalone, butterflies), start,
       TorusLane::Blocks::per_rank);
 }
 
 SchedulePtr allgather_lane(const ScheduleRequest& request, int start, bool mirrored,
-                           bool standalone) {
+                           bool standalone, Butterflies& butterflies) {
   return std::make_unique<swing::Reversed>(
       lane_info(request, Collective::allgather, Variant::bandwidth),
-      reduce_scatter_lane(request, start, mirrored, standalone));
+      reduce_scatter_lane(request, start, mirrored, standalone, butterflies));
 }
 
-SchedulePtr bandwidth_lane(const ScheduleRequest& request, int start, bool mirrored) {
+SchedulePtr bandwidth_lane(const ScheduleRequest& request, int start, bool mirrored,
+                           Butterflies& butterflies) {
   switch (request.collective) {
-    case Collective::reduce_scatter: return reduce_scatter_lane(request, start, mirrored, true);
-    case Collective::allgather: return allgather_lane(request, start, mirrored, true);
+    case Collective::reduce_scatter:
+      return reduce_scatter_lane(request, start, mirrored, true, butterflies);
+    case Collective::allgather: return allgather_lane(request, start, mirrored, true, butterflies);
     default: break;
   }
   std::vector<SchedulePtr> phases;
@@ -94,17 +100,18 @@ SchedulePtr bandwidth_lane(const ScheduleRequest& request, int start, bool mirro
         lane_info(request, Collective::allgather, Variant::bandwidth),
         std::make_unique<swing::LabelLane>(rs, start, mirrored)));
   } else {
-    phases.push_back(reduce_scatter_lane(request, start, mirrored, false));
-    phases.push_back(allgather_lane(request, start, mirrored, false));
+    phases.push_back(reduce_scatter_lane(request, start, mirrored, false, butterflies));
+    phases.push_back(allgather_lane(request, start, mirrored, false, butterflies));
   }
   return std::make_unique<PhaseSequence>(
       lane_info(request, Collective::allreduce, Variant::bandwidth), std::move(phases));
 }
 
 SchedulePtr latency_lane(const ScheduleRequest& request, int start, bool mirrored) {
+  Butterflies none;  // the latency lines need no tables
   return std::make_unique<TorusLane>(lane_info(request, Collective::allreduce, Variant::latency),
-                                     lines_for(request, Variant::latency, mirrored, false), start,
-                                     TorusLane::Blocks::whole_vector);
+                                     lines_for(request, Variant::latency, mirrored, false, none),
+                                     start, TorusLane::Blocks::whole_vector);
 }
 
 // Lane j < D is the plain collective starting on dimension j, lane D + j its mirror.
@@ -113,10 +120,12 @@ SchedulePtr build(ScheduleRequest request, Variant variant) {
   const int d = static_cast<int>(request.dims.size());
   const int lanes = request.ports == 1 ? 1 : 2 * d;
   std::vector<SchedulePtr> parts;
+  Butterflies butterflies;
   for (int j = 0; j < lanes; ++j) {
     const bool mirrored = j >= d;
-    parts.push_back(variant == Variant::latency ? latency_lane(request, j % d, mirrored)
-                                                : bandwidth_lane(request, j % d, mirrored));
+    parts.push_back(variant == Variant::latency
+                        ? latency_lane(request, j % d, mirrored)
+                        : bandwidth_lane(request, j % d, mirrored, butterflies));
   }
   if (lanes == 1) return std::move(parts.front());
   const ScheduleInfo lane = parts.front()->info();

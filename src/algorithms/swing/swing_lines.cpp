@@ -1,8 +1,10 @@
 #include "algorithms/swing/swing_lines.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "core/rank_math.hpp"
 
@@ -46,6 +48,26 @@ void push_block(std::vector<BlockRange>& out, BlockIndex b) {
   } else {
     out.push_back({b, b + 1});
   }
+}
+
+// Sorted ranges of two sorted, disjoint range lists, touching ranges joined: linear in the
+// ranges, where a scan of every member would cost the butterfly's size at every step.
+std::vector<BlockRange> disjoint_union(const std::vector<BlockRange>& a,
+                                       const std::vector<BlockRange>& b) {
+  std::vector<BlockRange> sorted;
+  sorted.reserve(a.size() + b.size());
+  std::merge(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(sorted),
+             [](const BlockRange& x, const BlockRange& y) { return x.begin < y.begin; });
+  std::vector<BlockRange> out;
+  out.reserve(sorted.size());
+  for (const BlockRange& r : sorted) {
+    if (!out.empty() && out.back().end == r.begin) {
+      out.back().end = r.end;
+    } else {
+      out.push_back(r);
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -99,8 +121,7 @@ Butterfly::Butterfly(int m) : m_(m), steps_(ceil_log(m, 2)) {
     elements.insert(elements.end(), fresh.begin(), fresh.end());
     std::sort(fresh.begin(), fresh.end());
     for (int v : fresh) push_block(deltas_[s], static_cast<BlockIndex>(v));
-    for (int v = 0; v < m; ++v)
-      if (member[v]) push_block(offsets_[s], static_cast<BlockIndex>(v));
+    offsets_[s] = disjoint_union(offsets_[s + 1], deltas_[s]);
   }
   // Appendix A proves that every node reaches every other one; keep the claim checked.
   if (static_cast<int>(elements.size()) != m)

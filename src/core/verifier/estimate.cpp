@@ -1,7 +1,9 @@
 #include "core/verifier/estimate.hpp"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/verifier/exact_content.hpp"
 #include "core/verifier/fingerprint_content.hpp"
@@ -68,28 +70,15 @@ BlockIndex window_width(const ScheduleInfo& info, const VerifyOptions& options,
       options.memory_budget / saturating_multiply(2, per_rank_slot), 1, slots));
 }
 
-VerifyEstimate estimate_verify(const Schedule& schedule, const VerifyOptions& options) {
-  const ScheduleInfo& info = schedule.info();
-  VerifyEstimate e;
+namespace {
+
+// Passes, slot states, memory and work of a run that checks the slots of `checked`.
+void cost_of_checking(const ScheduleInfo& info, const VerifyOptions& options,
+                      const std::vector<BlockRange>& checked, VerifyEstimate& e) {
   const std::uint64_t ranks = static_cast<std::uint64_t>(std::max(info.ranks, 0));
   const std::uint64_t all_slots = static_cast<std::uint64_t>(std::max(info.total_slots(), 0));
   const std::uint64_t value = bytes_per_slot_state(options);
   const bool exact = options.mode == VerifyMode::exact;
-  std::vector<BlockRange> checked = {{0, static_cast<BlockIndex>(all_slots)}};
-  for (int r = 0; r < info.ranks; ++r)
-    for (int l = 0; l < schedule.lane_count(r); ++l)
-      e.rank_steps += static_cast<std::uint64_t>(std::max(schedule.lane_step_count(r, l), 0));
-  bool proof = false;
-  if (!exact && saturating_multiply(8, e.rank_steps) > kSearchedWorkLimit) {
-    e.symmetry = "translation symmetry not searched: its proof alone would walk " +
-                 std::to_string(e.rank_steps) + " rank-steps";
-  } else if (!exact) {
-    // On a sample of ranks: the proof walks the whole schedule, which is the run's work.
-    auto symmetry = detail::symmetry_for(schedule, options, false);
-    e.symmetry = symmetry.description;
-    proof = symmetry.group && !symmetry.proven;
-    if (symmetry.group) checked = std::move(symmetry.checked);
-  }
   std::uint64_t slots = 0;
   BlockIndex largest = 0;
   for (const BlockRange& r : checked) {
@@ -113,8 +102,46 @@ VerifyEstimate estimate_verify(const Schedule& schedule, const VerifyOptions& op
   // states, a slot state is written, moved and checked about three times.
   e.work = saturating_add(saturating_multiply(4, saturating_multiply(e.passes, e.rank_steps)),
                           saturating_multiply(e.slot_states, 3));
+}
+
+std::uint64_t rank_steps_of(const Schedule& schedule) {
+  std::uint64_t sum = 0;
+  for (int r = 0; r < schedule.ranks(); ++r)
+    for (int l = 0; l < schedule.lane_count(r); ++l)
+      sum += static_cast<std::uint64_t>(std::max(schedule.lane_step_count(r, l), 0));
+  return sum;
+}
+
+}  // namespace
+
+VerifyEstimate estimate_verify(const Schedule& schedule, const VerifyOptions& options,
+                               std::uint64_t work_limit) {
+  const ScheduleInfo& info = schedule.info();
+  VerifyEstimate e;
+  e.rank_steps = rank_steps_of(schedule);
+  cost_of_checking(info, options, {{0, static_cast<BlockIndex>(info.total_slots())}}, e);
+  if (options.mode == VerifyMode::exact) return e;
+  // With a symmetry the run proves it (8 units per rank-step) and makes at least one pass (4).
+  const std::uint64_t least_with_symmetry = saturating_multiply(12, e.rank_steps);
+  if (saturating_multiply(8, e.rank_steps) > kSearchedWorkLimit) {
+    e.symmetry = "translation symmetry not searched: its proof alone would walk " +
+                 std::to_string(e.rank_steps) + " rank-steps";
+    return e;
+  }
+  // Whatever the search found, the run would exceed the caller's limit: the search, which
+  // walks whole lanes of a sample of ranks, would only delay the refusal.
+  if (least_with_symmetry > work_limit && e.work > work_limit) {
+    e.symmetry = "translation symmetry not searched: with it the run would still take at least " +
+                 std::to_string(least_with_symmetry) + " units of work";
+    return e;
+  }
+  // On a sample of ranks: the proof walks the whole schedule, which is the run's work.
+  auto symmetry = detail::symmetry_for(schedule, options, false);
+  e.symmetry = symmetry.description;
+  if (!symmetry.group) return e;
+  cost_of_checking(info, options, symmetry.checked, e);
   // The proof builds two lane steps per step it compares.
-  if (proof) e.work = saturating_add(e.work, saturating_multiply(8, e.rank_steps));
+  if (!symmetry.proven) e.work = saturating_add(e.work, saturating_multiply(8, e.rank_steps));
   return e;
 }
 

@@ -38,7 +38,9 @@ struct VerifyEstimate {
                                       std::uint64_t value_bytes, bool allow_windows,
                                       BlockIndex slots, bool part);
 
-[[nodiscard]] VerifyEstimate estimate_verify(const Schedule& schedule,
-                                             const VerifyOptions& options);
+// `work_limit`: the most work the caller would run. A fingerprint estimate skips its search for
+// a translation symmetry when no outcome of the search could bring the run under it.
+[[nodiscard]] VerifyEstimate estimate_verify(const Schedule& schedule, const VerifyOptions& options,
+                                             std::uint64_t work_limit = UINT64_MAX);
 
 }  // namespace topocoll

@@ -35,7 +35,8 @@ std::string verification_too_large(const Schedule& schedule, std::uint64_t max_b
   VerifyOptions options = verify_options();
   // Block windows would trade memory for passes; the bound is on one run's state.
   options.memory_budget = max_bytes;
-  const VerifyEstimate e = estimate_verify(schedule, options);
+  const VerifyEstimate e =
+      estimate_verify(schedule, options, kMaxVerifySeconds * kVerifyWorkPerSecond);
   const std::uint64_t seconds = e.work / kVerifyWorkPerSecond;
   if (e.memory_bytes <= max_bytes && seconds <= kMaxVerifySeconds) return {};
   return "verifying it needs about " + describe_bytes(e.memory_bytes) + " and " +

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -190,6 +191,31 @@ TEST(VerifyEstimate, HugeRunsAreNotSearchedForASymmetry) {
   const VerifyEstimate searched = estimate_verify(*small, options);
   EXPECT_EQ(searched.symmetry.find("not searched"), std::string::npos) << searched.symmetry;
   EXPECT_NE(searched.symmetry.find("translation"), std::string::npos) << searched.symmetry;
+}
+
+// Below that, the caller's limit decides: when neither a symmetry (at least its proof and one
+// pass) nor a full run could fit in it, the estimate refuses without the search; when a full
+// run fits, it still searches, since the symmetric run may cost more.
+TEST(VerifyEstimate, RunsBeyondTheCallersLimitAreNotSearched) {
+  VerifyOptions options;
+  options.mode = VerifyMode::fingerprint;
+  VerifyOptions every_block = options;
+  every_block.translation_symmetry = false;
+  auto ring = registry().build("ring", ScheduleRequest{.ranks = 20'000});
+  const std::uint64_t rank_steps = 20'000ull * 2 * 19'999;
+  const std::uint64_t full_run = estimate_verify(*ring, every_block).work;
+  // The symmetric run's least work: its proof (8 per rank-step) and one pass (4).
+  const std::uint64_t least = std::min(full_run, 12 * rank_steps);
+  const VerifyEstimate refused = estimate_verify(*ring, options, least - 1);
+  EXPECT_EQ(refused.rank_steps, rank_steps);
+  EXPECT_NE(refused.symmetry.find("not searched"), std::string::npos) << refused.symmetry;
+  EXPECT_EQ(refused.work, full_run);
+  const VerifyEstimate searched = estimate_verify(*ring, options, least);
+  EXPECT_NE(searched.symmetry.find("translation symmetry on a sample"), std::string::npos)
+      << searched.symmetry;
+  const VerifyEstimate unlimited = estimate_verify(*ring, options);
+  EXPECT_EQ(unlimited.symmetry, searched.symmetry);
+  EXPECT_EQ(unlimited.work, searched.work);
 }
 
 // Deterministic fuzzing: boundary values in random fields of valid documents. Whatever loads
