@@ -19,7 +19,7 @@
 //                   the rank they send to next (not the paper's; see ExchangeStep).
 // The torus variants (Appendix D) run 1, D or 2D lanes (ports) on slices of the vector: lane j
 // starts its reduce-scatter at dimension j mod D and lanes j >= D are mirrored.
-#include <map>
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -143,23 +143,26 @@ class PermutationStep final : public Schedule {
   void build_chains() {
     const int p = grid_->ranks();
     std::vector<std::pair<BlockSet, BlockSet>> chains;  // (natural, position)
-    std::map<int, std::size_t> chain_by_end;            // last position -> chain
+    // (last position, chain), by decreasing position. A block replaces the end of the chain
+    // it joins, which stays between its neighbours (positions are distinct), and a new chain
+    // starts below every end: the order holds without a search tree.
+    std::vector<std::pair<int, std::size_t>> ends;
     for (int b = 0; b < p; ++b) {
       const int position = sigma_position(*grid_, b);
       if (position == b) continue;
-      auto it = chain_by_end.lower_bound(position);
+      auto it = std::partition_point(ends.begin(), ends.end(),
+                                     [&](const auto& end) { return end.first > position; });
       std::size_t c;
-      if (it == chain_by_end.begin()) {
+      if (it == ends.end()) {
         c = chains.size();
         chains.emplace_back();
+        ends.emplace_back(position, c);
       } else {
-        --it;
         c = it->second;
-        chain_by_end.erase(it);
+        it->first = position;
       }
       chains[c].first.add(static_cast<BlockIndex>(b));
       chains[c].second.add(static_cast<BlockIndex>(position));
-      chain_by_end[position] = c;
     }
     const bool forward = kind_ == Permutation::all_to_sigma;
     for (auto& [natural, moved] : chains) {
