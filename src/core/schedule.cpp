@@ -52,6 +52,13 @@ void Schedule::build_lane_step(int rank, int lane, int step, Step& out) const {
   if (lane == 0) build_step(rank, step, out);
 }
 
+std::uint64_t Schedule::lane_steps_total(int rank) const {
+  std::uint64_t n = 0;
+  for (int l = 0; l < lane_count(rank); ++l)
+    n += static_cast<std::uint64_t>(std::max(lane_step_count(rank, l), 0));
+  return n;
+}
+
 // The lock-step view of a schedule that overrides the lane functions.
 int Schedule::step_count(int rank) const {
   int n = 0;

@@ -67,9 +67,7 @@ MscclExportEstimate estimate_msccl_export(const Schedule& schedule,
                                           const MscclExportOptions& options) {
   const ScheduleInfo& info = schedule.info();
   MscclExportEstimate e;
-  for (int r = 0; r < info.ranks; ++r)
-    for (int l = 0; l < schedule.lane_count(r); ++l)
-      e.rank_steps += static_cast<std::uint64_t>(std::max(schedule.lane_step_count(r, l), 0));
+  for (int r = 0; r < info.ranks; ++r) e.rank_steps += schedule.lane_steps_total(r);
   const auto walk_seconds = static_cast<double>(e.rank_steps) * kSecondsPerRankStep;
   e.seconds = walk_seconds;
   // A walk beyond the limit is not made to find that the export is beyond it too.

@@ -48,6 +48,12 @@ int PhaseSequence::lane_step_count(int rank, int lane) const {
   return steps_before(rank, lane, phases_.size());
 }
 
+std::uint64_t PhaseSequence::lane_steps_total(int rank) const {
+  std::uint64_t n = 0;
+  for (const auto& p : phases_) n += p->lane_steps_total(rank);
+  return n;
+}
+
 void PhaseSequence::build_lane_step(int rank, int lane, int step, Step& out) const {
   const int lanes = lane_count(rank);
   for (std::size_t p = 0; p < phases_.size(); ++p) {
@@ -141,6 +147,12 @@ LaneSet::Part LaneSet::part_of(int rank, int lane) const {
 int LaneSet::lane_step_count(int rank, int lane) const {
   const Part part = part_of(rank, lane);
   return lanes_[part.index]->lane_step_count(rank, part.lane);
+}
+
+std::uint64_t LaneSet::lane_steps_total(int rank) const {
+  std::uint64_t n = 0;
+  for (const auto& lane : lanes_) n += lane->lane_steps_total(rank);
+  return n;
 }
 
 void LaneSet::place(int index, Step& step) const {

@@ -22,6 +22,7 @@ class PhaseSequence final : public Schedule {
   void build_step(int rank, int step, Step& out) const override;
   [[nodiscard]] int lane_count(int rank) const override;
   [[nodiscard]] int lane_step_count(int rank, int lane) const override;
+  [[nodiscard]] std::uint64_t lane_steps_total(int rank) const override;
   void build_lane_step(int rank, int lane, int step, Step& out) const override;
   // The phases' own, when they all give the same.
   [[nodiscard]] std::vector<int> block_ranks() const override;
@@ -58,6 +59,7 @@ class LaneSet final : public Schedule {
   [[nodiscard]] int step_count(int rank) const override;
   void build_step(int rank, int step, Step& out) const override;
   [[nodiscard]] int lane_step_count(int rank, int lane) const override;
+  [[nodiscard]] std::uint64_t lane_steps_total(int rank) const override;
   void build_lane_step(int rank, int lane, int step, Step& out) const override;
   // Each lane's, placed by the layout (a lane without its own stands for the ranks in order).
   [[nodiscard]] std::vector<int> block_ranks() const override;

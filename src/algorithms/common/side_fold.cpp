@@ -16,7 +16,7 @@ int cut_to_power_of_three(int side) {
   return just_above_power_of_three(side) ? side - static_cast<int>(floor_power(side, 3)) : 0;
 }
 
-SideFold::SideFold(ScheduleInfo info, SchedulePtr inner, std::vector<int> first,
+SideFold::SideFold(ScheduleInfo info, std::shared_ptr<const Schedule> inner, std::vector<int> first,
                    std::vector<int> cut)
     : Schedule(std::move(info)),
       inner_(std::move(inner)),
@@ -37,8 +37,9 @@ SideFold::SideFold(ScheduleInfo info, SchedulePtr inner, std::vector<int> first,
     throw std::logic_error("SideFold: the inner schedule's shape is not the cut torus");
   inner_rank_.assign(static_cast<std::size_t>(ranks()), -1);
   outer_rank_.assign(static_cast<std::size_t>(inner_->ranks()), -1);
+  std::vector<int> c;
   for (int r = 0; r < ranks(); ++r) {
-    std::vector<int> c = torus_coordinates(r, dims);
+    torus_coordinates(r, dims, c);
     bool guest = false;
     for (std::size_t i = 0; i < dims.size(); ++i) {
       if (cut_[i] == 0 || c[i] < first_[i]) continue;
@@ -50,16 +51,15 @@ SideFold::SideFold(ScheduleInfo info, SchedulePtr inner, std::vector<int> first,
     inner_rank_[static_cast<std::size_t>(r)] = inner_rank;
     outer_rank_[static_cast<std::size_t>(inner_rank)] = r;
   }
-  guests_.resize(static_cast<std::size_t>(ranks()));
   for (int r = 0; r < ranks(); ++r) {
     if (inner_of(r) >= 0) continue;
     const std::vector<int> hosts = hosts_of(r);
-    for (std::size_t h = 0; h < hosts.size(); ++h)
-      guests_[static_cast<std::size_t>(hosts[h])].push_back({r, half(h == 1)});
+    for (std::size_t h = 0; h < hosts.size(); ++h) guests_[hosts[h]].push_back({r, h == 1});
   }
   // A guest sends to two hosts at once; a host takes every guest of its gap at once.
   int ports = std::max(2, this->info().ports);
-  for (const auto& guests : guests_) ports = std::max(ports, static_cast<int>(guests.size()));
+  for (const auto& [host, guests] : guests_)
+    ports = std::max(ports, static_cast<int>(guests.size()));
   mutable_info().ports = ports;
 }
 
@@ -83,7 +83,13 @@ std::vector<int> SideFold::hosts_of(int rank) const {
   return hosts;
 }
 
-bool SideFold::is_host(int rank) const { return !guests_[static_cast<std::size_t>(rank)].empty(); }
+bool SideFold::is_host(int rank) const { return guests_.contains(rank); }
+
+const std::vector<SideFold::Guest>& SideFold::guests_of(int host) const {
+  static const std::vector<Guest> kNone;
+  const auto it = guests_.find(host);
+  return it == guests_.end() ? kNone : it->second;
+}
 
 int SideFold::lane_count(int rank) const {
   const int inner = inner_of(rank);
@@ -96,6 +102,12 @@ int SideFold::lane_step_count(int rank, int lane) const {
   return inner_->lane_step_count(inner, lane) + (is_host(rank) && lane == 0 ? 2 : 0);
 }
 
+std::uint64_t SideFold::lane_steps_total(int rank) const {
+  const int inner = inner_of(rank);
+  if (inner < 0) return 2;
+  return inner_->lane_steps_total(inner) + (is_host(rank) ? 2 : 0);
+}
+
 void SideFold::build_inner_step(int rank, int lane, int step, Step& out) const {
   inner_->build_lane_step(inner_of(rank), lane, step, out);
   for (Operation& op : out.ops)
@@ -103,13 +115,12 @@ void SideFold::build_inner_step(int rank, int lane, int step, Step& out) const {
 }
 
 void SideFold::build_fold_in(int rank, Step& out) const {
-  for (const Guest& g : guests_[static_cast<std::size_t>(rank)])
-    out.ops.push_back(Operation::recv(g.rank, g.half, Combine::reduce));
+  for (const Guest& g : guests_of(rank))
+    out.ops.push_back(Operation::recv(g.rank, half(g.upper), Combine::reduce));
 }
 
 void SideFold::build_fold_out(int rank, Step& out) const {
-  for (const Guest& g : guests_[static_cast<std::size_t>(rank)])
-    out.ops.push_back(Operation::send(g.rank, g.half));
+  for (const Guest& g : guests_of(rank)) out.ops.push_back(Operation::send(g.rank, half(g.upper)));
 }
 
 void SideFold::build_guest_step(int rank, int step, Step& out) const {
@@ -177,9 +188,10 @@ SchedulePtr spread_side_fold(const ScheduleRequest& request, const std::string& 
     inner_request.dims[i] -= cuts[i];
     inner_request.ranks *= inner_request.dims[i];
   }
+  // Every part folds the same cut torus, at other gaps: one inner schedule serves them all.
+  const std::shared_ptr<const Schedule> inner = build(inner_request);
   std::vector<SchedulePtr> folded;
   for (int j = 0; j < parts; ++j) {
-    SchedulePtr inner = build(inner_request);
     ScheduleInfo info = inner->info();
     info.algorithm = name;
     info.ranks = request.ranks;
@@ -188,8 +200,7 @@ SchedulePtr spread_side_fold(const ScheduleRequest& request, const std::string& 
     std::vector<int> first(dims.size(), 0);
     for (std::size_t i = 0; i < dims.size(); ++i)
       if (cuts[i] > 0) first[i] = 1 + j * (dims[i] - cuts[i]) / parts;
-    folded.push_back(
-        std::make_unique<SideFold>(std::move(info), std::move(inner), std::move(first), cuts));
+    folded.push_back(std::make_unique<SideFold>(std::move(info), inner, std::move(first), cuts));
   }
   if (parts == 1) return std::move(folded.front());
   ScheduleInfo info = lanes_info(folded.front()->info(), parts);

@@ -21,6 +21,8 @@
 //    vector and no link carries much more than cut/(2k) of it in each direction.
 // Allreduce only (blocks are alike on every rank, so a host adds a guest's data block by block).
 #include <functional>
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,10 +36,13 @@ class SideFold final : public Schedule {
   // `inner`: an allreduce built for the sides dims[i] - cut[i]; side i leaves out the
   // coordinates [first[i], first[i] + cut[i]) (0 < first[i], first[i] + cut[i] <= dims[i] when
   // cut[i] > 0).
-  SideFold(ScheduleInfo info, SchedulePtr inner, std::vector<int> first, std::vector<int> cut);
+  // The parts of a spread fold share one inner schedule.
+  SideFold(ScheduleInfo info, std::shared_ptr<const Schedule> inner, std::vector<int> first,
+           std::vector<int> cut);
 
   [[nodiscard]] int lane_count(int rank) const override;
   [[nodiscard]] int lane_step_count(int rank, int lane) const override;
+  [[nodiscard]] std::uint64_t lane_steps_total(int rank) const override;
   void build_lane_step(int rank, int lane, int step, Step& out) const override;
   // Lock-step view: a guest's two steps; a host's fold-in, the inner lock-step view, fold-out.
   [[nodiscard]] int step_count(int rank) const override;
@@ -46,10 +51,11 @@ class SideFold final : public Schedule {
  private:
   struct Guest {
     int rank;
-    BlockSet half;  // the blocks it hands to this host
+    bool upper;  // it hands this host the upper half of the blocks (else the lower)
   };
   [[nodiscard]] int inner_of(int rank) const { return inner_rank_[static_cast<std::size_t>(rank)]; }
   [[nodiscard]] bool is_host(int rank) const;
+  [[nodiscard]] const std::vector<Guest>& guests_of(int host) const;
   // The ranks that hold `rank`'s halves (guest only): {down, up}.
   [[nodiscard]] std::vector<int> hosts_of(int rank) const;
   [[nodiscard]] BlockSet half(bool upper) const;
@@ -58,12 +64,13 @@ class SideFold final : public Schedule {
   void build_fold_out(int rank, Step& out) const;
   void build_guest_step(int rank, int step, Step& out) const;
 
-  SchedulePtr inner_;
+  std::shared_ptr<const Schedule> inner_;
   std::vector<int> first_;
   std::vector<int> cut_;
-  std::vector<int> inner_rank_;             // per outer rank: its inner rank, or -1 for a guest
-  std::vector<int> outer_rank_;             // per inner rank
-  std::vector<std::vector<Guest>> guests_;  // per outer rank (hosts only)
+  std::vector<int> inner_rank_;  // per outer rank: its inner rank, or -1 for a guest
+  std::vector<int> outer_rank_;  // per inner rank
+  // Per host: the guests it folds in. Hosts are few (two per guest), the ranks up to 2^24.
+  std::map<int, std::vector<Guest>> guests_;
 };
 
 using InnerBuilder = std::function<SchedulePtr(const ScheduleRequest&)>;

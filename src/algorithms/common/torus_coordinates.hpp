@@ -6,12 +6,18 @@
 
 namespace topocoll::algorithms {
 
-[[nodiscard]] inline std::vector<int> torus_coordinates(int rank, const std::vector<int>& dims) {
-  std::vector<int> c(dims.size());
+// Into `c`, for loops over every rank that would otherwise allocate a vector per rank.
+inline void torus_coordinates(int rank, const std::vector<int>& dims, std::vector<int>& c) {
+  c.resize(dims.size());
   for (std::size_t i = 0; i < dims.size(); ++i) {
     c[i] = rank % dims[i];
     rank /= dims[i];
   }
+}
+
+[[nodiscard]] inline std::vector<int> torus_coordinates(int rank, const std::vector<int>& dims) {
+  std::vector<int> c;
+  torus_coordinates(rank, dims, c);
   return c;
 }
 

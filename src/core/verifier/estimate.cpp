@@ -106,9 +106,7 @@ void cost_of_checking(const ScheduleInfo& info, const VerifyOptions& options,
 
 std::uint64_t rank_steps_of(const Schedule& schedule) {
   std::uint64_t sum = 0;
-  for (int r = 0; r < schedule.ranks(); ++r)
-    for (int l = 0; l < schedule.lane_count(r); ++l)
-      sum += static_cast<std::uint64_t>(std::max(schedule.lane_step_count(r, l), 0));
+  for (int r = 0; r < schedule.ranks(); ++r) sum += schedule.lane_steps_total(r);
   return sum;
 }
 
