@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <tuple>
 #include <vector>
 
@@ -136,10 +137,21 @@ class BineAlltoall final : public Schedule {
     BlockSet kept, staying;   // the chunks that stay, before and after
   };
 
-  std::vector<std::uint32_t> choose_routes();
-  [[nodiscard]] ExchangePlan plan_exchange(int holder, int stage) const;
-  void order_stages(const std::vector<std::uint32_t>& routes);
-  [[nodiscard]] Item item_at(int holder, int stage, std::uint32_t g) const;
+  // The routes and layouts, built on the first step asked for: step counts and slots need
+  // none of it, and building it sorts the V routes once per stage (about 100 s for 2^24
+  // ranks), which an estimate that refuses the run must not wait for.
+  struct Tables {
+    std::vector<long long> node_value;              // per route g: the representative y
+    std::vector<std::vector<std::uint32_t>> order;  // per stage: routes by layout_key
+    std::vector<ExchangePlan> plans;  // even P: every chunk is one chunk wide, so every rank
+                                      // has the same plan (O(V) ranges in all)
+  };
+  [[nodiscard]] const Tables& tables() const;
+  [[nodiscard]] Tables build_tables() const;
+  [[nodiscard]] std::vector<std::uint32_t> choose_routes(Tables& t) const;
+  void order_stages(const std::vector<std::uint32_t>& routes, Tables& t) const;
+  [[nodiscard]] ExchangePlan plan_exchange(const Tables& t, int holder, int stage) const;
+  [[nodiscard]] Item item_at(const Tables& t, int holder, int stage, std::uint32_t g) const;
   [[nodiscard]] int width(const Item& it) const { return group_size(it.src) * group_size(it.dst); }
 
   void extra_step(int step, Step& out) const;
@@ -156,10 +168,8 @@ class BineAlltoall final : public Schedule {
   int extra_ = -1;  // X = P - 1 (odd P)
   int proxy_ = -1;  // Y = P - 2 (odd P)
   int work_chunks_ = 0;
-  std::vector<long long> node_value_;              // per route g: the representative y
-  std::vector<std::vector<std::uint32_t>> order_;  // per stage: routes by layout_key
-  std::vector<ExchangePlan> plans_;  // even P: every chunk is one chunk wide, so every rank
-                                     // has the same plan (O(V) ranges in all)
+  mutable std::once_flag tables_built_;
+  mutable std::unique_ptr<const Tables> tables_;
 };
 
 // Working-buffer key of route g before exchange `stage`: the decisions still to take (bits
@@ -199,21 +209,32 @@ BineAlltoall::BineAlltoall(int ranks, int per)
     extra_ = ranks - 1;
     proxy_ = ranks - 2;
   }
-  order_stages(choose_routes());
   // A chunk is at most two wide (odd P), and the g = 0 chunk never enters the working buffer.
   work_chunks_ = (folded_ ? 2 : 1) * (butterfly_ - 1);
   mutable_info().slots = (2 * ranks + work_chunks_ + (folded_ ? ranks - 1 : 0)) * per;
+}
+
+const BineAlltoall::Tables& BineAlltoall::tables() const {
+  std::call_once(tables_built_,
+                 [this] { tables_ = std::make_unique<const Tables>(build_tables()); });
+  return *tables_;
+}
+
+BineAlltoall::Tables BineAlltoall::build_tables() const {
+  Tables t;
+  order_stages(choose_routes(t), t);
   if (!folded_)
-    for (int stage = 0; stage < bits_; ++stage) plans_.push_back(plan_exchange(0, stage));
+    for (int stage = 0; stage < bits_; ++stage) t.plans.push_back(plan_exchange(t, 0, stage));
+  return t;
 }
 
 // One negabinary representative per offset 1..V-1 (the s-bit strings cover 2^s >= V
 // consecutive values). The V routes in use, with g = 0 for offset 0, are distinct and
 // V > 2^(s-1), so every bit of g is set in some route: no exchange is empty.
-std::vector<std::uint32_t> BineAlltoall::choose_routes() {
+std::vector<std::uint32_t> BineAlltoall::choose_routes(Tables& t) const {
   const int v = butterfly_;
   const long long lowest = -odd_bits(bits_), highest = even_bits(bits_);
-  node_value_.assign(std::size_t{1} << bits_, 0);
+  t.node_value.assign(std::size_t{1} << bits_, 0);
   std::vector<std::uint32_t> routes;
   for (int offset = 1; offset < v; ++offset) {
     std::uint32_t best = 0;
@@ -226,13 +247,13 @@ std::vector<std::uint32_t> BineAlltoall::choose_routes() {
         best_y = y;
       }
     }
-    node_value_[best] = best_y;
+    t.node_value[best] = best_y;
     routes.push_back(best);
   }
   return routes;
 }
 
-void BineAlltoall::order_stages(const std::vector<std::uint32_t>& routes) {
+void BineAlltoall::order_stages(const std::vector<std::uint32_t>& routes, Tables& t) const {
   std::vector<std::pair<std::uint32_t, std::uint32_t>> keyed(routes.size());
   for (int stage = 0; stage <= bits_; ++stage) {
     for (std::size_t k = 0; k < routes.size(); ++k)
@@ -240,14 +261,15 @@ void BineAlltoall::order_stages(const std::vector<std::uint32_t>& routes) {
     std::sort(keyed.begin(), keyed.end());
     std::vector<std::uint32_t> order(routes.size());
     for (std::size_t k = 0; k < keyed.size(); ++k) order[k] = keyed[k].second;
-    order_.push_back(std::move(order));
+    t.order.push_back(std::move(order));
   }
 }
 
 // The chunk with route g at `holder` before exchange `stage`: its holder node on the path is
 // the route's first `stage` decisions, the low bits all equal to the last one taken.
-BineAlltoall::Item BineAlltoall::item_at(int holder, int stage, std::uint32_t g) const {
-  const long long y = node_value_[g];
+BineAlltoall::Item BineAlltoall::item_at(const Tables& t, int holder, int stage,
+                                         std::uint32_t g) const {
+  const long long y = t.node_value[g];
   const std::uint64_t nb = to_negabinary(y);
   const int low = bits_ - stage;
   std::uint64_t node = (nb >> low) << low;
@@ -286,11 +308,12 @@ void BineAlltoall::proxy_return(Step& out) const {
 // Send buffer (and, at Y, X's chunks in staging) into the working order of stage 0; each rank
 // keeps its own chunk (and Y keeps X's chunk for Y) straight in the receive buffer.
 void BineAlltoall::place(int rank, Step& out) const {
+  const Tables& t = tables();
   CopyList copies;
   const auto p = static_cast<BlockIndex>(per_);
   BlockIndex pos = 0;
-  for (std::uint32_t g : order_[0]) {
-    const Item it = item_at(rank, 0, g);
+  for (std::uint32_t g : t.order[0]) {
+    const Item it = item_at(t, rank, 0, g);
     for (int k = 0; k < group_size(rank); ++k) {
       const int from_region = k == 0 ? send_region() : staging_region();
       for (int m = 0; m < group_size(it.dst); ++m) {
@@ -308,12 +331,13 @@ void BineAlltoall::place(int rank, Step& out) const {
 
 // The slots of one exchange at `holder`: before it, the kept chunks then the moving ones;
 // after it, both interleaved in the order of the next stage.
-BineAlltoall::ExchangePlan BineAlltoall::plan_exchange(int holder, int stage) const {
+BineAlltoall::ExchangePlan BineAlltoall::plan_exchange(const Tables& t, int holder,
+                                                       int stage) const {
   const auto w = static_cast<BlockIndex>(work_region());
   const auto p = static_cast<BlockIndex>(per_);
   BlockIndex kept = 0, total = 0;
-  for (std::uint32_t g : order_[stage]) {
-    const auto n = static_cast<BlockIndex>(width(item_at(holder, stage, g)));
+  for (std::uint32_t g : t.order[stage]) {
+    const auto n = static_cast<BlockIndex>(width(item_at(t, holder, stage, g)));
     if (!moves(g, stage)) kept += n;
     total += n;
   }
@@ -321,8 +345,8 @@ BineAlltoall::ExchangePlan BineAlltoall::plan_exchange(int holder, int stage) co
   plan.sent = BlockSet::range(w + kept * p, w + total * p);
   plan.kept = BlockSet::range(w, w + kept * p);
   BlockIndex pos = 0;
-  for (std::uint32_t g : order_[stage + 1]) {
-    const auto n = static_cast<BlockIndex>(width(item_at(holder, stage + 1, g)));
+  for (std::uint32_t g : t.order[stage + 1]) {
+    const auto n = static_cast<BlockIndex>(width(item_at(t, holder, stage + 1, g)));
     (moves(g, stage) ? plan.arriving : plan.staying).add(w + pos * p, w + (pos + n) * p);
     pos += n;
   }
@@ -332,7 +356,8 @@ BineAlltoall::ExchangePlan BineAlltoall::plan_exchange(int holder, int stage) co
 void BineAlltoall::exchange(int rank, int stage, Step& out) const {
   const long long distance = ones_value(bits_ - stage);
   const int peer = mod(rank % 2 == 0 ? rank + distance : rank - distance, butterfly_);
-  const ExchangePlan plan = folded_ ? plan_exchange(rank, stage) : plans_[stage];
+  const Tables& t = tables();
+  const ExchangePlan plan = folded_ ? plan_exchange(t, rank, stage) : t.plans[stage];
   out.ops.push_back(Operation::send(peer, plan.sent));
   out.ops.push_back(Operation::recv(peer, plan.arriving, Combine::copy));
   if (!plan.kept.empty() && !(plan.kept == plan.staying))
@@ -342,11 +367,12 @@ void BineAlltoall::exchange(int rank, int stage, Step& out) const {
 // The final permutation: chunk (src, dst) to receive slot src; at Y the chunks for X go to
 // staging in source order, with Y's own chunk for X.
 void BineAlltoall::finish(int rank, Step& out) const {
+  const Tables& t = tables();
   CopyList copies;
   const auto p = static_cast<BlockIndex>(per_);
   BlockIndex pos = 0;
-  for (std::uint32_t g : order_[bits_]) {
-    const Item it = item_at(rank, bits_, g);
+  for (std::uint32_t g : t.order[bits_]) {
+    const Item it = item_at(t, rank, bits_, g);
     for (int k = 0; k < group_size(it.src); ++k) {
       for (int m = 0; m < group_size(rank); ++m) {
         const int to_region = m == 0 ? recv_region() : staging_region();

@@ -119,6 +119,10 @@ VerifyEstimate estimate_verify(const Schedule& schedule, const VerifyOptions& op
   e.rank_steps = rank_steps_of(schedule);
   cost_of_checking(info, options, {{0, static_cast<BlockIndex>(info.total_slots())}}, e);
   if (options.mode == VerifyMode::exact) return e;
+  if (auto why = detail::symmetry_excluded(info, options)) {
+    e.symmetry = "no translation symmetry (" + *why + "): full verification";
+    return e;
+  }
   // With a symmetry the run proves it (8 units per rank-step) and makes at least one pass (4).
   const std::uint64_t least_with_symmetry = saturating_multiply(12, e.rank_steps);
   if (saturating_multiply(8, e.rank_steps) > kSearchedWorkLimit) {
