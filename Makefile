@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 JOBS ?= 2
 SYSTEM_PACKAGES := build-essential cmake python3-venv python3-dev libgtest-dev nlohmann-json3-dev \
                    pkg-config libsimgrid-dev openmpi-bin libopenmpi-dev mpich libmpich-dev \
-                   libexpat1-dev ccache
+                   libexpat1-dev ccache clang-format
 
 .PHONY: run test deps venv build build-python build-cpp test-cpp test-python lint format bench clean \
 	build-asan test-asan build-mpich test-mpich test-exhaustive
@@ -170,6 +170,7 @@ lint: venv
 	$(VENV)/bin/ruff check python tests bench
 	$(VENV)/bin/ruff format --check python tests bench
 	PYTHONPATH=python $(VENV)/bin/lint-imports
+	clang-format --dry-run -Werror $$(find src tests bench -name '*.cpp' -o -name '*.hpp')
 
 format:
 	clang-format -i $$(find src tests bench -name '*.cpp' -o -name '*.hpp')

@@ -1,7 +1,7 @@
-// Speed and fidelity benchmark of the flow model (docs/simulator-benchmark.md): transfers per second
-// and peak memory on tori, the scaling from 64 to 16,384 nodes, a 64x64 compare sweep, and the
-// large-vector deficiencies of the torus algorithms against the papers' closed forms.
-// Every measurement runs in a child process, so its peak RSS is its own.
+// Speed and fidelity benchmark of the flow model (docs/simulator-benchmark.md): transfers per
+// second and peak memory on tori, the scaling from 64 to 16,384 nodes, a 64x64 compare sweep, and
+// the large-vector deficiencies of the torus algorithms against the papers' closed forms. Every
+// measurement runs in a child process, so its peak RSS is its own.
 //
 //   build/cpp/topocoll_sim_bench speed|scaling|rings|simgrid|compare|deficiency|all [--jobs N]
 //   build/cpp/topocoll_sim_bench peak ALGORITHM COLLECTIVE TOPOLOGY [--message-per-range]
@@ -183,8 +183,8 @@ void speed_table(const std::vector<std::string>& algorithms,
   }
 }
 
-// The flow model against SimGrid on the same workloads (docs/simulator-benchmark.md: at least 10x as
-// many transfers per second, aim for 100x). SimGrid routes single-path, so the like-for-like
+// The flow model against SimGrid on the same workloads (docs/simulator-benchmark.md: at least 10x
+// as many transfers per second, aim for 100x). SimGrid routes single-path, so the like-for-like
 // rows run both models with `dor` routing; the flow model's `minimal` rows are shown too. Each
 // run is a child under a CPU-time limit (SimGrid's own forked child counts in it); a run that
 // hits the limit is reported as "> limit", never extrapolated. Rows also go to `csv_path`.
