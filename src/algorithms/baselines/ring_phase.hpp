@@ -22,7 +22,6 @@ class RingOrder {
   // nodes[t]: the rank at position t; a permutation of 0..P-1.
   explicit RingOrder(std::vector<int> nodes);
 
-  [[nodiscard]] int ranks() const { return ranks_; }
   // The rank at `position` (any integer, taken modulo the ranks).
   [[nodiscard]] int node(long long position) const;
   [[nodiscard]] int position(int rank) const;
