@@ -9,7 +9,7 @@ import math
 
 from topocoll import _core
 from topocoll.plots import pyplot
-from topocoll.simulation import simulate
+from topocoll.simulation import SimResult, simulate
 
 from .core import Context, Experiment, accepted, crossover, size_label, write_csv
 
@@ -30,7 +30,9 @@ OUR_VARIANTS = {
 SERIES = {**FAMILIES, **OUR_VARIANTS}  # every series a sweep runs and plots
 
 
-def zero_latency_time(topology: str, algorithm: str, size: int | str = "1GiB", **extra) -> tuple:
+def zero_latency_time(
+    topology: str, algorithm: str, size: int | str = "1GiB", **extra
+) -> tuple[float, SimResult]:
     r = simulate(topology, "allreduce", algorithm, size, latency="0ns", hop_latency="0ns",
                  alpha="0ns", force=True, **extra)  # fmt: skip
     return r.time_s, r
@@ -83,7 +85,7 @@ def table1(ctx: Context) -> dict:
 # Table 2's limits hold at any large size (1.8 GiB here). This one is a multiple of every run's
 # block count (ranks times ports: 2^15 on 8^4, 2 x 3^10 on 27^3), so that blocks are equal and
 # the flow model's translation symmetry applies (docs/simulator-engines.md, "Symmetry"); at 1
-# GiB the 3D and ternary tori ran unreduced, 44 of the small scale's 52 CPU s.
+# GiB the blocks of the 3D and ternary tori are unequal and their runs are not reduced.
 TABLE2_BYTES = 2**15 * 3**10
 
 
