@@ -46,7 +46,8 @@ std::optional<std::string> info_problem(const ScheduleInfo& info) {
 template <class Content>
 VerifyReport run_windows(const Schedule& schedule, const VerifyOptions& options, Content& content,
                          std::size_t value_bytes, bool allow_windows,
-                         const std::vector<BlockRange>& checked) {
+                         const std::vector<BlockRange>& checked,
+                         const detail::TranslationGroup* symmetry = nullptr) {
   VerifyReport report;
   const auto& info = schedule.info();
   BlockIndex largest = 0;
@@ -62,7 +63,7 @@ VerifyReport run_windows(const Schedule& schedule, const VerifyOptions& options,
     for (BlockIndex begin = range.begin; begin < range.end || report.passes == 0; begin += width) {
       const BlockIndex end = std::min<BlockIndex>(range.end, begin + width);
       VerifyReport pass_stats;
-      detail::Engine<Content> engine(schedule, options, content, space, begin, end);
+      detail::Engine<Content> engine(schedule, options, content, space, begin, end, symmetry);
       auto finding = engine.run(pass_stats);
       if (report.passes == 0) {
         report.max_steps = pass_stats.max_steps;
@@ -156,13 +157,18 @@ VerifyReport verify(const Schedule& schedule, const VerifyOptions& options) {
   // runs every rank's steps, so matching, ports and deadlocks are checked everywhere.
   const auto symmetry = detail::symmetry_for(schedule, options);
   const auto& checked = symmetry.group ? symmetry.checked : every;
+  // The group where it was proven for every rank (the lane order is then checked at one rank
+  // per orbit, engine.hpp).
+  const detail::TranslationGroup* proven =
+      symmetry.group && symmetry.proven ? &*symmetry.group : nullptr;
   VerifyReport report;
   if (options.commutative) {
     SumFingerprintContent content(info.ranks, options.seed);
-    report = run_windows(schedule, options, content, sizeof(SumFingerprint), true, checked);
+    report = run_windows(schedule, options, content, sizeof(SumFingerprint), true, checked, proven);
   } else {
     OrderedFingerprintContent content(info.ranks, options.seed);
-    report = run_windows(schedule, options, content, sizeof(OrderedFingerprint), true, checked);
+    report =
+        run_windows(schedule, options, content, sizeof(OrderedFingerprint), true, checked, proven);
   }
   report.symmetry = symmetry.description;
   if (symmetry.group) report.symmetry_order = symmetry.group->order();

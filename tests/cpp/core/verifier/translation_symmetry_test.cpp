@@ -184,6 +184,37 @@ TEST(TranslationSymmetry, OneBrokenRankIsCaught) {
   EXPECT_GT(named, 5) << "the proof over every rank rarely had to decide";
 }
 
+// A conflict between two lanes at every rank: under a proven symmetry the lane order is checked
+// at one rank per orbit (core/verifier/engine.hpp), which must still find it. Each rank sends
+// its block to its right neighbour from both lanes (ports 0 and 1) and receives its left
+// neighbour's block on both, so both lanes write that block with nothing ordering them.
+TEST(TranslationSymmetry, LaneConflictsAreFoundAtTheOrbitRepresentatives) {
+  constexpr int kRanks = 8;
+  ScheduleInfo info;
+  info.collective = Collective::allgather;
+  info.algorithm = "two-lane relay";
+  info.ranks = kRanks;
+  info.blocks = kRanks;
+  info.ports = 2;
+  std::vector<ExplicitSchedule::Lanes> lanes(kRanks);
+  for (int r = 0; r < kRanks; ++r) {
+    const int right = (r + 1) % kRanks;
+    const int left = (r + kRanks - 1) % kRanks;
+    for (int port : {0, 1}) {
+      Step step;
+      step.ops = {Operation::send(right, BlockSet::single(r), port),
+                  Operation::recv(left, BlockSet::single(left), Combine::copy, port)};
+      lanes[r].push_back({step});
+    }
+  }
+  const ExplicitSchedule schedule(info, std::move(lanes));
+  const auto report = run(schedule, true);
+  ASSERT_GT(report.symmetry_order, 1) << report.symmetry;
+  EXPECT_FALSE(report.ok);
+  EXPECT_EQ(report.violation, Violation::lane_conflict) << report.message;
+  EXPECT_EQ(report.rank, 0) << report.message;  // the representative of the one orbit
+}
+
 // The group's action on block sets against a block-by-block evaluation of the same
 // definition, for every element, on sets of every shape the schedules use.
 TEST(TranslationSymmetry, BlockActionMatchesItsDefinition) {
