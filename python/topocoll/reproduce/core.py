@@ -20,6 +20,14 @@ from .journal import UnitJournal
 
 SCALES = ("small", "paper")
 
+# A large vector whose size every bandwidth-bound table's runs divide into equal blocks (their
+# block counts, ranks times ports, are 2^a x 3^b with a <= 15 and b <= 10: 2^15 on 8^4 with 8
+# ports, 2^13 x 3 on 16^3 with 6, 2 x 3^10 on 27^3), so that the flow model's translation
+# symmetry applies (docs/simulator-engines.md, "Symmetry"). At 1 GiB the blocks of 3D and
+# ternary tori are unequal and their runs are not reduced: Swing's Table 2 on 16^3 took 13.7 s
+# at 1 GiB and 1.2 s at this size (2026-11-30). The tables' limits hold at any large size.
+EQUAL_BLOCKS_BYTES = 2**15 * 3**10  # 1.8 GiB
+
 
 @dataclass
 class Context:

@@ -13,6 +13,7 @@ from topocoll.plots import pyplot
 from topocoll.simulation import simulate
 
 from .core import (
+    EQUAL_BLOCKS_BYTES,
     Context,
     Experiment,
     accepted,
@@ -39,10 +40,10 @@ OUR_VARIANTS = ["bucket-lanes", "bucket-balanced"]
 
 
 def deficiency(topology: str, algorithm: str) -> float:
-    """Flow-model time with no latency at 1 GiB over the bound 2(p-1)/p n/(2D B): the bandwidth
-    term Table 2 models (section 4.1)."""
+    """Flow-model time with no latency of a large vector (EQUAL_BLOCKS_BYTES) over the bound
+    2(p-1)/p n/(2D B): the bandwidth term Table 2 models (section 4.1)."""
     r = simulate(
-        topology, "allreduce", algorithm, "1GiB", latency="0ns", hop_latency="0ns",
+        topology, "allreduce", algorithm, EQUAL_BLOCKS_BYTES, latency="0ns", hop_latency="0ns",
         alpha="0ns", force=True,
     )  # fmt: skip
     return 100.0 / r.peak_percent
@@ -519,7 +520,7 @@ def fig15(ctx: Context) -> dict:
 
 
 EXPERIMENTS = [
-    Experiment("swing-table2", "swing", "Table 2", table2, {"small": 20, "paper": 8},
+    Experiment("swing-table2", "swing", "Table 2", table2, {"small": 6, "paper": 5},
                "congestion deficiency of Swing (B), bucket, recursive doubling (B) at 4,096 nodes"),
     Experiment("swing-fig6", "swing", "Fig. 6", fig6, {"small": 12, "paper": 1430},
                "goodput and gain on a 64x64 torus (small: 16x16)"),
