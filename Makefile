@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 JOBS ?= 2
 SYSTEM_PACKAGES := build-essential cmake python3-venv python3-dev libgtest-dev nlohmann-json3-dev \
                    pkg-config libsimgrid-dev openmpi-bin libopenmpi-dev mpich libmpich-dev \
-                   libexpat1-dev ccache clang-format
+                   libexpat1-dev ccache clang-format ninja-build
 
 .PHONY: run test deps venv build build-python build-cpp test-cpp test-python lint format bench clean \
 	build-asan test-asan build-mpich test-mpich test-exhaustive
@@ -36,6 +36,11 @@ CC := gcc
 endif
 export CXX CC
 export CMAKE_CXX_COMPILER_LAUNCHER ?= $(shell command -v ccache)
+# Ninja for every build directory configured from now on (one configured before keeps its
+# generator): a target's objects compile while the libraries it links are still compiling,
+# where Make waits for them. The sanitizer build from scratch kept 1.86 of the 2 cores busy with
+# Ninja (374.7 s) against 1.75 with Make (381 s; 2026-11-30, tests/README.md, "Build time").
+export CMAKE_GENERATOR ?= Ninja
 export CMAKE_C_COMPILER_LAUNCHER ?= $(shell command -v ccache)
 
 # Unity builds of the core, simulator and MPI runtime in every build here (CMakeLists.txt,

@@ -255,7 +255,10 @@ def test_schedule_documents_with_random_numbers():
         counts["reached"] += load_and_verify(json.dumps(doc))
 
     run()
-    assert_reached(counts, 0.12, "schedule documents with random integers")
+    # 202 of 1,000 examples reached the engine (2026-11-30): at 100 examples (the sanitizer
+    # pass) 12% failed on an unlucky draw (10 of 100); 5% is 3.75 standard deviations below
+    # the rate and still fails a generator whose examples stop reaching the engine.
+    assert_reached(counts, 0.05, "schedule documents with random integers")
 
 
 def _at(doc, path):
