@@ -36,12 +36,12 @@ CC := gcc
 endif
 export CXX CC
 export CMAKE_CXX_COMPILER_LAUNCHER ?= $(shell command -v ccache)
+export CMAKE_C_COMPILER_LAUNCHER ?= $(shell command -v ccache)
 # Ninja for every build directory configured from now on (one configured before keeps its
 # generator): a target's objects compile while the libraries it links are still compiling,
 # where Make waits for them. The sanitizer build from scratch kept 1.86 of the 2 cores busy with
 # Ninja (374.7 s) against 1.75 with Make (381 s; 2026-11-30, tests/README.md, "Build time").
 export CMAKE_GENERATOR ?= Ninja
-export CMAKE_C_COMPILER_LAUNCHER ?= $(shell command -v ccache)
 
 # Unity builds of the core, simulator and MPI runtime in every build here (CMakeLists.txt,
 # TOPOCOLL_UNITY; tests/README.md, "Build time"): 40-58% less compile time per library in

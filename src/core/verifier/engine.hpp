@@ -602,8 +602,6 @@ class Engine {
                    op->to_string() + " is never matched (waits: " + chain + ending + ")"};
   }
 
-  // Runs once all lanes finished, in the first window: the order the engine took was one of
-  // many, and a conflict between unordered lanes would show in another.
   // Under a proven translation symmetry the lane order is checked at one rank per orbit: the
   // proof maps every rank's lanes, steps, dependencies, peers, ports and block sets one to one
   // onto its representative's, and a one-to-one map keeps which accesses overlap, so the
@@ -613,6 +611,8 @@ class Engine {
     return symmetry_ == nullptr || symmetry_->representative(r) == r;
   }
 
+  // Runs once all lanes finished, in the first window: the order the engine took was one of
+  // many, and a conflict between unordered lanes would show in another.
   std::optional<Finding> check_lane_order() {
     if (records_.empty()) return std::nullopt;
     std::vector<std::optional<Finding>> findings(records_.size());
