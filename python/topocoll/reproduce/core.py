@@ -15,6 +15,7 @@ from pathlib import Path
 from topocoll.comparison import compare
 from topocoll.errors import InputError
 from topocoll.parallel import broadcast, spread_over_ranks
+from topocoll.simulation import SimResult, simulate
 
 from .journal import UnitJournal
 
@@ -27,6 +28,16 @@ SCALES = ("small", "paper")
 # ternary tori are unequal and their runs are not reduced: Swing's Table 2 on 16^3 took 13.7 s
 # at 1 GiB and 1.2 s at this size (2026-11-30). The tables' limits hold at any large size.
 EQUAL_BLOCKS_BYTES = 2**15 * 3**10  # 1.8 GiB
+
+
+def zero_latency_time(
+    topology: str, algorithm: str, size: int | str = "1GiB", **extra
+) -> tuple[float, SimResult]:
+    """The flow model's allreduce time with every latency and per-step overhead at zero: the
+    bandwidth term the papers' deficiency tables model (Swing and Trivance Table 2)."""
+    r = simulate(topology, "allreduce", algorithm, size, latency="0ns", hop_latency="0ns",
+                 alpha="0ns", force=True, **extra)  # fmt: skip
+    return r.time_s, r
 
 
 @dataclass

@@ -23,6 +23,7 @@ from .core import (
     size_label,
     trend,
     write_csv,
+    zero_latency_time,
 )
 from .swing_stored import GAIN_TABLES, stored_sweep, stored_sweeps, summaries_by_case
 
@@ -42,10 +43,7 @@ OUR_VARIANTS = ["bucket-lanes", "bucket-balanced"]
 def deficiency(topology: str, algorithm: str) -> float:
     """Flow-model time with no latency of a large vector (EQUAL_BLOCKS_BYTES) over the bound
     2(p-1)/p n/(2D B): the bandwidth term Table 2 models (section 4.1)."""
-    r = simulate(
-        topology, "allreduce", algorithm, EQUAL_BLOCKS_BYTES, latency="0ns", hop_latency="0ns",
-        alpha="0ns", force=True,
-    )  # fmt: skip
+    _, r = zero_latency_time(topology, algorithm, EQUAL_BLOCKS_BYTES)
     return 100.0 / r.peak_percent
 
 

@@ -9,7 +9,6 @@ import math
 
 from topocoll import _core
 from topocoll.plots import pyplot
-from topocoll.simulation import SimResult, simulate
 
 from .core import (
     EQUAL_BLOCKS_BYTES,
@@ -19,6 +18,7 @@ from .core import (
     crossover,
     size_label,
     write_csv,
+    zero_latency_time,
 )
 
 MIB = 1 << 20
@@ -36,14 +36,6 @@ OUR_VARIANTS = {
     "bucket-balanced (ours)": ("bucket-balanced",),
 }
 SERIES = {**FAMILIES, **OUR_VARIANTS}  # every series a sweep runs and plots
-
-
-def zero_latency_time(
-    topology: str, algorithm: str, size: int | str = "1GiB", **extra
-) -> tuple[float, SimResult]:
-    r = simulate(topology, "allreduce", algorithm, size, latency="0ns", hop_latency="0ns",
-                 alpha="0ns", force=True, **extra)  # fmt: skip
-    return r.time_s, r
 
 
 def table1_row(algorithm: str, n: int) -> dict:
