@@ -26,6 +26,16 @@ ORIGIN_STYLES = {"paper": "-", "variant": ":", "baseline": "--", "file": "-."}
 ORIGIN_NAMES = {"paper": "paper", "variant": "topocoll variant", "baseline": "baseline"}
 
 
+def comparison_title(c: Comparison) -> str:
+    """What was compared, on which model and machine, and how to read the lines."""
+    machine = f", machine {c.machine}" if c.machine else ""
+    return (
+        f"{c.collective} on {c.topology} ({c.ranks} ranks), {c.model} model{machine}: time "
+        f"relative to the fastest per size\nsolid: papers' algorithms, dotted: topocoll's own "
+        f"variants, dashed: baselines; grey: every algorithm"
+    )
+
+
 def plot_comparison(c: Comparison, path: str) -> None:
     """Time relative to the fastest run of each size (1 = the best; log axes), so that every size
     reads alike from 32 B to 512 MiB: one thick line per family and origin (the best of its
@@ -75,12 +85,7 @@ def plot_comparison(c: Comparison, path: str) -> None:
     ax.set_ylim(0.95, min(worst * 1.1, 64))
     ax.axhline(1.0, color="black", linewidth=0.6)
     ax.set_ylabel("time / fastest at that size (log)")
-    ax.set_title(
-        f"{c.collective} on {c.topology} ({c.ranks} ranks), {c.model} model: time relative to "
-        f"the fastest per size\nsolid: papers' algorithms, dotted: topocoll's own variants, "
-        f"dashed: baselines; grey: every algorithm",
-        fontsize=10,
-    )
+    ax.set_title(comparison_title(c), fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     gains = [(s.size_bytes, s.gain) for s in c.summary if s.gain is not None]

@@ -239,6 +239,16 @@ def test_compare_table_and_plot(run_cli, tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_comparison_title_names_the_machine_when_one_gave_the_parameters():
+    from topocoll.plots import comparison_title
+
+    few = dict(topology="torus:4x4", collective="allreduce", sizes=[1024])
+    on_machine = topocoll.compare(**few, algorithms=["ring"], machine="swing-sst")
+    on_preset = topocoll.compare(**few, algorithms=["ring"])
+    assert "flow model, machine swing-sst:" in comparison_title(on_machine)
+    assert "flow model: time relative" in comparison_title(on_preset)
+
+
 @pytest.mark.parametrize(
     "extra, words",
     [
