@@ -14,6 +14,8 @@ constexpr int finest_units = 24;
 constexpr int max_equal_short_first_jobs = 12;
 constexpr int equal_split_units = 48;
 constexpr double good_enough = 0.005;  // a coarser split within this of the finest one wins
+// The most jobs of any plan tried: one long-first job beside the short-first ones.
+constexpr std::size_t max_jobs = 1 + std::max(max_short_first_jobs, max_equal_short_first_jobs);
 
 struct Sides {
   double a, b;  // long, short
@@ -33,39 +35,73 @@ std::pair<int, double> phase_cost(const Sides& s, bool long_first, double share,
   return {machine, time};
 }
 
-struct Trial {
-  double makespan = 0;
-  std::array<std::vector<JobPhase>, 2> order;
-};
+// The machine and time of every phase of every job, computed once per set of jobs: the list
+// schedules below try each set in every priority order.
+using PhaseCosts = std::vector<std::vector<std::pair<int, double>>>;
+
+PhaseCosts phase_costs(const Sides& s, const std::vector<int>& phases,
+                       const std::vector<BalancedBucketJob>& jobs, int units) {
+  PhaseCosts costs(jobs.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j)
+    for (int phase : phases)
+      costs[j].push_back(phase_cost(s, jobs[j].long_first, double(jobs[j].units) / units, phase));
+  return costs;
+}
 
 // List scheduling: repeatedly start the phase that can start first (ties: higher priority).
-Trial list_schedule(const Sides& s, const std::vector<int>& phases,
-                    const std::vector<BalancedBucketJob>& jobs, int units,
-                    const std::vector<int>& priority) {
-  const std::size_t n = jobs.size();
+// The searches time every priority order and record the link order of a new best only: `order`
+// null skips it (its vectors were most of the planner's allocations).
+double list_schedule(const std::vector<int>& phases, const PhaseCosts& costs,
+                     const std::vector<int>& priority,
+                     std::array<std::vector<JobPhase>, 2>* order = nullptr) {
+  const std::size_t n = costs.size();
   const int last = static_cast<int>(phases.size());
-  std::vector<int> next(n, 0);  // index into `phases`
-  std::vector<double> ready(n, 0.0);
+  std::array<int, max_jobs> next{};  // index into `phases`
+  std::array<double, max_jobs> ready{};
   std::array<double, 2> free{0.0, 0.0};
-  Trial trial;
-  auto cost = [&](int j) {
-    return phase_cost(s, jobs[j].long_first, double(jobs[j].units) / units, phases[next[j]]);
-  };
   for (std::size_t started = 0; started < phases.size() * n; ++started) {
     int pick = -1;
     double start = 0;
     for (int j : priority) {
       if (next[j] == last) continue;
-      const double t = std::max(ready[j], free[cost(j).first]);
+      const double t = std::max(ready[j], free[costs[j][next[j]].first]);
       if (pick < 0 || t < start - 1e-12) pick = j, start = t;
     }
-    const auto [machine, time] = cost(pick);
-    trial.order[machine].push_back({pick, phases[next[pick]]});
+    const auto [machine, time] = costs[pick][next[pick]];
+    if (order) (*order)[machine].push_back({pick, phases[next[pick]]});
     free[machine] = ready[pick] = start + time;
     ++next[pick];
   }
-  trial.makespan = *std::max_element(ready.begin(), ready.end());
-  return trial;
+  return *std::max_element(ready.begin(), ready.begin() + n);
+}
+
+// Makes `jobs`, scheduled in `priority` order, the best plan where they beat it by more than
+// rounding.
+void keep_if_better(BalancedBucketPlan& best, double bound, int units,
+                    const std::vector<BalancedBucketJob>& jobs, const std::vector<int>& phases,
+                    const PhaseCosts& costs, const std::vector<int>& priority) {
+  const double efficiency = bound / list_schedule(phases, costs, priority);
+  if (efficiency <= best.efficiency + 1e-9) return;
+  best = {units, jobs, {}, efficiency};
+  list_schedule(phases, costs, priority, &best.link_order);
+}
+
+// Short-first jobs are interchangeable: renumbering them (with their units and their places in
+// the priority order) gives the same schedule under other numbers. The search keeps the
+// first such form it meets, which is the one whose short-first units do not decrease and whose
+// short-first jobs of equal units take their priorities in the order of their numbers; skipping
+// the others cannot change the plan it picks, since a later equal time never replaces the best.
+bool short_first_units_ascend(const std::vector<int>& split) {
+  return std::is_sorted(split.begin() + 1, split.end());
+}
+
+bool equal_jobs_in_number_order(const std::vector<int>& split, const std::vector<int>& priority) {
+  std::vector<std::size_t> place(priority.size());
+  for (std::size_t i = 0; i < priority.size(); ++i) place[priority[i]] = i;
+  // The units ascend, so jobs of equal units have consecutive numbers.
+  for (std::size_t j = 2; j < split.size(); ++j)
+    if (split[j] == split[j - 1] && place[j] < place[j - 1]) return false;
+  return true;
 }
 
 // Calls f(parts) for every split of `total` into `count` positive parts.
@@ -92,14 +128,15 @@ BalancedBucketPlan best_for_units(const Sides& s, const std::vector<int>& phases
   std::vector<int> parts;
   for (int jobs = 2; jobs <= 1 + max_short_first_jobs && jobs <= units; ++jobs)
     for_each_split(units, jobs, parts, [&](const std::vector<int>& split) {
+      if (!short_first_units_ascend(split)) return;
       std::vector<BalancedBucketJob> plan_jobs;
       for (std::size_t j = 0; j < split.size(); ++j) plan_jobs.push_back({j == 0, split[j]});
+      const PhaseCosts costs = phase_costs(s, phases, plan_jobs, units);
       std::vector<int> priority(split.size());
       std::iota(priority.begin(), priority.end(), 0);
       do {
-        const Trial t = list_schedule(s, phases, plan_jobs, units, priority);
-        const double efficiency = bound / t.makespan;
-        if (efficiency > best.efficiency + 1e-9) best = {units, plan_jobs, t.order, efficiency};
+        if (!equal_jobs_in_number_order(split, priority)) continue;
+        keep_if_better(best, bound, units, plan_jobs, phases, costs, priority);
       } while (std::next_permutation(priority.begin(), priority.end()));
     });
   return best;
@@ -116,6 +153,7 @@ BalancedBucketPlan best_with_equal_jobs(const Sides& s, const std::vector<int>& 
       std::vector<BalancedBucketJob> jobs{{true, long_units}};
       const int rest = units - long_units;
       for (int j = 0; j < k; ++j) jobs.push_back({false, rest / k + (j < rest % k ? 1 : 0)});
+      const PhaseCosts costs = phase_costs(s, phases, jobs, units);
       for (int position = 0; position <= k; ++position) {
         std::vector<int> priority;
         for (int j = 1; j <= k; ++j) {
@@ -123,9 +161,7 @@ BalancedBucketPlan best_with_equal_jobs(const Sides& s, const std::vector<int>& 
           priority.push_back(j);
         }
         if (position == k) priority.push_back(0);
-        const Trial t = list_schedule(s, phases, jobs, units, priority);
-        const double efficiency = bound / t.makespan;
-        if (efficiency > best.efficiency + 1e-9) best = {units, jobs, t.order, efficiency};
+        keep_if_better(best, bound, units, jobs, phases, costs, priority);
       }
     }
   return best;
