@@ -1,8 +1,7 @@
 #include "algorithms/common/relabel.hpp"
 
-#include <algorithm>
 #include <stdexcept>
-#include <vector>
+#include <utility>
 
 namespace topocoll::algorithms {
 
@@ -17,23 +16,8 @@ int Relabeled::step_count(int rank) const { return inner_->step_count(labels_->l
 
 BlockSet Relabeled::relabel(const BlockSet& blocks) const {
   if (!remap_chunks_) return blocks;
-  const auto per = static_cast<BlockIndex>(info().blocks_per_chunk());
-  std::vector<BlockRange> pieces;
-  for (const BlockRange& r : blocks.ranges()) {
-    // Split at chunk boundaries; a piece keeps its offset inside the chunk.
-    for (BlockIndex b = r.begin; b < r.end;) {
-      const BlockIndex end = std::min(r.end, (b / per + 1) * per);
-      const auto chunk = static_cast<BlockIndex>(labels_->rank_of(static_cast<int>(b / per)));
-      const BlockIndex start = chunk * per + b % per;
-      pieces.push_back({start, start + (end - b)});
-      b = end;
-    }
-  }
-  std::sort(pieces.begin(), pieces.end(),
-            [](const BlockRange& a, const BlockRange& b) { return a.begin < b.begin; });
-  BlockSet out;
-  for (const BlockRange& piece : pieces) out.add(piece.begin, piece.end);
-  return out;
+  return move_chunks(blocks, static_cast<BlockIndex>(info().blocks_per_chunk()),
+                     [&](BlockIndex chunk) { return labels_->rank_of(static_cast<int>(chunk)); });
 }
 
 void Relabeled::build_step(int rank, int step, Step& out) const {

@@ -4,11 +4,33 @@
 // with `remap_chunks`, virtual chunk v (blocks [v*S, (v+1)*S)) becomes real chunk rank_of(v), so
 // every real rank starts and ends with its own chunk (reduce-scatter, allgather); without, blocks
 // keep their index (allreduce, whose blocks are alike on every rank).
+#include <algorithm>
 #include <memory>
+#include <vector>
 
 #include "core/schedule.hpp"
 
 namespace topocoll::algorithms {
+
+// `blocks` with chunk c (blocks [c*per, (c+1)*per)) moved to chunk new_chunk(c), each block
+// keeping its offset inside its chunk.
+template <typename ChunkMap>
+[[nodiscard]] BlockSet move_chunks(const BlockSet& blocks, BlockIndex per, ChunkMap new_chunk) {
+  std::vector<BlockRange> pieces;
+  for (const BlockRange& r : blocks.ranges()) {
+    for (BlockIndex b = r.begin; b < r.end;) {
+      const BlockIndex end = std::min(r.end, (b / per + 1) * per);
+      const BlockIndex start = static_cast<BlockIndex>(new_chunk(b / per)) * per + b % per;
+      pieces.push_back({start, start + (end - b)});
+      b = end;
+    }
+  }
+  std::sort(pieces.begin(), pieces.end(),
+            [](const BlockRange& a, const BlockRange& b) { return a.begin < b.begin; });
+  BlockSet out;
+  for (const BlockRange& piece : pieces) out.add(piece.begin, piece.end);
+  return out;
+}
 
 // A bijection between the ranks 0..P-1 and the virtual ranks 0..P-1.
 class RankLabels {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "algorithms/common/relabel.hpp"
+
 namespace topocoll::algorithms::hypercube {
 
 int cube_dimension(const ScheduleRequest& request, const std::string& algorithm) {
@@ -102,22 +104,8 @@ int GrayLabels::step_count(int rank) const {
 
 BlockSet GrayLabels::relabel(const BlockSet& blocks) const {
   if (!remap_chunks_) return blocks;
-  const auto per = static_cast<BlockIndex>(info().blocks_per_chunk());
-  std::vector<BlockRange> pieces;
-  for (const BlockRange& r : blocks.ranges()) {
-    // Split at chunk boundaries; a piece keeps its offset inside the chunk.
-    for (BlockIndex b = r.begin; b < r.end;) {
-      const BlockIndex end = std::min(r.end, (b / per + 1) * per);
-      const BlockIndex start = gray_inverse(b / per) * per + b % per;
-      pieces.push_back({start, start + (end - b)});
-      b = end;
-    }
-  }
-  std::sort(pieces.begin(), pieces.end(),
-            [](const BlockRange& a, const BlockRange& b) { return a.begin < b.begin; });
-  BlockSet out;
-  for (const BlockRange& piece : pieces) out.add(piece.begin, piece.end);
-  return out;
+  return move_chunks(blocks, static_cast<BlockIndex>(info().blocks_per_chunk()),
+                     [](BlockIndex chunk) { return gray_inverse(static_cast<unsigned>(chunk)); });
 }
 
 int GrayLabels::lane_count(int rank) const {
