@@ -7,6 +7,23 @@
 #include "library.hpp"
 
 namespace topocoll::mpi {
+namespace {
+
+// This rank's contribution at `own`, its chunk (number `index`) of the packed receive vector:
+// packed from sendbuf or, in place, from its chunk of a non-contiguous receive buffer `user`
+// (a contiguous one is the vector itself, where the data already is).
+void place_own_chunk(char* own, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                     char* user, MPI_Count recvcount, int index, const ElementType& rtype) {
+  if (sendbuf != MPI_IN_PLACE) {
+    pack_elements(own, static_cast<const char*>(sendbuf), static_cast<std::uint64_t>(sendcount),
+                  ElementType::of(sendtype));
+  } else if (!rtype.contiguous) {
+    pack_elements(own, rtype.at(user, static_cast<std::uint64_t>(recvcount) * index),
+                  static_cast<std::uint64_t>(recvcount), rtype);
+  }
+}
+
+}  // namespace
 
 int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void* recvbuf,
               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm) {
@@ -22,14 +39,8 @@ int allgather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, v
         const int p = state.size(), me = state.rank();
         char* user = static_cast<char*>(recvbuf);
         char* vector = packed_view(user, recvcount * p, rtype, state.area[0], chunk * p, false);
-        char* own = vector + chunk * static_cast<std::uint64_t>(me);
-        if (sendbuf != MPI_IN_PLACE) {
-          pack_elements(own, static_cast<const char*>(sendbuf),
-                        static_cast<std::uint64_t>(sendcount), ElementType::of(sendtype));
-        } else if (!rtype.contiguous) {
-          pack_elements(own, rtype.at(user, static_cast<std::uint64_t>(recvcount) * me),
-                        static_cast<std::uint64_t>(recvcount), rtype);
-        }
+        place_own_chunk(vector + chunk * static_cast<std::uint64_t>(me), sendbuf, sendcount,
+                        sendtype, user, recvcount, me, rtype);
         const int rc = run(state, c, plan, ElementType::bytes(), MPI_OP_NULL, vector, nullptr);
         if (rc == MPI_SUCCESS && !rtype.contiguous)
           unpack_elements(user, vector, static_cast<std::uint64_t>(recvcount) * p, rtype);
@@ -90,14 +101,8 @@ int gather(const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void
         const ElementType rtype = ElementType::of(recvtype);
         char* user = static_cast<char*>(recvbuf);
         char* vector = packed_view(user, recvcount * p, rtype, state.area[0], chunk * p, false);
-        if (sendbuf != MPI_IN_PLACE) {
-          pack_elements(vector + offset, static_cast<const char*>(sendbuf),
-                        static_cast<std::uint64_t>(sendcount), ElementType::of(sendtype));
-        } else if (!rtype.contiguous) {
-          pack_elements(vector + offset,
-                        rtype.at(user, static_cast<std::uint64_t>(recvcount) * rank),
-                        static_cast<std::uint64_t>(recvcount), rtype);
-        }
+        place_own_chunk(vector + offset, sendbuf, sendcount, sendtype, user, recvcount, rank,
+                        rtype);
         const int rc = run(state, c, plan, ElementType::bytes(), MPI_OP_NULL, vector, nullptr);
         if (rc == MPI_SUCCESS && !rtype.contiguous)
           unpack_elements(user, vector, static_cast<std::uint64_t>(recvcount) * p, rtype);
