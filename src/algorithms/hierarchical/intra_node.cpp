@@ -43,6 +43,18 @@ void reduce_from_node(const NodeMap& nodes, int rank, const BlockSet& blocks, St
   for (int m = l - 1; m >= 0; --m) receive(m, OperandOrder::received_first);
 }
 
+// Receives a copy of each other rank's blocks of the node (`blocks` of that rank).
+void copy_from_node(const NodeMap& nodes, int rank, const BlocksOf& blocks, Step& out) {
+  const int n = nodes.node_of(rank);
+  const int l = nodes.local_of(rank);
+  for (int m = 0; m < nodes.per_node(); ++m) {
+    if (m == l) continue;
+    const int peer = nodes.rank_of(n, m);
+    out.ops.push_back(
+        Operation::recv(peer, blocks(peer), Combine::copy, port_between(nodes, m, l)));
+  }
+}
+
 }  // namespace
 
 RankFilter every_node() {
@@ -74,13 +86,7 @@ SchedulePtr allgather_in_nodes(ScheduleInfo info, std::shared_ptr<const NodeMap>
       if (m == l || complete(peer)) continue;
       out.ops.push_back(Operation::send(peer, part(rank), port_between(*nodes, l, m)));
     }
-    if (complete(rank)) return;
-    for (int m = 0; m < nodes->per_node(); ++m) {
-      if (m == l) continue;
-      const int peer = nodes->rank_of(n, m);
-      out.ops.push_back(
-          Operation::recv(peer, part(peer), Combine::copy, port_between(*nodes, m, l)));
-    }
+    if (!complete(rank)) copy_from_node(*nodes, rank, part, out);
   };
   return std::make_unique<NodeStep>(std::move(info), fill);
 }
@@ -110,12 +116,7 @@ SchedulePtr gather_to_leader(ScheduleInfo info, std::shared_ptr<const NodeMap> n
                                         port_between(*nodes, l, leader)));
       return;
     }
-    for (int m = 0; m < nodes->per_node(); ++m) {
-      if (m == l) continue;
-      const int peer = nodes->rank_of(n, m);
-      out.ops.push_back(
-          Operation::recv(peer, blocks(peer), Combine::copy, port_between(*nodes, m, l)));
-    }
+    copy_from_node(*nodes, rank, blocks, out);
   };
   return std::make_unique<NodeStep>(std::move(info), fill);
 }
