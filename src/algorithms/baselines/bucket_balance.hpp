@@ -15,7 +15,8 @@
 // collective is a job of four phases (reduce-scatter on its first and second dimension,
 // allgather on the second and first), each phase on one machine for (d-1)/d of the data it
 // holds there. The planner tries every split of U units among one long-first job and one to
-// three short-first jobs, and every priority order, schedules each by list scheduling (a
+// three short-first jobs, and every priority order (one of each set that differs only in how
+// the short-first jobs are numbered), schedules each by list scheduling (a
 // machine takes the ready phase that can start first, ties to the higher priority), and keeps
 // the shortest; the smallest U within 0.5% of the best of U = 24 wins, to keep blocks few.
 // Where a short side of 2 or 3 leaves the long links idle until a short-first job reaches them,
