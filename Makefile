@@ -61,7 +61,8 @@ TEST_SAMPLE ?= 8:$(SAMPLE_KEY)
 # default per-message costs and rendezvous), 32 B to 512 MiB, as a table and a plot.
 COMPARE_PNG := build/compare-torus8x8.png
 
-run: build
+# The comparison needs only the Python package and its extension, not the GoogleTest binaries.
+run: build-python
 	$(VENV)/bin/topocoll compare --machine swing-sst --topology torus:8x8 --collective allreduce \
 	  --sizes 32B:512MiB --jobs $(JOBS) --plot $(COMPARE_PNG)
 
