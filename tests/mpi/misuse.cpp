@@ -803,6 +803,21 @@ void agreement_check() {
       topocoll_reduce_scatter(in.data(), out.data(), counts.data(), MPI_INT, MPI_SUM, comm, "ring");
   check(error_class(rc) == MPI_ERR_TRUNCATE,
         "TOPOCOLL_CHECK=1, recvcounts differ on one rank: MPI_ERR_TRUNCATE");
+  // Messages cut at different sizes: without the check, truncation or a hang.
+  std::vector<int> large(4096, 1), large_out(4096, 0);
+  if (rank_ == 0) setenv("TOPOCOLL_SEGMENT_BYTES", "4KiB", 1);
+  rc = topocoll_allreduce(large.data(), large_out.data(), 4096, MPI_INT, MPI_SUM, comm, "ring");
+  check(error_class(rc) == MPI_ERR_ARG && ran() == "error",
+        "TOPOCOLL_CHECK=1, segments of 4 KiB and 1 MiB: MPI_ERR_ARG");
+  rc = topocoll_bcast(large.data(), 4096, MPI_INT, 0, comm, "binomial-halving");
+  check(rc == MPI_SUCCESS && ran() == "binomial-halving",
+        "TOPOCOLL_CHECK=1, segments differ on a bcast, which does not cut them: it runs");
+  unsetenv("TOPOCOLL_SEGMENT_BYTES");
+  if (rank_ == 0) setenv("TOPOCOLL_MAX_MESSAGE_BYTES", "4KiB", 1);
+  rc = topocoll_bcast(large.data(), 4096, MPI_INT, 0, comm, "binomial-halving");
+  check(error_class(rc) == MPI_ERR_ARG && ran() == "error",
+        "TOPOCOLL_CHECK=1, largest messages 4 KiB and 1 GiB on a bcast: MPI_ERR_ARG");
+  unsetenv("TOPOCOLL_MAX_MESSAGE_BYTES");
   check(allreduce_ok(comm, "auto", 10, &rc), "TOPOCOLL_CHECK=1: the next agreeing call is right");
   unsetenv("TOPOCOLL_CHECK");
   MPI_Comm_free(&comm);

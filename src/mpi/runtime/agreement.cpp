@@ -4,6 +4,7 @@
 #include <string>
 
 #include "call_report.hpp"
+#include "config.hpp"
 
 namespace topocoll::mpi {
 namespace {
@@ -23,12 +24,18 @@ int check_agreement(const Call& call, const Choice& choice, CommState& state, in
     chosen += 'x';
     chosen += std::to_string(d);
   }
-  constexpr int n = 4;
+  // Messages cut at different sizes match piece by piece wrongly (truncation or a hang).
+  const std::uint64_t piece =
+      choice.algorithm.empty() ? 0
+                               : message_piece_bytes(choice.max_message_bytes, choice.segment_bytes,
+                                                     call.op != MPI_OP_NULL);
+  constexpr int n = 5;
   const std::uint64_t values[n] = {call.agreed ? call.agreed : call.bytes,
                                    static_cast<std::uint64_t>(call.root + 1), hash64(chosen),
                                    call.op == MPI_OP_NULL       ? 2u
                                    : choice.request.commutative ? 1u
-                                                                : 0u};
+                                                                : 0u,
+                                   piece};
   std::uint64_t extremes[2 * n];  // the maximum of each value, then of its complement: ~min
   for (int i = 0; i < n; ++i) {
     extremes[i] = values[i];
@@ -36,10 +43,11 @@ int check_agreement(const Call& call, const Choice& choice, CommState& state, in
   }
   const int rc = PMPI_Allreduce(MPI_IN_PLACE, extremes, 2 * n, MPI_UINT64_T, MPI_MAX, state.comm());
   if (rc != MPI_SUCCESS) return rc;
-  const char* what[n] = {"the size of the call (count x datatype size)", "the root",
-                         "the algorithm (TOPOCOLL_* settings or the size)",
-                         "the operator's commutativity"};
-  const int codes[n] = {MPI_ERR_TRUNCATE, MPI_ERR_ROOT, MPI_ERR_ARG, MPI_ERR_OP};
+  const char* what[n] = {
+      "the size of the call (count x datatype size)", "the root",
+      "the algorithm (TOPOCOLL_* settings or the size)", "the operator's commutativity",
+      "the largest message (TOPOCOLL_MAX_MESSAGE_BYTES, TOPOCOLL_SEGMENT_BYTES)"};
+  const int codes[n] = {MPI_ERR_TRUNCATE, MPI_ERR_ROOT, MPI_ERR_ARG, MPI_ERR_OP, MPI_ERR_ARG};
   for (int i = 0; i < n; ++i) {
     const std::uint64_t low = ~extremes[n + i], high = extremes[i];
     if (low == high) continue;
@@ -49,6 +57,8 @@ int check_agreement(const Call& call, const Choice& choice, CommState& state, in
       detail += " (from " + std::to_string(low) + " to " + std::to_string(high) + " bytes)";
     if (i == 1)
       detail += " (from " + std::to_string(low - 1) + " to " + std::to_string(high - 1) + ")";
+    if (i == 4)
+      detail += " (from " + std::to_string(low) + " to " + std::to_string(high) + " bytes)";
     if (state.rank() == 0)
       report_error(call, size, "ranks disagree on " + detail + " (TOPOCOLL_CHECK=1)");
     return raise_on(call.comm, codes[i]);

@@ -22,6 +22,15 @@ inline constexpr std::uint64_t kDefaultMaxVerifyBytes = std::uint64_t{256} << 20
 
 enum class FallbackPolicy { error, warn, silent };
 
+// The largest message a call sends: TOPOCOLL_MAX_MESSAGE_BYTES, and TOPOCOLL_SEGMENT_BYTES
+// (when not 0) for the collectives that reduce. Both sides of a message cut it alike only
+// when every rank has the same limit.
+[[nodiscard]] inline std::uint64_t message_piece_bytes(std::uint64_t max_message_bytes,
+                                                       std::uint64_t segment_bytes, bool reduces) {
+  if (reduces && segment_bytes > 0 && segment_bytes < max_message_bytes) return segment_bytes;
+  return max_message_bytes;
+}
+
 struct Settings {
   std::string algorithm;  // name, "auto" or "mpi"
   FallbackPolicy fallback = FallbackPolicy::warn;

@@ -5,6 +5,8 @@
 #include <span>
 #include <vector>
 
+#include "config.hpp"
+
 namespace topocoll::mpi {
 namespace {
 
@@ -16,9 +18,8 @@ using SegmentSpan = std::span<const Segment>;
 // every message below max_message_bytes and INT_MAX elements. The same on every rank: it
 // depends only on the call's type, operator and settings.
 std::uint64_t piece_elements(const ExecutionContext& c) {
-  std::uint64_t limit = c.max_message_bytes;
-  if (c.op != MPI_OP_NULL && c.segment_bytes > 0) limit = std::min(limit, c.segment_bytes);
-  return max_elements_per_call(c.type, limit);
+  return max_elements_per_call(
+      c.type, message_piece_bytes(c.max_message_bytes, c.segment_bytes, c.op != MPI_OP_NULL));
 }
 
 // One posted message: elements [first, first + count) of transfer `transfer` of the step,
