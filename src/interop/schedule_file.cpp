@@ -1,6 +1,7 @@
 #include "interop/schedule_file.hpp"
 
 #include "core/bounded_file.hpp"
+#include "core/fnv1a.hpp"
 #include "core/schedule_io.hpp"
 #include "core/text.hpp"
 #include "interop/msccl_xml.hpp"
@@ -10,6 +11,7 @@ namespace topocoll {
 ScheduleFile read_schedule_file(const std::string& path) {
   const std::string text = read_bounded_file(path, "schedule file", kMaxScheduleFileBytes);
   ScheduleFile out;
+  out.content_hash = fnv1a(text);
   // A UTF-8 byte order mark may come before either format.
   const std::size_t bom = text.starts_with("\xEF\xBB\xBF") ? 3 : 0;
   const auto first = text.find_first_not_of(" \t\r\n", bom);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/registry.hpp"
+#include "core/schedule_io.hpp"
 #include "runtime/mpi_collective.hpp"
 #include "topocoll_mpi.h"
 
@@ -823,6 +824,49 @@ void agreement_check() {
   MPI_Comm_free(&comm);
 }
 
+// The JSON schedule of a registry allreduce for this communicator.
+std::string allreduce_schedule_json(const std::string& algorithm) {
+  ScheduleRequest request;
+  request.collective = Collective::allreduce;
+  request.ranks = size_;
+  request.dims = {size_};
+  return schedule_to_json(*registry().build(algorithm, request));
+}
+
+// TOPOCOLL_CHECK=1 with file: schedules: one path read with different contents (as node-local
+// files of one name can be) is a disagreement, though the algorithm's name is the same.
+void file_agreement_check() {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+  int pid = getpid();
+  MPI_Bcast(&pid, 1, MPI_INT, 0, comm);
+  const std::string path = "/tmp/topocoll-misuse-" + std::to_string(pid) + "-shared.json";
+  if (rank_ == 0) std::ofstream(path) << allreduce_schedule_json("ring");
+  MPI_Barrier(comm);
+  setenv("TOPOCOLL_CHECK", "1", 1);
+  setenv("TOPOCOLL_ALLREDUCE_ALGORITHM", ("file:" + path).c_str(), 1);
+  int rc = 0;
+  check(allreduce_ok(comm, nullptr, 10, &rc) && ran() == "file:" + path,
+        "TOPOCOLL_CHECK=1, one file: schedule on every rank: it serves, right result");
+  MPI_Barrier(comm);
+  if (rank_ == 0) {  // rank 0 alone reads the file again, after it changed
+    std::ofstream(path) << allreduce_schedule_json("bruck-lat");
+    setenv("TOPOCOLL_MAX_VERIFY_BYTES", "128MiB", 1);
+    topocoll_clear_cache();
+  }
+  std::vector<int> in(10, 1), out(10, 0);
+  rc = topocoll_allreduce(in.data(), out.data(), 10, MPI_INT, MPI_SUM, comm, nullptr);
+  check(error_class(rc) == MPI_ERR_ARG && ran() == "error",
+        "TOPOCOLL_CHECK=1, one file: path read with two contents: MPI_ERR_ARG on every rank");
+  unsetenv("TOPOCOLL_MAX_VERIFY_BYTES");
+  unsetenv("TOPOCOLL_ALLREDUCE_ALGORITHM");
+  unsetenv("TOPOCOLL_CHECK");
+  MPI_Barrier(comm);
+  if (rank_ == 0) std::remove(path.c_str());
+  MPI_Comm_free(&comm);
+}
+
 // Counts that differ without TOPOCOLL_CHECK, where a message is longer than the receive the
 // schedule posted: the default error handler aborts with MPI_ERR_TRUNCATE after topocoll's
 // line (mismatch_abort.sh expects both). Never returns normally.
@@ -874,6 +918,7 @@ int main(int argc, char** argv) {
     invalid_buffers();
     fallback_reasons();
     agreement_check();
+    file_agreement_check();
   }
   if (rank_ == 0) std::printf("%d failed checks on %d ranks\n", failures, size_);
   for (const std::string& path : written_files) std::remove(path.c_str());

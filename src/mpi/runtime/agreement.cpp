@@ -5,18 +5,10 @@
 
 #include "call_report.hpp"
 #include "config.hpp"
+#include "core/fnv1a.hpp"
+#include "schedule_file.hpp"
 
 namespace topocoll::mpi {
-namespace {
-
-// FNV-1a, for the agreement check.
-std::uint64_t hash64(const std::string& text) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : text) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
-}  // namespace
 
 int check_agreement(const Call& call, const Choice& choice, CommState& state, int size) {
   std::string chosen = choice.error ? "error" : choice.algorithm;
@@ -24,6 +16,9 @@ int check_agreement(const Call& call, const Choice& choice, CommState& state, in
     chosen += 'x';
     chosen += std::to_string(d);
   }
+  // A file's path may name different contents on different nodes.
+  if (names_file(choice.algorithm))
+    chosen += '#' + std::to_string(file_content_hash(choice.algorithm));
   // Messages cut at different sizes match piece by piece wrongly (truncation or a hang).
   const std::uint64_t piece =
       choice.algorithm.empty() ? 0
@@ -31,7 +26,7 @@ int check_agreement(const Call& call, const Choice& choice, CommState& state, in
                                                      call.op != MPI_OP_NULL);
   constexpr int n = 5;
   const std::uint64_t values[n] = {call.agreed ? call.agreed : call.bytes,
-                                   static_cast<std::uint64_t>(call.root + 1), hash64(chosen),
+                                   static_cast<std::uint64_t>(call.root + 1), fnv1a(chosen),
                                    call.op == MPI_OP_NULL       ? 2u
                                    : choice.request.commutative ? 1u
                                                                 : 0u,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "byte_size.hpp"
+#include "core/fnv1a.hpp"
 #include "core/registry.hpp"
 #include "rules.hpp"
 
@@ -198,11 +199,10 @@ Settings parse_settings(MpiCollective c, const char* algorithm) {
 
 // FNV-1a over the TOPOCOLL_ variables of the environment at `indices` of `environ`.
 std::uint64_t hash_of(char** environment, const std::vector<std::size_t>& indices) {
-  std::uint64_t h = 14695981039346656037ull;
+  std::uint64_t h = kFnv1aOffset;
   for (std::size_t i : indices) {
-    for (const char* p = environment[i]; *p; ++p)
-      h = (h ^ static_cast<unsigned char>(*p)) * 1099511628211ull;
-    h = (h ^ 0x100) * 1099511628211ull;  // between variables
+    h = fnv1a(environment[i], h);
+    h = fnv1a_add(h, 0x100);  // between variables: no byte has this value
   }
   return h;
 }

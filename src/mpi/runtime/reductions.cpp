@@ -7,6 +7,7 @@
 #include "call.hpp"
 #include "call_buffers.hpp"
 #include "collectives.hpp"
+#include "core/fnv1a.hpp"
 #include "library.hpp"
 
 namespace topocoll::mpi {
@@ -179,8 +180,8 @@ int reduce_scatter_counts(const void* sendbuf, void* recvbuf, const Count recvco
             {}};
   check_buffers(call, sendbuf, recvbuf, static_cast<MPI_Count>(total), false, true);
   // Every rank must pass the same recvcounts: agreeing on their hash covers them all.
-  std::uint64_t agreed = 1469598103934665603ull ^ bytes_of(1, datatype);
-  for (std::uint64_t c : counts) agreed = (agreed ^ c) * 1099511628211ull;
+  std::uint64_t agreed = fnv1a_add(kFnv1aOffset, bytes_of(1, datatype));
+  for (std::uint64_t c : counts) agreed = fnv1a_add(agreed, c);
   call.agreed = agreed | 1;
   // The MPI library reports these.
   if (negative || (!recvcounts && !inter)) return library(sendbuf);

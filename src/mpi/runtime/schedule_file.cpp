@@ -13,7 +13,8 @@ namespace {
 
 struct LoadedFile {
   std::shared_ptr<const Schedule> schedule;
-  std::string error;  // why it cannot run, when schedule is null
+  std::string error;               // why it cannot run, when schedule is null
+  std::uint64_t content_hash = 0;  // of the bytes the schedule was read from
 };
 
 // The verifier's work rate (python/topocoll/limits.py, WORK_PER_SECOND: abstract work units
@@ -64,6 +65,7 @@ LoadedFile load(const std::string& algorithm, std::uint64_t max_verify_bytes) {
       return out;
     }
     out.schedule = std::move(file.schedule);
+    out.content_hash = file.content_hash;
   } catch (const UnsupportedRequest& e) {  // the reader's line names the file and what it takes
     out.error = algorithm + ": " + e.what();
   } catch (const std::bad_alloc&) {
@@ -100,6 +102,12 @@ std::shared_ptr<const Schedule> file_schedule(const std::string& algorithm) {
   std::lock_guard lock(cache_mutex);
   const auto it = cache.find(algorithm);
   return it == cache.end() ? nullptr : it->second.file.schedule;
+}
+
+std::uint64_t file_content_hash(const std::string& algorithm) {
+  std::lock_guard lock(cache_mutex);
+  const auto it = cache.find(algorithm);
+  return it == cache.end() ? 0 : it->second.file.content_hash;
 }
 
 std::optional<std::string> file_rejection(const std::string& algorithm,

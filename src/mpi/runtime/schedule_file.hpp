@@ -27,6 +27,10 @@ inline constexpr std::string_view kFilePrefix = "file:";
 // the file cannot be used (then file_rejection says why).
 [[nodiscard]] std::shared_ptr<const Schedule> file_schedule(const std::string& algorithm);
 
+// A hash of the bytes file_schedule's schedule was read from (0 when there is none): ranks on
+// different nodes may read different files under one path.
+[[nodiscard]] std::uint64_t file_content_hash(const std::string& algorithm);
+
 // nullopt when the file's schedule serves `request`, else the reason in one line.
 // `max_verify_bytes`: the verification's memory bound (Settings::max_verify_bytes).
 [[nodiscard]] std::optional<std::string> file_rejection(const std::string& algorithm,
