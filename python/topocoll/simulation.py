@@ -498,8 +498,12 @@ class Network:
         hosts = self.topology.hosts
         self.ranks = setup.ranks or hosts
         if not 2 <= self.ranks <= hosts:
+            slots = f"{hosts} rank slots" + (
+                f", nodes of {spec.ranks_per_node} ranks" if self.nodes else ""
+            )
             raise InputError(
-                f"ranks {self.ranks} out of range for {setup.topology}; accepted: 2..{hosts}"
+                f"ranks {self.ranks} out of range for {setup.topology} ({slots}); accepted: "
+                f"2..{hosts}, or a topology with more hosts (--topology)"
             )
         if setup.root and setup.collective not in ROOTED:
             raise InputError(_root_does_not_apply(setup.collective))
