@@ -155,10 +155,40 @@ def test_a_unit_edited_out_of_shape_is_exit_2(tmp_path, capsys):
     argv = ["bine-fugaku", "--out", str(tmp_path)]
     assert main(argv) == 0
     journal = tmp_path / "bine-fugaku" / "units" / "rank0.jsonl"
-    lines = journal.read_text().splitlines()
-    unit = json.loads(lines[1])
-    lines[1] = json.dumps({"unit": unit["unit"], "value": unit["value"][:-1]})
-    journal.write_text("\n".join(lines) + "\n")
-    assert main([*argv, "--resume"]) == 2
+    original = journal.read_text().splitlines()
+    unit = json.loads(original[1])
+    times = unit["value"]
+    # One time short; text where times were (a TypeError in the tables before); times below 0.
+    for edited in (times[:-1], ["x"] * len(times), [-1.0] * len(times)):
+        lines = [*original]
+        lines[1] = json.dumps({"unit": unit["unit"], "value": edited})
+        journal.write_text("\n".join(lines) + "\n")
+        assert main([*argv, "--resume"]) == 2, edited
+        err = capsys.readouterr().err
+        assert "--resume: the unit" in err and "accepted:" in err, err
+
+
+def test_lines_no_run_could_write_are_run_again(tmp_path, capsys):
+    """NaN, bytes that are not UTF-8, nesting deeper than the JSON reader recurses, a unit
+    that is not a string, a first line that is not an object: those units run again; a
+    directory named like a journal file is passed over with a line."""
+    context(tmp_path, resume=False).map(value_of, ITEMS)
+    path = tmp_path / "units" / "rank0.jsonl"
+    head, *units = path.read_bytes().splitlines()
+    units[0] = units[0].replace(b"0.0", b"NaN", 1)
+    units[1] = b"\xff\xfe" + units[1]
+    units[2] = b"[" * 100_000 + b"]" * 100_000
+    units[3] = json.dumps({"unit": 3, "value": [1.0]}).encode()
+    path.write_bytes(b"\n".join([head, *units]) + b"\n")
+    (tmp_path / "units" / "rank1.jsonl").mkdir()
+    ran, run = recording(value_of)
+
+    assert context(tmp_path, resume=True).map(run, ITEMS) == [value_of(i) for i in ITEMS]
+    assert ran == ITEMS[:4]
     err = capsys.readouterr().err
-    assert "--resume: the unit" in err and "accepted:" in err
+    assert "rank1.jsonl" in err and "not regular files" in err
+
+    path.write_bytes(b"[1, 2]\n" + b"\n".join(units[4:]) + b"\n")
+    ran, run = recording(value_of)
+    assert context(tmp_path, resume=True).map(run, ITEMS) == [value_of(i) for i in ITEMS]
+    assert ran == ITEMS

@@ -30,6 +30,18 @@ SCALES = ("small", "paper")
 EQUAL_BLOCKS_BYTES = 2**15 * 3**10  # 1.8 GiB
 
 
+def _times_per_size(values: object, sizes: int) -> bool:
+    """Whether `values` is what a sweep returns: one positive, finite time per size."""
+    return (
+        isinstance(values, list)
+        and len(values) == sizes
+        and all(
+            isinstance(t, int | float) and not isinstance(t, bool) and math.isfinite(t) and t > 0
+            for t in values
+        )
+    )
+
+
 def zero_latency_time(
     topology: str, algorithm: str, size: int | str = "1GiB", **extra
 ) -> tuple[float, SimResult]:
@@ -99,12 +111,12 @@ class Context:
         times = {}
         for group, values in zip(groups, self.map(run, groups), strict=True):
             sizes = sizes_of(group)
-            if not isinstance(values, list) or len(values) != len(sizes):  # a journal edited
+            if not _times_per_size(values, len(sizes)):  # a journal edited
                 where = self.journal.folder if self.journal else "the run"
                 raise InputError(
                     f"--resume: the unit {group!r} in {where} has no time per size "
-                    f"({len(sizes)} sizes); accepted: units as reproduce writes them, or run "
-                    "without --resume to start afresh"
+                    f"({len(sizes)} positive numbers); accepted: units as reproduce writes "
+                    "them, or run without --resume to start afresh"
                 )
             times.update({(*group, size): t for size, t in zip(sizes, values, strict=True)})
         return times

@@ -73,23 +73,32 @@ class UnitJournal:
 
     def _read(self) -> dict[str, object]:
         units: dict[str, object] = {}
-        stale = []
+        stale, unreadable = [], []
         for path in sorted(self.folder.glob("rank*.jsonl")):
-            lines = path.read_text().splitlines()
+            if not path.is_file():  # a directory or FIFO of that name holds no units
+                unreadable.append(path.name)
+                continue
+            # Bytes that are not UTF-8 spoil their line only, like a line cut short.
+            lines = path.read_bytes().decode("utf-8", errors="replace").splitlines()
             try:
                 head = json.loads(lines[0]) if lines else {}
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 head = {}
-            if head.get("identity") != self.identity:
+            if not isinstance(head, dict) or head.get("identity") != self.identity:
                 stale.append(path.name)
                 continue
             for line in lines[1:]:
                 try:
                     entry = json.loads(line)
-                except json.JSONDecodeError:
-                    continue  # a line cut short when the run was stopped
-                if isinstance(entry, dict) and "unit" in entry and "value" in entry:
+                except (json.JSONDecodeError, RecursionError):
+                    continue  # a line cut short when the run was stopped, or not ours
+                # Only what record() could have written: no NaN, no infinity.
+                if (isinstance(entry, dict) and isinstance(entry.get("unit"), str)
+                        and "value" in entry and reusable(entry["value"])):  # fmt: skip
                     units[entry["unit"]] = entry["value"]
+        if unreadable:
+            print(f"  --resume: {', '.join(unreadable)} in {self.folder} are not regular files; "
+                  "their units are run again", file=sys.stderr)  # fmt: skip
         if stale:
             print(f"  --resume: {', '.join(stale)} in {self.folder} were made by another build, "
                   "machine file or scale; their units are run again", file=sys.stderr)  # fmt: skip
