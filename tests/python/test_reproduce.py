@@ -5,6 +5,7 @@ and bad input ends every rank with exit 2."""
 
 from __future__ import annotations
 
+import csv
 import importlib.util
 import json
 import os
@@ -186,6 +187,24 @@ def test_from_runs_refuses_what_it_cannot_summarise(others_out, tmp_path, capsys
     assert main([*argv, "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
     assert message in err and "accepted" in err
+
+
+@OTHERS
+@pytest.mark.parametrize("gain", ["nan", "inf", "-1.5", "0"])
+def test_from_runs_refuses_a_gain_no_run_stores(others_out, tmp_path, capsys, gain):
+    # A gain is a ratio of two simulated times; these came out as Fig. 15's maxima and medians.
+    runs = tmp_path / "runs"
+    shutil.copytree(others_out, runs)
+    table = runs / "swing-fig7" / "fig7.csv"
+    rows = list(csv.DictReader(table.open(newline="")))
+    rows[0]["gain"] = gain
+    with table.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+    assert main(["swing-fig15", "--from-runs", str(runs), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"gain {gain!r} is not a positive number" in err and "fig7.csv" in err
 
 
 def test_unknown_experiment_exits_2(capsys):

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import csv
 import json
+import math
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
 
 from topocoll.errors import InputError
+from topocoll.simulation import parse_size
 
 # Per figure: the stem of its gain CSV and how a row's case names the sweep it came from
 # (topology, link bandwidth option or None), as the figures' code labels them (swing.py).
@@ -38,7 +40,10 @@ def summaries_by_case(rows: list[dict]) -> dict[str, SimpleNamespace]:
     cases: dict[str, SimpleNamespace] = {}
     for r in rows:
         gain = float(r["gain"]) if r["gain"] not in ("", "None") else None
-        point = SimpleNamespace(size_bytes=int(r["size_bytes"]), gain=gain,
+        # A gain is a ratio of two times: NaN, infinity or a value <= 0 was never simulated.
+        if gain is not None and not (math.isfinite(gain) and gain > 0):
+            raise ValueError(f"gain {r['gain']!r} is not a positive number")
+        point = SimpleNamespace(size_bytes=parse_size(r["size_bytes"], "size_bytes"), gain=gain,
                                 best_baseline=r.get("best_baseline") or None)  # fmt: skip
         cases.setdefault(r["case"], SimpleNamespace(summary=[])).summary.append(point)
     for c in cases.values():
