@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <functional>
+#include <limits>
 #include <map>
 
 #include "runtime/byte_size.hpp"
@@ -15,7 +16,8 @@ int parse_int(const std::string& text, const std::string& flag, int min_value) {
   int value = 0;
   auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec != std::errc() || end != text.data() + text.size() || value < min_value)
-    throw BadFlag(flag + " '" + text + "' is not an integer >= " + std::to_string(min_value));
+    throw BadFlag(flag + " '" + text + "' is not an integer in " + std::to_string(min_value) +
+                  ".." + std::to_string(std::numeric_limits<int>::max()));
   return value;
 }
 
