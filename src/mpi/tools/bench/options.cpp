@@ -146,6 +146,11 @@ Options parse_options(const std::vector<std::string>& args) {
   if (options.min_bytes > options.max_bytes)
     throw BadFlag("-b " + std::to_string(options.min_bytes) + " is larger than -e " +
                   std::to_string(options.max_bytes));
+  // Factor 1 would measure -b alone, not the sizes up to -e that were asked for.
+  if (options.factor == 1 && options.min_bytes < options.max_bytes)
+    throw BadFlag("-f 1 never grows -b " + std::to_string(options.min_bytes) + " to -e " +
+                  std::to_string(options.max_bytes) +
+                  "; accepted: -f 2 or more, or -b equal to -e");
   return options;
 }
 
