@@ -13,6 +13,7 @@ import sys
 import pytest
 from topocoll import validation
 from topocoll.cli import calibrate
+from topocoll.cli.validate import comma_names
 from topocoll.validation import Row, kendall_tau_b, size_verdicts, summarize
 
 
@@ -153,3 +154,16 @@ def test_calibrate_bad_name(tmp_path):
 
 def test_validate_without_mpirun(tmp_path):
     one_line_exit_2(topocoll("validate", "--machine", str(tmp_path / "m.json")), "validate")
+
+
+@pytest.mark.parametrize("seconds", ["-5", "0", "nan", "inf", "abc"])
+def test_validate_max_seconds_out_of_range(seconds, tmp_path):
+    # -5 refused every run "estimated at 3362 s, beyond --max-seconds -5"; now the flag itself.
+    done = topocoll("validate", "--machine", str(tmp_path / "m.json"), "--max-seconds", seconds)
+    one_line_exit_2(done, "--max-seconds", "accepted: 1 to 1e+07")
+
+
+def test_validate_names_each_collective_and_algorithm_once():
+    # ring,ring measured and predicted ring twice: two rows per size.
+    assert comma_names("ring, ring,bine-lat,,ring") == ["ring", "bine-lat"]
+    assert comma_names("") is None and comma_names(None) is None

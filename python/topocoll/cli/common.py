@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import sys
 import time
 
@@ -33,15 +34,38 @@ class Parser(argparse.ArgumentParser):
 def bounded_int(name: str, low: int, high: int, accepted: str | None = None):
     """An argparse type: an integer in [low, high], else a one-line error naming the range."""
 
+    accepted = accepted or f"{low}..{high}"
+
     def parse(text: str) -> int:
         try:
             value = int(text, 0)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-        if not low <= value <= high:
             raise argparse.ArgumentTypeError(
-                f"{value} is out of range; accepted: {accepted or f'{low}..{high}'}"
-            )
+                f"{text!r} is not an integer; accepted: {accepted}"
+            ) from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range; accepted: {accepted}")
+        return value
+
+    parse.__name__ = name
+    return parse
+
+
+def bounded_float(name: str, low: float, high: float):
+    """An argparse type: a finite number in [low, high], else a one-line error naming the
+    range."""
+
+    accepted = f"{low:g} to {high:g}"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a number; accepted: {accepted}"
+            ) from None
+        if not (math.isfinite(value) and low <= value <= high):
+            raise argparse.ArgumentTypeError(f"{text} is out of range; accepted: {accepted}")
         return value
 
     parse.__name__ = name

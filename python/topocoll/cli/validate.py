@@ -8,7 +8,7 @@ import json
 import sys
 
 from topocoll import calibration, validation
-from topocoll.cli.common import EXIT_INPUT, EXIT_OK, EXIT_WRONG, bounded_int
+from topocoll.cli.common import EXIT_INPUT, EXIT_OK, EXIT_WRONG, bounded_float, bounded_int
 from topocoll.errors import one_line
 from topocoll.units import format_bytes, format_duration
 
@@ -45,7 +45,7 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--max-seconds",
-        type=float,
+        type=bounded_float("max-seconds", 1, 1e7),
         default=600.0,
         help="refuse a run estimated longer than this (default 600)",
     )
@@ -60,8 +60,11 @@ def fail(line: str, rank: int) -> int:
     return EXIT_INPUT
 
 
-def _words(text: str | None) -> list[str] | None:
-    return [w.strip() for w in text.split(",") if w.strip()] if text else None
+def comma_names(text: str | None) -> list[str] | None:
+    """The comma-separated names, each once, in the order given."""
+    if not text:
+        return None
+    return list(dict.fromkeys(w.strip() for w in text.split(",") if w.strip()))
 
 
 def _ratio(value: float | None) -> str:
@@ -159,14 +162,14 @@ def run(args: argparse.Namespace) -> int:
     if args.progress and rank == 0:
         progress = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
     try:
-        collectives = _words(args.collectives) or []
+        collectives = comma_names(args.collectives) or []
         sizes = validation.size_range(args.sizes)
         result = validation.validate(
             comm,
             args.machine,
             collectives=collectives,
             sizes=sizes,
-            algorithms=_words(args.algorithms),
+            algorithms=comma_names(args.algorithms),
             repetitions=args.repetitions,
             warmup=args.warmup,
             max_seconds=args.max_seconds,
