@@ -160,7 +160,7 @@ def test_validate_without_mpirun(tmp_path):
 def test_validate_max_seconds_out_of_range(seconds, tmp_path):
     # -5 refused every run "estimated at 3362 s, beyond --max-seconds -5"; now the flag itself.
     done = topocoll("validate", "--machine", str(tmp_path / "m.json"), "--max-seconds", seconds)
-    one_line_exit_2(done, "--max-seconds", "accepted: 1 to 1e+07")
+    one_line_exit_2(done, "--max-seconds", "accepted: 1e-06 to 1e+07")
 
 
 def test_validate_names_each_collective_and_algorithm_once():

@@ -45,7 +45,7 @@ def register(sub) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--max-seconds",
-        type=bounded_float("max-seconds", 1, 1e7),
+        type=bounded_float("max-seconds", 1e-6, 1e7),
         default=600.0,
         help="refuse a run estimated longer than this (default 600)",
     )

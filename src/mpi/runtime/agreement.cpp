@@ -48,12 +48,10 @@ int check_agreement(const Call& call, const Choice& choice, CommState& state, in
     if (low == high) continue;
     std::string detail = what[i];
     if (i == 0 && call.agreed) detail = "MPI_Reduce_scatter's recvcounts or datatype size";
-    if (i == 0 && !call.agreed)
+    if ((i == 0 && !call.agreed) || i == 4)
       detail += " (from " + std::to_string(low) + " to " + std::to_string(high) + " bytes)";
     if (i == 1)
       detail += " (from " + std::to_string(low - 1) + " to " + std::to_string(high - 1) + ")";
-    if (i == 4)
-      detail += " (from " + std::to_string(low) + " to " + std::to_string(high) + " bytes)";
     if (state.rank() == 0)
       report_error(call, size, "ranks disagree on " + detail + " (TOPOCOLL_CHECK=1)");
     return raise_on(call.comm, codes[i]);
