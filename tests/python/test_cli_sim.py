@@ -163,6 +163,7 @@ def test_sim_links_csv_and_trace(run_cli, tmp_path):
         (("-c", "alltoall", "-a", "swing-bw"), ("alltoall", "accepted")),
         (("--ranks", "99"), ("99", "accepted: 2..16", "16 rank slots", "--topology")),
         (("--ranks", "99", "--ranks-per-node", "2"), ("32 rank slots, nodes of 2 ranks",)),
+        (("--ranks", "abc"), ("'abc'", "accepted: an integer")),
         (("--root", "3"), ("root", "accepted")),
     ],
 )

@@ -24,10 +24,18 @@ DEFAULT_TOPOLOGY = "torus:8x8"
 DEFAULT_COLLECTIVE = "allreduce"
 
 
+# argparse's own type errors name the value but not what is accepted; the range checks after
+# parsing name the ranges.
+_ACCEPTED_BY_TYPE = {"invalid int value": "an integer", "invalid float value": "a number"}
+
+
 class Parser(argparse.ArgumentParser):
     """argparse with the exit-code contract: a usage error is one line and exit code 2."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
+        for words, accepted in _ACCEPTED_BY_TYPE.items():
+            if words in message and "accepted:" not in message:
+                message += f"; accepted: {accepted}"
         self.exit(EXIT_INPUT, f"error: {self.prog}: {one_line(message)}\n")
 
 
