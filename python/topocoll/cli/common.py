@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import sys
 import time
 
@@ -39,17 +38,16 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_INPUT, f"error: {self.prog}: {one_line(message)}\n")
 
 
-def bounded_int(name: str, low: int, high: int, accepted: str | None = None):
-    """An argparse type: an integer in [low, high], else a one-line error naming the range."""
+def _bounded(name: str, convert, kind: str, low, high, accepted: str):
+    """An argparse type: `convert(text)` in [low, high] (NaN is in no range), else a one-line
+    error naming the accepted values."""
 
-    accepted = accepted or f"{low}..{high}"
-
-    def parse(text: str) -> int:
+    def parse(text: str):
         try:
-            value = int(text, 0)
+            value = convert(text)
         except ValueError:
             raise argparse.ArgumentTypeError(
-                f"{text!r} is not an integer; accepted: {accepted}"
+                f"{text!r} is not {kind}; accepted: {accepted}"
             ) from None
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{value} is out of range; accepted: {accepted}")
@@ -59,25 +57,15 @@ def bounded_int(name: str, low: int, high: int, accepted: str | None = None):
     return parse
 
 
+def bounded_int(name: str, low: int, high: int, accepted: str | None = None):
+    """An argparse type: an integer in [low, high] (any base Python reads, 0x10 too)."""
+    return _bounded(name, lambda text: int(text, 0), "an integer", low, high,
+                    accepted or f"{low}..{high}")  # fmt: skip
+
+
 def bounded_float(name: str, low: float, high: float):
-    """An argparse type: a finite number in [low, high], else a one-line error naming the
-    range."""
-
-    accepted = f"{low:g} to {high:g}"
-
-    def parse(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"{text!r} is not a number; accepted: {accepted}"
-            ) from None
-        if not (math.isfinite(value) and low <= value <= high):
-            raise argparse.ArgumentTypeError(f"{text} is out of range; accepted: {accepted}")
-        return value
-
-    parse.__name__ = name
-    return parse
+    """An argparse type: a number in [low, high]."""
+    return _bounded(name, float, "a number", low, high, f"{low:g} to {high:g}")
 
 
 def given(args: argparse.Namespace, *names: str) -> list[str]:
