@@ -277,19 +277,22 @@ def measure_working_set(
     """Per size in `sizes`: each measured pair's ping-pong rate (`bandwidth_Bps` by pair kind:
     the size over the median half round trip less that of an empty message) and exchange rate
     (`exchange_Bps`: per direction, the size over the median time of both ranks sending it to
-    each other at once, less an empty exchange's), and rank 0's copy and reduction rates
+    each other at once, less an empty exchange's), the rates at which each pair's ranks copy
+    and reduce (MPI_INT) into bytes the other just read (`lent_Bps`: the size over the median
+    write time, by pair kind, then "copy" and "reduce"), and rank 0's copy and reduction rates
     (topocoll_measure_host with `bytes` set). Collective."""
     rt = _the_runtime()
     options = {"repetitions": WORKING_SET_REPETITIONS, "warmup": 1}
     trains = {"train_sizes": [8, 64], "train_counts": [1, 2]}
-    one_way, both_ways = {}, {}
+    one_way, both_ways, lent = {}, {}, {}
     for kind, loggp in pairs.items():
         a, b = loggp["peers"]
         sized = {"pingpong_sizes": [0, *sizes], "exchange_sizes": [0, *sizes]}
-        sized["repetitions"] = 2 * WORKING_SET_REPETITIONS
+        sized |= {"lent_sizes": list(sizes), "repetitions": 2 * WORKING_SET_REPETITIONS}
         points = rt.loggp(comm, a, b, options | trains | sized)["points"]
         one_way[kind] = {p["bytes"]: p["half_round_trip_s"] for p in points["pingpong"]}
         both_ways[kind] = {p["bytes"]: p["seconds"] for p in points["exchange"]}
+        lent[kind] = {p["bytes"]: p for p in points["lent"]}
     out = []
     for size in sizes:
         host = measure_host(comm, options | {"bytes": size})
@@ -299,6 +302,11 @@ def measure_working_set(
                 "bytes": size,
                 "bandwidth_Bps": _rates(one_way, size, handshakes),
                 "exchange_Bps": _rates(both_ways, size, handshakes),
+                "lent_Bps": {
+                    kind: {w: size / at[size][f"{w}_s"] for w in ("copy", "reduce")}
+                    for kind, at in lent.items()
+                    if at[size]["copy_s"] > 0 and at[size]["reduce_s"] > 0
+                },
                 "copy_Bps": host["copy"]["rate_Bps"],
                 "reduce_Bps": {cls: host["reduce"][cls]["rate_Bps"] for cls in REDUCE_CLASSES},
             }
@@ -344,13 +352,18 @@ def _working_set_section(
             entry["memory_bandwidth"] = _rate(2 * point["exchange_Bps"]["intra_node"])
         entry["copy_rate"] = _rate(point["copy_Bps"])
         entry["reduce_rate"] = {cls: _rate(r) for cls, r in point["reduce_Bps"].items()}
+        # Only ranks of one node lend their bytes (docs/host-costs.md, "Bytes a node peer read").
+        if nodes and "intra_node" in point.get("lent_Bps", {}):
+            entry["lent_copy_rate"] = _rate(point["lent_Bps"]["intra_node"]["copy"])
+            entry["lent_reduce_rate"] = _rate(point["lent_Bps"]["intra_node"]["reduce"])
         table.append(entry)
     return _sourced(
         table,
         source + f"; per buffer size, median of {WORKING_SET_REPETITIONS}: ping-pong of the pair "
         "(size over the half round trip less an empty message's) as the transfer rate; twice "
-        "the on-node pair's exchange rate per direction as the node's memory; rank 0's "
-        "copy_elements and MPI_Reduce_local (MPI_SUM)",
+        "the on-node pair's exchange rate per direction as the node's memory; the on-node "
+        "pair's copy_elements and MPI_Reduce_local (MPI_SUM, MPI_INT) into bytes the other "
+        "just read as the lent rates; rank 0's copy_elements and MPI_Reduce_local (MPI_SUM)",
     )
 
 

@@ -470,6 +470,8 @@ _HOST_FIELDS = (
     "rendezvous_s",
     "copy_s_per_byte",
     "overhead_s_per_byte",
+    "lent_copy_s_per_byte",
+    "lent_reduce_s_per_byte",
 )
 
 

@@ -13,7 +13,13 @@ from collections.abc import Sequence
 Points = tuple[tuple[int, tuple[tuple[str, float], ...]], ...]
 
 # Fields of NetworkParams (and its HostCosts) and of NodeSpec that a point may set.
-PARAM_FIELDS = ("bandwidth_bytes_per_s", "copy_s_per_byte", "reduce_s_per_byte")
+PARAM_FIELDS = (
+    "bandwidth_bytes_per_s",
+    "copy_s_per_byte",
+    "reduce_s_per_byte",
+    "lent_copy_s_per_byte",
+    "lent_reduce_s_per_byte",
+)
 NODE_FIELDS = ("fabric_bandwidth", "memory_bandwidth")
 
 

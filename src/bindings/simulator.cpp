@@ -94,6 +94,8 @@ nb::dict params_dict(const topo::NetworkParams& p) {
   d["step_cpu_s"] = p.host.step_cpu_s;
   d["call_overhead_s"] = p.host.call_overhead_s;
   d["rendezvous_s"] = p.host.rendezvous_s;
+  d["lent_copy_s_per_byte"] = p.host.lent_copy_s_per_byte;
+  d["lent_reduce_s_per_byte"] = p.host.lent_reduce_s_per_byte;
   d["eager_threshold_bytes"] = p.host.eager_threshold_bytes == topo::HostCosts::kAlwaysEager
                                    ? -1.0
                                    : static_cast<double>(p.host.eager_threshold_bytes);
@@ -406,6 +408,8 @@ void bind_params(nb::module_& m) {
       .def_rw("step_cpu_s", &topo::HostCosts::step_cpu_s)
       .def_rw("call_overhead_s", &topo::HostCosts::call_overhead_s)
       .def_rw("rendezvous_s", &topo::HostCosts::rendezvous_s)
+      .def_rw("lent_copy_s_per_byte", &topo::HostCosts::lent_copy_s_per_byte)
+      .def_rw("lent_reduce_s_per_byte", &topo::HostCosts::lent_reduce_s_per_byte)
       .def_rw("eager_threshold_bytes", &topo::HostCosts::eager_threshold_bytes)
       .def_prop_ro("idle", &topo::HostCosts::idle);
   m.attr("ALWAYS_EAGER") = topo::HostCosts::kAlwaysEager;

@@ -82,6 +82,36 @@ BlockSet BlockSet::clipped(BlockIndex begin, BlockIndex end) const {
   return out;
 }
 
+BlockSet BlockSet::intersected(const BlockSet& other) const {
+  BlockSet out;
+  std::size_t j = 0;
+  const auto& theirs = other.ranges_;
+  for (const BlockRange& r : ranges_) {
+    while (j < theirs.size() && theirs[j].end <= r.begin) ++j;
+    for (std::size_t k = j; k < theirs.size() && theirs[k].begin < r.end; ++k) {
+      const BlockRange part = theirs[k].clipped(r.begin, r.end);
+      out.add(part.begin, part.end);
+    }
+  }
+  return out;
+}
+
+BlockSet BlockSet::without(const BlockSet& other) const {
+  BlockSet out;
+  std::size_t j = 0;
+  const auto& theirs = other.ranges_;
+  for (const BlockRange& r : ranges_) {
+    while (j < theirs.size() && theirs[j].end <= r.begin) ++j;
+    BlockIndex from = r.begin;
+    for (std::size_t k = j; k < theirs.size() && theirs[k].begin < r.end; ++k) {
+      if (theirs[k].begin > from) out.add(from, theirs[k].begin);
+      from = std::max(from, theirs[k].end);
+    }
+    if (from < r.end) out.add(from, r.end);
+  }
+  return out;
+}
+
 std::vector<BlockIndex> BlockSet::to_vector() const {
   std::vector<BlockIndex> out;
   for (const auto& r : ranges_)

@@ -51,6 +51,9 @@ class BlockSet {
   [[nodiscard]] bool is_normalized() const;
   // The ranges clipped to [begin, end).
   [[nodiscard]] BlockSet clipped(BlockIndex begin, BlockIndex end) const;
+  // The blocks in both sets, and those of this set not in `other` (both sets normalized).
+  [[nodiscard]] BlockSet intersected(const BlockSet& other) const;
+  [[nodiscard]] BlockSet without(const BlockSet& other) const;
   // Blocks in order, expanded (for small sets and tests).
   [[nodiscard]] std::vector<BlockIndex> to_vector() const;
   [[nodiscard]] std::string to_string() const;

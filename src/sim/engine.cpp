@@ -33,14 +33,17 @@ void check_mapping(const Schedule& schedule, const topo::Topology& topology,
 }
 
 void check_host_costs(const topo::HostCosts& h) {
-  const std::pair<const char*, double> costs[] = {{"send overhead", h.send_overhead_s},
-                                                  {"receive overhead", h.recv_overhead_s},
-                                                  {"gap", h.gap_s},
-                                                  {"CPU time per step", h.step_cpu_s},
-                                                  {"call overhead", h.call_overhead_s},
-                                                  {"rendezvous overhead", h.rendezvous_s},
-                                                  {"copy cost", h.copy_s_per_byte},
-                                                  {"overhead per byte", h.overhead_s_per_byte}};
+  const std::pair<const char*, double> costs[] = {
+      {"send overhead", h.send_overhead_s},
+      {"receive overhead", h.recv_overhead_s},
+      {"gap", h.gap_s},
+      {"CPU time per step", h.step_cpu_s},
+      {"call overhead", h.call_overhead_s},
+      {"rendezvous overhead", h.rendezvous_s},
+      {"copy cost", h.copy_s_per_byte},
+      {"overhead per byte", h.overhead_s_per_byte},
+      {"lent copy cost", h.lent_copy_s_per_byte},
+      {"lent reduction cost", h.lent_reduce_s_per_byte}};
   for (const auto& [what, value] : costs)
     if (!(value >= 0 && value < Network::kNever))
       throw UnsupportedRequest(std::string("the host's ") + what + " is " + std::to_string(value) +
@@ -98,6 +101,7 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
     }
   }
   charge_call_costs();
+  start_lent_blocks();
   if (config.model == Model::analytic) {
     merged_steps_.resize(static_cast<std::size_t>(schedule.ranks()));
     for (int r = 0; r < schedule.ranks(); ++r)
@@ -107,10 +111,7 @@ Engine::Engine(const Schedule& schedule, const topo::Topology& topology, const t
 
 Engine::~Engine() = default;
 
-void Engine::charge_call_costs() {
-  const double per_byte = params_.host.copy_s_per_byte;
-  const double per_call = params_.host.call_overhead_s;
-  if (per_byte <= 0 && per_call <= 0) return;
+CallCopyBytes Engine::call_copies_of(int r, CallCopyRank& rank) const {
   const ScheduleInfo& info = schedule_.info();
   const bool chunked = info.collective != Collective::bcast &&
                        info.collective != Collective::allreduce &&
@@ -118,19 +119,76 @@ void Engine::charge_call_costs() {
   const bool conditional = info.collective == Collective::reduce ||
                            info.collective == Collective::scatter ||
                            info.collective == Collective::alltoall;
-  CallCopyRank rank;
   rank.vector_bytes = message_bytes_.range(0, static_cast<BlockIndex>(info.blocks));
+  rank.root = r == info.root;
+  rank.writes_user_blocks = conditional && writes_user_blocks(schedule_, r);
+  rank.own_block_bytes = chunked ? message_bytes_.set(info.chunk_of(r)) : 0;
+  return call_copy_bytes(info.collective, rank, config_.in_place);
+}
+
+void Engine::charge_call_costs() {
+  const double per_byte = params_.host.copy_s_per_byte;
+  const double per_call = params_.host.call_overhead_s;
+  if (per_byte <= 0 && per_call <= 0) return;
+  CallCopyRank rank;
   for (int r = 0; r < schedule_.ranks(); ++r) {
     if (!simulated(r)) continue;
-    rank.root = r == info.root;
-    rank.writes_user_blocks = conditional && writes_user_blocks(schedule_, r);
-    rank.own_block_bytes = chunked ? message_bytes_.set(info.chunk_of(r)) : 0;
-    const CallCopyBytes bytes = call_copy_bytes(info.collective, rank, config_.in_place);
+    const CallCopyBytes bytes = call_copies_of(r, rank);
     RankState& rs = ranks_[static_cast<std::size_t>(r)];
     rs.start = per_call + static_cast<double>(bytes.before) * per_byte;
     rs.cpu_free = rs.start;
     rs.copy_after = static_cast<double>(bytes.after) * per_byte;
   }
+}
+
+// The input copy writes the whole vector or the rank's own chunk (call_copy_bytes).
+void Engine::start_lent_blocks() {
+  if (params_.host.lent_copy_s_per_byte <= 0 && params_.host.lent_reduce_s_per_byte <= 0) return;
+  const ScheduleInfo& info = schedule_.info();
+  CallCopyRank rank;
+  for (int r = 0; r < schedule_.ranks(); ++r) {
+    if (!simulated(r)) continue;
+    const std::uint64_t before = call_copies_of(r, rank).before;
+    BlockSet input;
+    if (before > 0 && before == rank.vector_bytes)
+      input = BlockSet::range(0, static_cast<BlockIndex>(info.blocks));
+    else if (before > 0)
+      input = info.chunk_of(r);
+    ranks_[static_cast<std::size_t>(r)].lent.emplace(input);
+  }
+}
+
+// Sends are read while the step runs; its receives and copies apply after (snapshot semantics),
+// so a step that sends bytes and writes them pays for them.
+void Engine::lend_node_sends(int rank, const Step& step) {
+  LentBlocks& lent = *ranks_[static_cast<std::size_t>(rank)].lent;
+  const int node = topology_.machine_node_of(host_of_[static_cast<std::size_t>(rank)]);
+  for (const Operation& op : step.ops)
+    if (op.kind == OpKind::send && op.peer != rank &&
+        topology_.machine_node_of(host_of_[static_cast<std::size_t>(op.peer)]) == node)
+      lent.lend(op.blocks);
+}
+
+double Engine::write_cost(int rank, const BlockSet& blocks, LentBlocks::Write how) {
+  std::optional<LentBlocks>& lent = ranks_[static_cast<std::size_t>(rank)].lent;
+  if (!lent) return 0;
+  const BlockSet taken_back = lent->write(blocks, how);
+  if (how == LentBlocks::Write::landing || taken_back.empty()) return 0;
+  const topo::HostCosts& h = params_.host;
+  const double extra = how == LentBlocks::Write::copy
+                           ? h.lent_copy_s_per_byte - h.copy_s_per_byte
+                           : h.lent_reduce_s_per_byte - params_.reduce_s_per_byte;
+  return extra > 0 ? set_bytes(taken_back) * extra : 0;
+}
+
+double Engine::settlement_cost(int rank) const {
+  const std::optional<LentBlocks>& lent = ranks_[static_cast<std::size_t>(rank)].lent;
+  if (!lent) return 0;
+  const LentBlocks::Settlement left = lent->settle();
+  const topo::HostCosts& h = params_.host;
+  const double copy = std::max(0.0, h.lent_copy_s_per_byte - h.copy_s_per_byte);
+  const double reduce = std::max(0.0, h.lent_reduce_s_per_byte - params_.reduce_s_per_byte);
+  return set_bytes(left.copy) * copy + set_bytes(left.reduce) * reduce;
 }
 
 // Only the flow model reduces: its max-min rates are unique, so a symmetric state stays
@@ -305,7 +363,7 @@ bool Engine::advance(int lane, double now) {
   if (ls.step == ls.steps) {
     RankState& rs = ranks_[static_cast<std::size_t>(ls.rank)];
     if (--rs.unfinished == 0) {
-      rs.finish = now + rs.copy_after;
+      rs.finish = now + rs.copy_after + settlement_cost(ls.rank);
       ++finished_ranks_;
     }
     return false;
@@ -360,6 +418,7 @@ bool Engine::post(int lane, double now) {
   ls.pending = 0;
   ls.compute = params_.host.step_cpu_s;  // the runtime's own work for the step, on the CPU
   ls.posting = true;
+  if (ranks_[static_cast<std::size_t>(rank)].lent) lend_node_sends(rank, step);
   for (const Operation& op : step.ops) {
     if (op.kind != OpKind::copy && (op.peer < 0 || op.peer >= schedule_.ranks()))
       throw UnsupportedRequest("step " + std::to_string(ls.step) + " of rank " +
@@ -370,13 +429,18 @@ bool Engine::post(int lane, double now) {
       case OpKind::recv:
         post_recv(lane, op);
         if (op.combine == Combine::reduce)
-          ls.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte;
+          ls.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte +
+                        write_cost(rank, op.blocks, LentBlocks::Write::reduce);
+        else
+          ls.compute += write_cost(rank, op.blocks, LentBlocks::Write::landing);
         break;
       case OpKind::copy:
         if (op.combine == Combine::reduce)
-          ls.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte;
-        else if (params_.host.copy_s_per_byte > 0)
-          ls.compute += set_bytes(op.blocks) * params_.host.copy_s_per_byte;
+          ls.compute += set_bytes(op.blocks) * params_.reduce_s_per_byte +
+                        write_cost(rank, op.blocks, LentBlocks::Write::reduce);
+        else if (params_.host.copy_s_per_byte > 0 || ranks_[static_cast<std::size_t>(rank)].lent)
+          ls.compute += set_bytes(op.blocks) * params_.host.copy_s_per_byte +
+                        write_cost(rank, op.blocks, LentBlocks::Write::copy);
         break;
     }
   }

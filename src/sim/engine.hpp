@@ -44,6 +44,10 @@
 //   CPU: its lanes start after the call overhead and the copies before, and it finishes after
 //   the copies after. Its CPU time per step (HostCosts::step_cpu_s) joins each step's copies
 //   and reductions on the rank's CPU.
+// - A copy or reduction into bytes a rank of the node read since this rank last wrote them
+//   pays HostCosts::lent_copy_s_per_byte (lent_reduce_s_per_byte) instead of the plain rate
+//   (lent_blocks.hpp); what the call leaves lent and first wrote that way, the next call pays,
+//   at the rank's end.
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -51,8 +55,10 @@
 #include <vector>
 
 #include "core/partition.hpp"
+#include "sim/call_copies.hpp"
 #include "sim/event_heap.hpp"
 #include "sim/flat_map.hpp"
+#include "sim/lent_blocks.hpp"
 #include "sim/message_bytes.hpp"
 #include "sim/network.hpp"
 #include "sim/route_cache.hpp"
@@ -93,6 +99,7 @@ class Engine {
     double cpu_free = 0;    // its CPU is busy until then (host costs)
     double start = 0;       // the call's overhead and copies before the schedule (call_copies.hpp)
     double copy_after = 0;  // and after it
+    std::optional<LentBlocks> lent;  // when the host prices writes into lent bytes
   };
   struct SendOp {
     int sender = 0, receiver = 0, port = 0;
@@ -174,6 +181,14 @@ class Engine {
   void transfer_done(std::uint32_t tag, double now);
   void add_timer(double time, int id, TimerKind kind);
   void charge_call_costs();
+  // The call's copies of rank r outside the schedule (call_copies.hpp); `rank` is filled in.
+  [[nodiscard]] CallCopyBytes call_copies_of(int r, CallCopyRank& rank) const;
+  // Lent bytes (lent_blocks.hpp): the state of each rank, the step's sends to ranks of the
+  // node, the extra CPU seconds of a write, and what the call leaves for the next one.
+  void start_lent_blocks();
+  void lend_node_sends(int rank, const Step& step);
+  [[nodiscard]] double write_cost(int rank, const BlockSet& blocks, LentBlocks::Write how);
+  [[nodiscard]] double settlement_cost(int rank) const;
   void use_symmetry_if_any(const topo::Router& router,
                            const std::optional<TranslationSymmetry>& imposed);
   // Whether the rank is simulated: all are, unless a symmetry leaves one host per orbit.

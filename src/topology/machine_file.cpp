@@ -20,16 +20,19 @@ using nlohmann::json;
 constexpr std::string_view kFormat = "topocoll-machine/1";
 constexpr std::array<std::string_view, 8> kTopKeys{"format",  "name", "description", "topology",
                                                    "network", "host", "nodes",       "working_set"};
-constexpr std::array<std::string_view, 6> kWorkingSetKeys{
-    "bytes", "bandwidth", "copy_rate", "reduce_rate", "fabric_bandwidth", "memory_bandwidth"};
+constexpr std::array<std::string_view, 8> kWorkingSetKeys{
+    "bytes",          "bandwidth",        "copy_rate",
+    "reduce_rate",    "fabric_bandwidth", "memory_bandwidth",
+    "lent_copy_rate", "lent_reduce_rate"};
 // A working-set table is a calibration's few sizes, not a curve sampled finely.
 constexpr std::size_t kMaxWorkingSetPoints = 64;
 constexpr std::array<std::string_view, 4> kNetworkKeys{"bandwidth", "link_latency", "hop_latency",
                                                        "nic_ports"};
-constexpr std::array<std::string_view, 11> kHostKeys{
+constexpr std::array<std::string_view, 13> kHostKeys{
     "step_overhead",       "send_overhead", "recv_overhead", "gap",
     "copy_rate",           "overhead_rate", "reduce_rate",   "eager_threshold",
-    "rendezvous_overhead", "step_cpu",      "call_overhead"};
+    "rendezvous_overhead", "step_cpu",      "call_overhead", "lent_copy_rate",
+    "lent_reduce_rate"};
 constexpr std::array<std::string_view, 9> kNodeKeys{
     "ranks_per_node",   "mapping", "fabric",        "fabric_bandwidth", "fabric_latency",
     "memory_bandwidth", "nics",    "nic_bandwidth", "intra_node"};
@@ -217,6 +220,8 @@ void read_host(const Reader& r, const json& host, Machine& m) {
     if (key == "reduce_rate") read_reduce(r, value, at, m);
     if (key == "eager_threshold") h.eager_threshold_bytes = eager_threshold(r, value, at);
     if (key == "rendezvous_overhead") h.rendezvous_s = r.time(value, at);
+    if (key == "lent_copy_rate") h.lent_copy_s_per_byte = r.per_byte(value, at);
+    if (key == "lent_reduce_rate") h.lent_reduce_s_per_byte = r.per_byte(value, at);
   }
 }
 
@@ -321,6 +326,9 @@ WorkingSetPoint read_point(const Reader& r, const json& item, const std::string&
     if (key == "fabric_bandwidth" || key == "memory_bandwidth")
       point.values[key] = r.ranged(where, "bandwidth", r.rate(value, where));
     if (key == "copy_rate") point.values["copy_s_per_byte"] = r.per_byte(value, where);
+    if (key == "lent_copy_rate") point.values["lent_copy_s_per_byte"] = r.per_byte(value, where);
+    if (key == "lent_reduce_rate")
+      point.values["lent_reduce_s_per_byte"] = r.per_byte(value, where);
     if (key != "reduce_rate") continue;
     if (!value.is_object()) {
       point.values["reduce_s_per_byte"] = r.per_byte(value, where);

@@ -17,7 +17,8 @@ namespace topocoll::topo {
 
 // Rates measured at one working set (docs/machines.md, "Rates by working set"): the bytes of
 // the call's vector per rank and, by the engine's field names, the rates the file gives there
-// as seconds per byte (`copy_s_per_byte`, `reduce_s_per_byte` or `reduce_s_per_byte:CLASS`) or
+// as seconds per byte (`copy_s_per_byte`, `reduce_s_per_byte` or `reduce_s_per_byte:CLASS`,
+// `lent_copy_s_per_byte`, `lent_reduce_s_per_byte`) or
 // bytes per second (`bandwidth_bytes_per_s`, `fabric_bandwidth`, `memory_bandwidth`).
 struct WorkingSetPoint {
   std::uint64_t bytes = 0;

@@ -40,12 +40,19 @@ struct HostCosts {
   // protocol note). On the receiver's one CPU, so concurrent rendezvous messages to one rank
   // pay it one after another.
   double rendezvous_s = 0;
+  // A copy or a reduction into bytes that a rank of the node read since this rank last wrote
+  // them (docs/host-costs.md, "Bytes a node peer read"): seconds per byte of the whole write,
+  // taking the cache lines back included; what it exceeds copy_s_per_byte (reduce_s_per_byte)
+  // by is charged on top of those. 0: no such cost.
+  double lent_copy_s_per_byte = 0;
+  double lent_reduce_s_per_byte = 0;
 
   // Whether every cost is zero and every message eager (the engines then skip the host).
   [[nodiscard]] bool idle() const {
     return send_overhead_s == 0 && recv_overhead_s == 0 && gap_s == 0 && copy_s_per_byte == 0 &&
            overhead_s_per_byte == 0 && step_cpu_s == 0 && call_overhead_s == 0 &&
-           rendezvous_s == 0 && eager_threshold_bytes == kAlwaysEager;
+           rendezvous_s == 0 && eager_threshold_bytes == kAlwaysEager &&
+           lent_copy_s_per_byte == 0 && lent_reduce_s_per_byte == 0;
   }
 };
 

@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "element_type.hpp"
 #include "measure.hpp"
 #include "measure_support.hpp"
 
@@ -27,13 +28,14 @@ struct LogGPSettings {
   int repetitions = 30, warmup = 3;
   std::vector<std::uint64_t> pingpong_sizes, train_sizes, train_counts;
   std::vector<std::uint64_t> exchange_sizes;  // none by default
+  std::vector<std::uint64_t> lent_sizes;      // none by default
   std::uint64_t overhead_bytes = 8;
 };
 
 LogGPSettings loggp_settings_of(const char* options_json) {
-  const json o =
-      options_object(options_json, {"repetitions", "warmup", "pingpong_sizes", "train_sizes",
-                                    "train_counts", "overhead_bytes", "exchange_sizes"});
+  const json o = options_object(
+      options_json, {"repetitions", "warmup", "pingpong_sizes", "train_sizes", "train_counts",
+                     "overhead_bytes", "exchange_sizes", "lent_sizes"});
   LogGPSettings s;
   s.repetitions = static_cast<int>(positive(o, "repetitions", s.repetitions, 100000));
   s.warmup = o.contains("warmup") && o["warmup"] == 0
@@ -44,6 +46,7 @@ LogGPSettings loggp_settings_of(const char* options_json) {
   s.pingpong_sizes = sizes(o, "pingpong_sizes", pingpong, kLargest);
   s.train_sizes = sizes(o, "train_sizes", {8, 256, 1024, 4096}, kLargest);
   s.exchange_sizes = sizes(o, "exchange_sizes", {}, kLargest);
+  s.lent_sizes = sizes(o, "lent_sizes", {}, kLargest);
   s.train_counts = sizes(o, "train_counts", {1, 2, 4, 8, 16, 32}, 4096);
   if (s.train_counts.front() == 0 || s.train_counts.size() < 2)
     throw BadArgument(MPI_ERR_ARG, "option 'train_counts' needs two counts or more, all above 0");
@@ -64,6 +67,7 @@ class Pair {
     std::uint64_t largest = s.overhead_bytes;
     for (auto b : s.pingpong_sizes) largest = std::max(largest, b);
     for (auto b : s.exchange_sizes) largest = std::max(largest, b);
+    for (auto b : s.lent_sizes) largest = std::max(largest, b);
     largest = std::max(largest, s.train_sizes.back() * s.train_counts.back());
     buffer_.assign(std::max<std::uint64_t>(largest, 1), 1);
   }
@@ -84,12 +88,18 @@ class Pair {
   }
 
   // Both ranks send `bytes` to each other at once (MPI_Isend and MPI_Irecv, then
-  // MPI_Waitall): the time until both messages arrived here, the client's.
+  // MPI_Waitall): the time until both messages arrived here, the client's. Each rank writes
+  // its bytes first, untimed, as a collective sends what its input copy, a reduction or a
+  // receive just wrote: on one node, bytes still in the sender's cache, and there written
+  // since the peer last read them, moved 1.2 to 2 times slower from 4 KiB to 1 MiB than bytes
+  // no one wrote (docs/validation.md, "Cache lines a node peer read").
   std::vector<double> exchange(std::uint64_t bytes) {
     outgoing_.resize(buffer_.size(), 1);
     requests_.resize(2);
     const int count = static_cast<int>(bytes);
+    char value = 0;
     return repeat([&] {
+      std::memset(outgoing_.data(), ++value, bytes);
       const double t0 = PMPI_Wtime();
       check(PMPI_Irecv(buffer_.data(), count, MPI_BYTE, peer_, kTag, comm_, &requests_[0]),
             "MPI_Irecv");
@@ -98,6 +108,45 @@ class Pair {
       check(PMPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
       return PMPI_Wtime() - t0;
     });
+  }
+
+  // Bytes the peer just read, written again (docs/calibration.md, "Bytes a node peer read"):
+  // each rank writes `bytes` of MPI_INT, sends them to the other (an exchange), then copies
+  // the received ones onto them (`copy`) or, after another such exchange, reduces the received
+  // ones into them (`reduce`, MPI_SUM), the runtime's copy_elements and reduce_elements timed
+  // alone. Zeros: the sums never overflow.
+  struct LentWrites {
+    std::vector<double> copy, reduce;
+  };
+  LentWrites lent_writes(std::uint64_t bytes) {
+    outgoing_.resize(buffer_.size(), 1);
+    requests_.resize(2);
+    const ElementType type = ElementType::of(MPI_INT);
+    const std::uint64_t n = bytes / type.size;
+    const int count = static_cast<int>(n * type.size);
+    const auto lend = [&] {
+      std::memset(outgoing_.data(), 0, n * type.size);
+      check(PMPI_Irecv(buffer_.data(), count, MPI_BYTE, peer_, kTag, comm_, &requests_[0]),
+            "MPI_Irecv");
+      check(PMPI_Isend(outgoing_.data(), count, MPI_BYTE, peer_, kTag, comm_, &requests_[1]),
+            "MPI_Isend");
+      check(PMPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+    };
+    LentWrites out;
+    out.copy = repeat([&] {
+      lend();
+      const double t0 = PMPI_Wtime();
+      copy_elements(outgoing_.data(), buffer_.data(), n, type);
+      return PMPI_Wtime() - t0;
+    });
+    out.reduce = repeat([&] {
+      lend();
+      const double t0 = PMPI_Wtime();
+      check(reduce_elements(buffer_.data(), outgoing_.data(), n, type, MPI_SUM),
+            "MPI_Reduce_local");
+      return PMPI_Wtime() - t0;
+    });
+    return out;
   }
 
   // The client's time to send `n` messages of `bytes` back to back and get a zero-byte reply
@@ -252,6 +301,11 @@ json measure_pair(Pair& pair, const LogGPSettings& s) {
   }
   for (std::uint64_t b : s.exchange_sizes)
     points["exchange"].push_back({{"bytes", b}, {"seconds", median(pair.exchange(b))}});
+  for (std::uint64_t b : s.lent_sizes) {
+    const Pair::LentWrites w = pair.lent_writes(b);
+    points["lent"].push_back(
+        {{"bytes", b}, {"copy_s", median(w.copy)}, {"reduce_s", median(w.reduce)}});
+  }
   std::vector<double> gs, xs;  // g(s) = g + (s-1)G per train size
   for (std::uint64_t b : s.train_sizes) {
     std::vector<double> n, t;
