@@ -45,6 +45,16 @@ def without_rendezvous_overhead(machine: dict) -> dict:
     return machine
 
 
+def without_lent_rates(machine: dict) -> dict:
+    """Writes into bytes a node peer read cost what any write costs."""
+    for point in machine.get("working_set", {}).get("value", []):
+        point.pop("lent_copy_rate", None)
+        point.pop("lent_reduce_rate", None)
+    machine.get("host", {}).pop("lent_copy_rate", None)
+    machine.get("host", {}).pop("lent_reduce_rate", None)
+    return machine
+
+
 def none_of_them(machine: dict) -> dict:
     return runtime_cpu_as_alpha(without_working_set(machine))
 
@@ -56,6 +66,7 @@ VARIANTS: list[tuple[str, Variant, bool]] = [
     ("without the call's copies", unchanged, True),
     ("the runtime's CPU work as alpha, no call term", runtime_cpu_as_alpha, False),
     ("without the rendezvous overhead", without_rendezvous_overhead, False),
+    ("without the lent rates", without_lent_rates, False),
     ("none of the three", none_of_them, True),
 ]
 

@@ -120,7 +120,9 @@ def test_calibrate_puts_each_pairs_rate_where_its_messages_go():
         "copy_Bps": 20e9,
         "reduce_Bps": {"float": 10e9, "double": 10e9, "int": 10e9},
         "exchange_Bps": {"intra_node": 20e9},
-    }
+        "lent_Bps": {"intra_node": {"copy": 10e9, "reduce": 4e9},
+                     "inter_node": {"copy": 19e9, "reduce": 9e9}},
+    }  # fmt: skip
     one_node = calibration._working_set_section([point], "intra_node", True, "s")["value"][0]
     assert one_node == {
         "bytes": "1MiB",
@@ -128,11 +130,16 @@ def test_calibrate_puts_each_pairs_rate_where_its_messages_go():
         "memory_bandwidth": "40GBps",
         "copy_rate": "20GBps",
         "reduce_rate": {"float": "10GBps", "double": "10GBps", "int": "10GBps"},
+        "lent_copy_rate": "10GBps",
+        "lent_reduce_rate": "4GBps",
     }
     spanning = calibration._working_set_section([point], "inter_node", True, "s")["value"][0]
     assert spanning["bandwidth"] == "12.5GBps" and spanning["fabric_bandwidth"] == "8GBps"
+    # only ranks of one node lend their bytes: the on-node pair's rates, whatever the network's
+    assert spanning["lent_copy_rate"] == "10GBps"
     no_nodes = calibration._working_set_section([point], "inter_node", False, "s")["value"][0]
     assert "fabric_bandwidth" not in no_nodes and "memory_bandwidth" not in no_nodes
+    assert "lent_copy_rate" not in no_nodes
 
 
 def test_calibrate_charges_the_rendezvous_handshake_once():

@@ -66,4 +66,20 @@ TEST(BlockSet, ClippedKeepsOnlyTheWindow) {
   EXPECT_TRUE(s.clipped(4, 6).empty());
 }
 
+TEST(BlockSet, IntersectedAndWithoutSplitRangesWhereTheyOverlap) {
+  BlockSet a;  // {0..3, 6..8, 12}
+  a.add(0, 4);
+  a.add(6, 9);
+  a.add(12);
+  BlockSet b;  // {2..6, 8..12}
+  b.add(2, 7);
+  b.add(8, 13);
+  EXPECT_EQ(a.intersected(b).to_vector(), (std::vector<BlockIndex>{2, 3, 6, 8, 12}));
+  EXPECT_EQ(a.without(b).to_vector(), (std::vector<BlockIndex>{0, 1, 7}));
+  EXPECT_EQ(b.without(a).to_vector(), (std::vector<BlockIndex>{4, 5, 9, 10, 11}));
+  EXPECT_TRUE(a.intersected(BlockSet{}).empty());
+  EXPECT_EQ(a.without(BlockSet{}), a);
+  EXPECT_TRUE(a.without(BlockSet::range(0, 20)).empty());
+}
+
 }  // namespace topocoll
