@@ -1,5 +1,5 @@
 // What moving bytes between two ranks of one node costs beyond the transfer itself, with plain
-// MPI and nothing of topocoll (docs/validation.md, "Cache lines a node peer read"). Run it as
+// MPI and nothing of topocoll (docs/validation.md, "The terms, by experiment", item 9). Run it as
 // `mpirun -np 2 build/cpp/topocoll_cache_ownership_bench`; rank 0 prints one line per size.
 //
 // Three measurements per size, each the median over repetitions:

@@ -1,6 +1,7 @@
 #include "core/block_set.hpp"
 
 #include <algorithm>
+#include <span>
 #include <sstream>
 
 namespace topocoll {
@@ -82,30 +83,39 @@ BlockSet BlockSet::clipped(BlockIndex begin, BlockIndex end) const {
   return out;
 }
 
+namespace {
+
+// The ranges of `sorted` (sorted, disjoint) that overlap `r`, searched from index `first`, which
+// moves past those that end before `r`: a sweep over ranges in order visits each range once.
+std::span<const BlockRange> overlapping(const std::vector<BlockRange>& sorted, const BlockRange& r,
+                                        std::size_t& first) {
+  while (first < sorted.size() && sorted[first].end <= r.begin) ++first;
+  std::size_t last = first;
+  while (last < sorted.size() && sorted[last].begin < r.end) ++last;
+  return {sorted.data() + first, last - first};
+}
+
+}  // namespace
+
 BlockSet BlockSet::intersected(const BlockSet& other) const {
   BlockSet out;
-  std::size_t j = 0;
-  const auto& theirs = other.ranges_;
-  for (const BlockRange& r : ranges_) {
-    while (j < theirs.size() && theirs[j].end <= r.begin) ++j;
-    for (std::size_t k = j; k < theirs.size() && theirs[k].begin < r.end; ++k) {
-      const BlockRange part = theirs[k].clipped(r.begin, r.end);
+  std::size_t first = 0;
+  for (const BlockRange& r : ranges_)
+    for (const BlockRange& theirs : overlapping(other.ranges_, r, first)) {
+      const BlockRange part = theirs.clipped(r.begin, r.end);
       out.add(part.begin, part.end);
     }
-  }
   return out;
 }
 
 BlockSet BlockSet::without(const BlockSet& other) const {
   BlockSet out;
-  std::size_t j = 0;
-  const auto& theirs = other.ranges_;
+  std::size_t first = 0;
   for (const BlockRange& r : ranges_) {
-    while (j < theirs.size() && theirs[j].end <= r.begin) ++j;
     BlockIndex from = r.begin;
-    for (std::size_t k = j; k < theirs.size() && theirs[k].begin < r.end; ++k) {
-      if (theirs[k].begin > from) out.add(from, theirs[k].begin);
-      from = std::max(from, theirs[k].end);
+    for (const BlockRange& theirs : overlapping(other.ranges_, r, first)) {
+      if (theirs.begin > from) out.add(from, theirs.begin);
+      from = std::max(from, theirs.end);
     }
     if (from < r.end) out.add(from, r.end);
   }
