@@ -1,10 +1,11 @@
 #pragma once
 // Blocks of one rank that a rank of its node read (docs/host-costs.md, "Bytes a node peer
 // read"). A rank that sends bytes to a rank of its node lends them: the peer's copy pulls their
-// cache lines, and the rank's next copy or reduction into them pays to take the lines back (a
-// measured 1.5 to 3 times a copy's time and 5 to 10 times a reduction's from 4 to 512 KiB on
-// one VM, docs/validation.md). A received message landing on them pays nothing more here: the
-// transfer rate is a ping-pong's, whose landing buffer is lent too.
+// cache lines, and the rank's next copy or reduction into them pays to take the lines back
+// (measured on one VM: a reduction 5.4 to 14 times as long, a copy up to 3.3 times, from 4 to
+// 128 KiB; docs/validation.md, "The terms, by experiment", item 9). A received message landing
+// on them pays nothing more here: the transfer rate is a ping-pong's, whose landing buffer is
+// lent too.
 #include "core/block_set.hpp"
 
 namespace topocoll::sim {

@@ -90,8 +90,8 @@ class Pair {
   // Both ranks send `bytes` to each other at once (MPI_Isend and MPI_Irecv, then
   // MPI_Waitall): the time until both messages arrived here, the client's. Each rank writes
   // its bytes first, untimed, as a collective sends what its input copy, a reduction or a
-  // receive just wrote: on one node such bytes, still in the sender's cache, moved 1.2 to 1.4
-  // times slower from 8 to 512 KiB than bytes no one wrote (docs/validation.md, "The terms, by
+  // receive just wrote: on one node such bytes, still in the sender's cache, took up to 1.4
+  // times as long from 8 to 512 KiB as bytes no one wrote (docs/validation.md, "The terms, by
   // experiment", item 9).
   std::vector<double> exchange(std::uint64_t bytes) {
     outgoing_.resize(buffer_.size(), 1);
