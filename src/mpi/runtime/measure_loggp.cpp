@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "eager_knee.hpp"
 #include "element_type.hpp"
 #include "measure.hpp"
 #include "measure_support.hpp"
@@ -23,6 +24,10 @@ using nlohmann::json;
 
 constexpr int kTag = 7;  // the private communicator carries nothing else
 constexpr std::uint64_t kLargest = std::uint64_t{1} << 30;
+// The eager threshold's precision: a library's limit is a power of two less its header (Open
+// MPI's shared memory: 4 KiB with the header), which the ping-pong's grid of powers of two
+// would put at the power below.
+constexpr std::uint64_t kKneeResolution = 16;
 
 struct LogGPSettings {
   int repetitions = 30, warmup = 3;
@@ -149,6 +154,25 @@ class Pair {
     return out;
   }
 
+  // The client's values on both ranks: a search that the two walk together (each step a
+  // ping-pong) must follow one rank's times, or the ranks part ways and wait for each other.
+  void share(std::vector<double>& values) {
+    const int n = static_cast<int>(values.size());
+    if (client_)
+      check(PMPI_Send(values.data(), n, MPI_DOUBLE, peer_, kTag, comm_), "MPI_Send");
+    else
+      check(PMPI_Recv(values.data(), n, MPI_DOUBLE, peer_, kTag, comm_, MPI_STATUS_IGNORE),
+            "MPI_Recv");
+  }
+
+  // The fastest half round trip of `bytes` over the repetitions, the client's on both ranks.
+  double fastest_pingpong(std::uint64_t bytes) {
+    const std::vector<double> t = pingpong(bytes);
+    std::vector<double> fastest{*std::min_element(t.begin(), t.end())};
+    share(fastest);
+    return fastest[0];
+  }
+
   // The client's time to send `n` messages of `bytes` back to back and get a zero-byte reply
   // once the server received them all.
   std::vector<double> train(std::uint64_t n, std::uint64_t bytes) {
@@ -241,37 +265,6 @@ class Pair {
   std::vector<MPI_Request> requests_;
 };
 
-// The eager threshold: the size before the ping-pong's largest jump above its per-byte trend,
-// relative to the time before it (a rendezvous adds a handshake), or none when no jump stands
-// out: at least half the smallest message's time and a quarter of the time before it. The
-// largest, not the first: a library may also change its path for small messages (Open MPI's
-// shared-memory fast boxes end at a few hundred bytes), a step of a fraction of the
-// handshake's; relative, as the caches make steps of a few microseconds at megabytes. Found on
-// the fastest repetitions, which a loaded machine disturbs least (interference only adds
-// time); `handshake_s` is the jump on `typical` (the medians).
-struct EagerKnee {
-  std::optional<std::uint64_t> bytes;
-  double handshake_s = 0;
-};
-
-EagerKnee eager_knee(const std::vector<std::uint64_t>& sizes, const std::vector<double>& fastest,
-                     const std::vector<double>& typical, double per_byte) {
-  const auto jump = [&](const std::vector<double>& t, std::size_t i) {
-    return t[i + 1] - t[i] - per_byte * static_cast<double>(sizes[i + 1] - sizes[i]);
-  };
-  EagerKnee knee;
-  double largest = 0;
-  for (std::size_t i = 0; i + 1 < sizes.size(); ++i) {
-    const double j = jump(fastest, i);
-    if (j > 0.5 * fastest.front() && j > 0.25 * fastest[i] && j / fastest[i] > largest) {
-      largest = j / fastest[i];
-      knee.bytes = sizes[i];
-      knee.handshake_s = std::max(0.0, jump(typical, i));
-    }
-  }
-  return knee;
-}
-
 // Seconds per byte of the ping-pong at its largest sizes (the last four, at least 64 KiB), on
 // the fastest repetitions.
 double pingpong_per_byte(const std::vector<std::uint64_t>& sizes, const std::vector<double>& t) {
@@ -286,6 +279,32 @@ double pingpong_per_byte(const std::vector<std::uint64_t>& sizes, const std::vec
 
 json rate(double seconds_per_byte) {
   return seconds_per_byte > 0 ? json(1 / seconds_per_byte) : json(nullptr);
+}
+
+// Moves the knee found between two sizes of the grid to within kKneeResolution. Both ranks walk
+// the search from the client's knee and times (each rank found its own on its own times).
+void refine_on_both(Pair& pair, const LogGPSettings& s, const std::vector<double>& fastest,
+                    double trend, EagerKnee& knee, json& points) {
+  const auto at = [&](std::optional<std::uint64_t> b) {
+    const auto i = std::find(s.pingpong_sizes.begin(), s.pingpong_sizes.end(), b.value_or(0));
+    return b ? fastest[static_cast<std::size_t>(i - s.pingpong_sizes.begin())] : 0.0;
+  };
+  std::vector<double> start{knee.bytes && knee.next ? 1.0 : 0.0,
+                            static_cast<double>(knee.bytes.value_or(0)),
+                            static_cast<double>(knee.next.value_or(0)),
+                            at(knee.bytes),
+                            at(knee.next),
+                            trend};
+  pair.share(start);
+  if (start[0] == 0) return;
+  const auto eager = static_cast<std::uint64_t>(start[1]);
+  const auto rendezvous = static_cast<std::uint64_t>(start[2]);
+  knee.bytes = refine_eager_knee(
+      eager, start[3], rendezvous, start[4], start[5], kKneeResolution, [&](std::uint64_t b) {
+        const double t = pair.fastest_pingpong(b);
+        points["knee_probes"].push_back({{"bytes", b}, {"fastest_s", t}});
+        return t;
+      });
 }
 
 // The client's measurements, as the result object.
@@ -327,8 +346,9 @@ json measure_pair(Pair& pair, const LogGPSettings& s) {
   const double pp_per_byte = pingpong_per_byte(s.pingpong_sizes, fastest);
   // The ping-pong's own per-byte trend where it has one: the trains' G, fitted up to 4 KiB,
   // may hold a rendezvous.
-  const EagerKnee knee =
-      eager_knee(s.pingpong_sizes, fastest, pp, pp_per_byte > 0 ? pp_per_byte : per_byte);
+  const double trend = pp_per_byte > 0 ? pp_per_byte : per_byte;
+  EagerKnee knee = eager_knee(s.pingpong_sizes, fastest, pp, trend);
+  refine_on_both(pair, s, fastest, trend, knee, points);
   const double small = pp.front();
   json result = {{"half_round_trip_s", small},
                  {"half_round_trip_bytes", s.pingpong_sizes.front()},
