@@ -106,11 +106,7 @@ class Pair {
     return repeat([&] {
       std::memset(outgoing_.data(), ++value, bytes);
       const double t0 = PMPI_Wtime();
-      check(PMPI_Irecv(buffer_.data(), count, MPI_BYTE, peer_, kTag, comm_, &requests_[0]),
-            "MPI_Irecv");
-      check(PMPI_Isend(outgoing_.data(), count, MPI_BYTE, peer_, kTag, comm_, &requests_[1]),
-            "MPI_Isend");
-      check(PMPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      exchange_once(count);
       return PMPI_Wtime() - t0;
     });
   }
@@ -131,11 +127,7 @@ class Pair {
     const int count = static_cast<int>(n * type.size);
     const auto lend = [&] {
       std::memset(outgoing_.data(), 0, n * type.size);
-      check(PMPI_Irecv(buffer_.data(), count, MPI_BYTE, peer_, kTag, comm_, &requests_[0]),
-            "MPI_Irecv");
-      check(PMPI_Isend(outgoing_.data(), count, MPI_BYTE, peer_, kTag, comm_, &requests_[1]),
-            "MPI_Isend");
-      check(PMPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
+      exchange_once(count);
     };
     LentWrites out;
     out.copy = repeat([&] {
@@ -245,6 +237,14 @@ class Pair {
       if (i >= s_.warmup) out.push_back(t);
     }
     return out;
+  }
+  // outgoing_ to the peer and the peer's bytes into buffer_, both at once; `requests_` holds 2.
+  void exchange_once(int count) {
+    check(PMPI_Irecv(buffer_.data(), count, MPI_BYTE, peer_, kTag, comm_, &requests_[0]),
+          "MPI_Irecv");
+    check(PMPI_Isend(outgoing_.data(), count, MPI_BYTE, peer_, kTag, comm_, &requests_[1]),
+          "MPI_Isend");
+    check(PMPI_Waitall(2, requests_.data(), MPI_STATUSES_IGNORE), "MPI_Waitall");
   }
   void send(std::uint64_t bytes) {
     check(PMPI_Send(buffer_.data(), static_cast<int>(bytes), MPI_BYTE, peer_, kTag, comm_),

@@ -161,6 +161,10 @@ TEST(MachineFile, MalformedFilesAreRefusedNamingTheKey) {
                  {"key 'host.copy_rate'", "accepted: a positive number"});
   expect_refused(with_host(R"("copy_rate": {"value": "1KBps", "source": "s"})"),
                  {"key 'host.copy_rate'", "at least 1MBps"});
+  expect_refused(with_host(R"("lent_reduce_rate": {"value": "1KBps", "source": "s"})"),
+                 {"key 'host.lent_reduce_rate'", "at least 1MBps"});
+  expect_refused(with_host(R"("lent_rate": {"value": "1GBps", "source": "s"})"),
+                 {"key 'host.lent_rate': is unknown", "lent_copy_rate, lent_reduce_rate"});
   expect_refused(with_host(R"("eager_threshold": {"value": "lots", "source": "s"})"),
                  {"key 'host.eager_threshold'", "\"none\""});
   expect_refused(with_host(R"("reduce_rate": {"value": {"half": "1GBps"}, "source": "s"})"),
@@ -202,6 +206,22 @@ TEST(MachineFile, RatesByWorkingSetAreReadPerPointInTheEnginesUnits) {
   EXPECT_EQ(m.sources.at("working_set"), "hand-written test value");
 }
 
+TEST(MachineFile, LentRatesAreReadInTheHostAndPerPoint) {
+  const Machine host =
+      parse_machine(with_host(R"("lent_copy_rate": {"value": "10GBps", "source": "s"},
+                   "lent_reduce_rate": {"value": "4GBps", "source": "s"})"),
+                    "host");
+  EXPECT_DOUBLE_EQ(host.params.host.lent_copy_s_per_byte, 1 / 10e9);
+  EXPECT_DOUBLE_EQ(host.params.host.lent_reduce_s_per_byte, 1 / 4e9);
+  EXPECT_FALSE(host.params.host.idle());
+  const Machine table =
+      parse_machine(with_working_set(R"([{"bytes": "32KiB", "lent_copy_rate": "12GBps",
+                            "lent_reduce_rate": "4GBps"}])"),
+                    "table");
+  EXPECT_DOUBLE_EQ(table.working_set[0].values.at("lent_copy_s_per_byte"), 1 / 12e9);
+  EXPECT_DOUBLE_EQ(table.working_set[0].values.at("lent_reduce_s_per_byte"), 1 / 4e9);
+}
+
 TEST(MachineFile, MalformedWorkingSetTablesAreRefusedNamingThePoint) {
   expect_refused(with_working_set(R"({"bytes": "1MiB"})"), {"key 'working_set'", "a list of 1"});
   expect_refused(with_working_set("[]"), {"key 'working_set'", "a list of 1"});
@@ -215,6 +235,8 @@ TEST(MachineFile, MalformedWorkingSetTablesAreRefusedNamingThePoint) {
                  {"key 'working_set[0].latency': is unknown", "copy_rate"});
   expect_refused(with_working_set(R"([{"bytes": "1MiB", "copy_rate": "1KBps"}])"),
                  {"key 'working_set[0].copy_rate'", "at least 1MBps"});
+  expect_refused(with_working_set(R"([{"bytes": "1MiB", "lent_copy_rate": "0GBps"}])"),
+                 {"key 'working_set[0].lent_copy_rate'", "accepted: a positive number"});
   expect_refused(with_working_set(R"([{"bytes": "4MiB", "copy_rate": "1GBps"},
                  {"bytes": "1MiB", "copy_rate": "2GBps"}])"),
                  {"key 'working_set[1].bytes'", "increasing sizes"});
