@@ -5,7 +5,9 @@ For each collective, size and registry algorithm that both the simulator and the
 at the communicator's rank count, the simulator predicts a time on the machine file's topology
 with the machine's parameters, and the runtime (topocoll.calibration.measure_collective)
 measures it: repetitions interleaved (repetition outermost, algorithms inside, so that drift of
-the machine hits every algorithm of a size alike), the median kept. The metrics:
+the machine hits every algorithm of a size alike), the median kept. A row takes a least number
+of samples, then every row of its size takes more, up to a most, while the 95% interval of any
+of their medians is wider than a relative precision (Repetitions). The metrics:
 
 - error = (predicted - measured) / measured, per (collective, size, algorithm);
 - per (collective, size): whether the predicted best is within 10% of the measured best (the
@@ -57,6 +59,53 @@ SLOWDOWN = 20
 STEADY_CALLS = 3
 CALL_OVERHEAD_S = 50e-6
 ELEMENT_COST_S = 20e-9
+# A row's median is precise enough when its 95% interval spans at most +/- this much of it: a
+# quarter of BEST_TOLERANCE, so that two medians 10% apart have intervals that do not meet.
+DEFAULT_PRECISION = 0.025
+CONFIDENCE = 0.95
+
+
+def median_interval(samples: Sequence[float]) -> tuple[float, float] | None:
+    """The distribution-free 95% confidence interval of the median of `samples`: the order
+    statistics x_(j) and x_(n+1-j), j the largest with P(B <= j - 1) <= 2.5% for B ~ Bin(n, 1/2)
+    (the sign test's interval; Conover, Practical Nonparametric Statistics, 3.2). None for
+    fewer than 6 samples, where even the extremes hold the median with less than 95%."""
+    n = len(samples)
+    tail = (1 - CONFIDENCE) / 2
+    below, j = 0.0, 0
+    while j < n and below + math.comb(n, j) / 2**n <= tail:
+        below += math.comb(n, j) / 2**n
+        j += 1
+    if j == 0:
+        return None
+    ordered = sorted(samples)
+    return ordered[j - 1], ordered[n - j]
+
+
+def relative_half_width(samples: Sequence[float]) -> float:
+    """Half the width of the median's 95% interval over the median (inf when it has none)."""
+    interval = median_interval(samples)
+    median = statistics.median(samples) if samples else 0.0
+    if interval is None or median <= 0:
+        return math.inf
+    return (interval[1] - interval[0]) / 2 / median
+
+
+@dataclass(frozen=True)
+class Repetitions:
+    """How many samples a row takes: `least`, then more, up to `most`, while its median's 95%
+    interval is wider than +/- `precision` of it. The rule of MPIBlib's MPIB_precision (minimum
+    and maximum repetitions, a confidence level and a relative error) and SKaMPI's controlled
+    error; least == most is a fixed count."""
+
+    least: int
+    most: int
+    precision: float = DEFAULT_PRECISION
+
+    def more_needed(self, samples: Sequence[float]) -> bool:
+        if len(samples) < self.least:
+            return True
+        return len(samples) < self.most and relative_half_width(samples) > self.precision
 
 
 def kendall_tau_b(x: Sequence[float], y: Sequence[float]) -> float | None:
@@ -130,6 +179,7 @@ class Row:
     measured_s: float | None = None
     error: float | None = None
     samples_s: list[float] = field(default_factory=list)
+    interval_s: tuple[float, float] | None = None  # the median's 95% interval (median_interval)
 
 
 @dataclass
@@ -146,10 +196,11 @@ class SizeVerdict:
 
 
 def finish_rows(rows: Iterable[Row]) -> None:
-    """Each row's median measured time and its error, from its samples."""
+    """Each row's median measured time, its interval and its error, from its samples."""
     for row in rows:
         if row.samples_s:
             row.measured_s = statistics.median(row.samples_s)
+            row.interval_s = median_interval(row.samples_s)
             row.error = relative_error(row.predicted_s, row.measured_s)
 
 
@@ -227,9 +278,11 @@ class Validation:
     machine_file: str
     topology: str
     ranks: int
-    repetitions: int
+    repetitions: int  # the least samples per row
     warmup: int
     estimate_s: float
+    max_repetitions: int = 0  # the most samples per row
+    precision: float = DEFAULT_PRECISION
     elapsed_s: float = 0.0
     rows: list[Row] = field(default_factory=list)
     verdicts: list[SizeVerdict] = field(default_factory=list)
@@ -326,15 +379,21 @@ def _skip(collective: str, algorithm: str, size: int, reason: str) -> dict[str, 
 def measure_all(
     comm: Any,
     rows: Sequence[Row],
-    repetitions: int,
+    repetitions: Repetitions,
     warmup: int,
     skipped: list[dict[str, Any]],
     wrong: list[str],
     progress: Callable[[str], None] | None = None,
+    measure: Callable[..., list[float]] = calibration.measure_collective,
 ) -> None:
-    """Measures every row with the runtime, interleaved: per (collective, size), repetition
-    outermost and algorithms inside. An algorithm the runtime does not serve at that size is
-    skipped (with the runtime's reason); a wrong result is recorded in `wrong`. Collective."""
+    """Measures every row with the runtime (`measure`, calibration.measure_collective's
+    signature), interleaved: per (collective, size), rounds of one sample of each row, in
+    order, while `repetitions` wants more of any of them. Every row of a size takes every round:
+    a row that stopped early would keep the machine's state of its first rounds (on the 2-core
+    VM the medians of one row's first and last 15 of 300 samples differed by up to 1.4 times).
+    An algorithm the runtime does not serve at that size is skipped (with the runtime's
+    reason); a wrong result is recorded in `wrong`. Collective: every rank gets the same
+    samples, so every rank takes the same rounds."""
     groups: dict[tuple[str, int], list[Row]] = {}
     for row in rows:
         groups.setdefault((row.collective, row.size_bytes), []).append(row)
@@ -342,17 +401,13 @@ def measure_all(
         if progress:
             progress(f"measuring {collective} at {size} B: {len(group)} algorithms")
         active = list(group)
-        for _ in range(repetitions):
+        while any(repetitions.more_needed(row.samples_s) for row in active):
             for row in list(active):
                 try:
-                    calls = calibration.measure_collective(
-                        comm,
-                        RUNTIME_COLLECTIVES[collective],
-                        row.algorithm,
-                        size,
-                        STEADY_CALLS,
-                        warmup,
-                    )
+                    calls = measure(
+                        comm, RUNTIME_COLLECTIVES[collective], row.algorithm, size,
+                        STEADY_CALLS, warmup,
+                    )  # fmt: skip
                     row.samples_s.append(statistics.median(calls))
                 except calibration.WrongResult as error:
                     wrong.append(str(error))
@@ -372,17 +427,27 @@ def validate(
     sizes: Sequence[int] | None = None,
     algorithms: Sequence[str] | None = None,
     repetitions: int = 10,
+    max_repetitions: int | None = None,
+    precision: float = DEFAULT_PRECISION,
     warmup: int = 1,
     max_seconds: float = 600.0,
     force: bool = False,
     progress: Callable[[str], None] | None = None,
 ) -> Validation:
     """Predicts and measures (see the module's doc); collective over `comm`, every rank gets
-    the result. Rank 0 simulates and sends the predictions. Raises Refused (an InputError)
-    when the measurements are estimated beyond `max_seconds` and not `force`, InputError for a
-    bad machine file, collective or algorithm."""
+    the result. Rank 0 simulates and sends the predictions. Each row takes `repetitions`
+    samples, and more up to `max_repetitions` (None: as many as `repetitions`) while its median
+    is less precise than `precision` (Repetitions). Raises Refused (an InputError) when the
+    measurements are estimated beyond `max_seconds` and not `force`, InputError for a bad
+    machine file, collective, algorithm or repetition count."""
     start = time.monotonic()
     ranks = comm.Get_size()
+    plan = Repetitions(repetitions, max_repetitions or repetitions, precision)
+    if plan.most < plan.least:
+        raise InputError(
+            f"--max-repetitions {plan.most} is below --repetitions {plan.least}; accepted: "
+            "a count of at least --repetitions"
+        )
     for collective in collectives:
         if collective not in RUNTIME_COLLECTIVES:
             raise InputError(
@@ -408,7 +473,8 @@ def validate(
     if not rows:
         first = skipped[0]["reason"] if skipped else "no algorithm serves these collectives"
         raise InputError(f"nothing to validate at {ranks} ranks: {first}")
-    estimate = estimate_seconds(rows, ranks, repetitions, warmup)
+    # The most samples every row may take: the refusal's bound holds whatever the precision.
+    estimate = estimate_seconds(rows, ranks, plan.most, warmup)
     if estimate > max_seconds and not force:
         raise Refused(
             f"the measurements are estimated at {estimate:.0f} s, beyond --max-seconds "
@@ -419,12 +485,14 @@ def validate(
         machine_file=machine_file,
         topology=topology,
         ranks=ranks,
-        repetitions=repetitions,
+        repetitions=plan.least,
         warmup=warmup,
         estimate_s=estimate,
+        max_repetitions=plan.most,
+        precision=plan.precision,
         skipped=skipped,
     )
-    measure_all(comm, rows, repetitions, warmup, result.skipped, result.wrong, progress)
+    measure_all(comm, rows, plan, warmup, result.skipped, result.wrong, progress)
     finish_rows(rows)
     result.rows = [r for r in rows if r.measured_s is not None]
     result.verdicts = size_verdicts(result.rows)

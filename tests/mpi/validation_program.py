@@ -86,6 +86,8 @@ done = topocoll(
     "8B:4KiB",
     "--repetitions",
     "3",
+    "--max-repetitions",
+    "8",
     "--json",
     # A machine calibrated under load (2 ranks beside a test suite on 2 cores) can predict
     # milliseconds per call and put these few sizes past the estimate's limit; the refusal
@@ -95,13 +97,27 @@ done = topocoll(
 expect(done.returncode == 0, f"validate exits 0 (got {done.returncode}): {done.stderr.strip()}")
 result = json.loads(done.stdout)
 expect(result["ranks"] == 2 and result["repetitions"] == 3, "ranks and repetitions")
+expect(result["max_repetitions"] == 8, "the most repetitions")
 expect(len(result["rows"]) > 0, "rows")
+counts: dict[int, set[int]] = {}
+imprecise: set[int] = set()
 for row in result["rows"]:
     expect(row["predicted_s"] > 0 and row["measured_s"] > 0, f"{row['algorithm']}: times")
+    # Under 6 samples a median has no 95% interval: every row goes on to 6, and its size stops
+    # before 8 only when every row's interval is within the precision.
+    n = len(row["samples_s"])
+    low, high = row["interval_s"]
+    expect(6 <= n <= 8 and low <= row["measured_s"] <= high, f"{row['algorithm']}: samples")
+    counts.setdefault(row["size_bytes"], set()).add(n)
+    if (high - low) / 2 > result["precision"] * row["measured_s"]:
+        imprecise.add(row["size_bytes"])
     expect(
         abs(row["error"] - (row["predicted_s"] - row["measured_s"]) / row["measured_s"]) < 1e-9,
         f"{row['algorithm']}: error",
     )
+for size, taken in counts.items():
+    expect(len(taken) == 1, f"{size} B: every row takes the same rounds ({sorted(taken)})")
+    expect(taken == {8} or size not in imprecise, f"{size} B: stopped while imprecise")
 expect({v["size_bytes"] for v in result["verdicts"]} == {8, 32, 128, 512, 2048, 4096}, "sizes")
 for verdict in result["verdicts"]:
     expect(isinstance(verdict["best_within_10pct"], bool), "within is a verdict")
@@ -129,6 +145,14 @@ done = topocoll(
 expect(
     done.returncode == 2 and len(our_lines(done)) == 1 and "estimated" in done.stderr,
     "a run beyond --max-seconds: one line, exit 2",
+)
+
+done = topocoll(
+    "validate", "--machine", str(machine_path), "--repetitions", "15", "--max-repetitions", "5"
+)
+expect(
+    done.returncode == 2 and len(our_lines(done)) == 1 and "below --repetitions" in done.stderr,
+    "--max-repetitions below --repetitions: one line, exit 2",
 )
 
 for line in failures:

@@ -14,6 +14,7 @@ import pytest
 from topocoll import validation
 from topocoll.cli import calibrate
 from topocoll.cli.validate import comma_names
+from topocoll.errors import InputError
 from topocoll.validation import Row, kendall_tau_b, size_verdicts, summarize
 
 
@@ -84,6 +85,55 @@ def test_medians_of_samples():
     rows = [Row("bcast", 8, "a", 2.0, samples_s=[5.0, 1.0, 2.0, 100.0])]
     validation.finish_rows(rows)
     assert rows[0].measured_s == 3.5 and rows[0].error == pytest.approx(-1.5 / 3.5)
+
+
+def test_the_medians_interval_is_the_sign_tests():
+    # Conover's table: n = 15 -> x_(4), x_(12); n = 100 -> x_(40), x_(61) (P(B <= 39) = 1.8%,
+    # P(B <= 40) = 2.8%); n = 6 -> the extremes (1/64 = 1.6%); n = 5 -> none (1/32 = 3.1%).
+    assert validation.median_interval([15 - i for i in range(15)]) == (4, 12)
+    assert validation.median_interval(list(range(1, 101))) == (40, 61)
+    assert validation.median_interval([3, 1, 2, 6, 5, 4]) == (1, 6)
+    assert validation.median_interval([1, 2, 3, 4, 5]) is None
+    assert validation.relative_half_width([1, 2, 3, 4, 5]) == math.inf
+    # 15 samples, x_(4) = 9.7 and x_(12) = 10.3 around the median 10: +/- 3%
+    samples = [9.0, 9.2, 9.5, 9.7, 9.8, 9.9, 9.95, 10.0, 10.05, 10.1, 10.2, 10.3, 10.5, 11, 12]
+    assert validation.relative_half_width(samples) == pytest.approx(0.03)
+
+
+def test_repetitions_stop_at_the_precision_or_the_most():
+    plan = validation.Repetitions(least=6, most=8, precision=0.05)
+    steady = [1.0, 1.01, 0.99, 1.0, 1.02, 0.98]
+    assert plan.more_needed(steady[:5])  # below the least
+    assert not plan.more_needed(steady)  # +/- 2%
+    assert plan.more_needed([1.0, 2.0, 1.0, 2.0, 1.0, 2.0])  # +/- 67%
+    assert not plan.more_needed([1.0, 2.0] * 4)  # the most
+    assert not validation.Repetitions(3, 3).more_needed([1.0, 5.0, 9.0])  # a fixed count
+
+
+def test_measure_all_samples_every_row_of_a_size_while_one_is_imprecise():
+    noisy = iter([1.0, 2.0] * 50)
+    calls: list[str] = []
+
+    def measure(comm, collective, algorithm, size, calls_per_sample, warmup):
+        calls.append(algorithm)
+        return [next(noisy) if algorithm == "noisy" else 1.0] * calls_per_sample
+
+    rows = [Row("allreduce", s, a, 1e-6) for s, a in ((8, "steady"), (8, "noisy"), (16, "alone"))]
+    plan = validation.Repetitions(least=6, most=10)
+    validation.measure_all(None, rows, plan, 0, [], [], measure=measure)
+    # The steady row goes on beside the noisy one (the same rounds, the same machine state);
+    # the other size stops at the least.
+    assert [len(r.samples_s) for r in rows] == [10, 10, 6]
+    assert calls == ["steady", "noisy"] * 10 + ["alone"] * 6
+
+
+def test_fewer_most_than_least_repetitions_is_refused():
+    class TwoRanks:
+        def Get_size(self) -> int:
+            return 2
+
+    with pytest.raises(InputError, match="--max-repetitions 5 is below --repetitions 15"):
+        validation.validate(TwoRanks(), "m.json", repetitions=15, max_repetitions=5)
 
 
 def test_saved_rows_take_the_median_and_the_error_of_their_samples():

@@ -34,7 +34,21 @@ def register(sub) -> None:
         "--repetitions",
         type=bounded_int("repetitions", 1, 1000),
         default=10,
-        help="timed calls per algorithm and size (median kept); default 10",
+        help="samples per algorithm and size, each the median of 3 timed calls (the median of "
+        "the samples kept); with --max-repetitions, the least; default 10",
+    )
+    p.add_argument(
+        "--max-repetitions",
+        type=bounded_int("max-repetitions", 1, 10000),
+        help="take more samples, up to this many, while the median's 95%% interval is wider "
+        "than --precision (default: --repetitions, a fixed count)",
+    )
+    p.add_argument(
+        "--precision",
+        type=bounded_float("precision", 0.001, 0.5),
+        default=validation.DEFAULT_PRECISION,
+        help="half the median's 95%% interval over the median that ends a row's samples "
+        f"(default {validation.DEFAULT_PRECISION:g})",
     )
     p.add_argument(
         "--warmup",
@@ -67,6 +81,12 @@ def comma_names(text: str | None) -> list[str] | None:
     return list(dict.fromkeys(w.strip() for w in text.split(",") if w.strip()))
 
 
+def _samples(v: validation.Validation) -> str:
+    if v.max_repetitions <= v.repetitions:
+        return str(v.repetitions)
+    return f"{v.repetitions} to {v.max_repetitions} (until +/-{v.precision:.1%} at 95%)"
+
+
 def _ratio(value: float | None) -> str:
     return "-" if value is None else f"{value:+.1%}"
 
@@ -79,7 +99,7 @@ def print_tables(v: validation.Validation) -> None:
     verdicts = {(s.collective, s.size_bytes): s for s in v.verdicts}
     table = Table(
         title=f"{v.machine} ({v.topology}, {v.ranks} ranks): predicted and "
-        f"measured median of {v.repetitions}; error = (pred - meas) / meas; P best predicted, "
+        f"measured median of {_samples(v)}; error = (pred - meas) / meas; P best predicted, "
         "M best measured"
     )
     for column in ("collective", "size", "algorithm", "predicted", "measured", "error", "best"):
@@ -171,6 +191,8 @@ def run(args: argparse.Namespace) -> int:
             sizes=sizes,
             algorithms=comma_names(args.algorithms),
             repetitions=args.repetitions,
+            max_repetitions=args.max_repetitions,
+            precision=args.precision,
             warmup=args.warmup,
             max_seconds=args.max_seconds,
             force=args.force,
