@@ -1,8 +1,10 @@
 """docs/validation.md's per-size tables from `topocoll validate --json` files: one table per
 collective (its rows from every file given), then the summary over all files (verdicts by
-topocoll.validation's rules).
+topocoll.validation's rules). With --machine, the calibrated machine file's rates by working
+set first.
 
     python bench/validation_figures/markdown_tables.py docs/validation/vm2-*.json
+    python bench/validation_figures/markdown_tables.py --machine docs/validation/vm2-machine.json
 """
 
 from __future__ import annotations
@@ -13,7 +15,34 @@ import statistics
 from pathlib import Path
 
 from topocoll import validation
-from topocoll.units import format_bytes
+from topocoll.units import format_bytes, parse_bytes, parse_rate
+
+# The working-set table's columns: (heading, the machine file's key)
+WORKING_SET_COLUMNS = (
+    ("ping-pong (fabric)", "fabric_bandwidth"),
+    ("node memory", "memory_bandwidth"),
+    ("copy", "copy_rate"),
+    ("reduction (`int`)", "reduce_rate"),
+    ("copy into lent bytes", "lent_copy_rate"),
+    ("reduction into lent bytes", "lent_reduce_rate"),
+)
+
+
+def working_set_table(machine: dict) -> list[str]:
+    """The machine file's `working_set` points as a table of GB/s (the `int` reduction)."""
+    out = [
+        "| working set | " + " | ".join(h for h, _ in WORKING_SET_COLUMNS) + " |",
+        "| ---: |" + " ---: |" * len(WORKING_SET_COLUMNS),
+    ]
+    for point in machine["working_set"]["value"]:
+        cells = []
+        for _, key in WORKING_SET_COLUMNS:
+            value = point.get(key)
+            value = value.get("int") if isinstance(value, dict) else value
+            cells.append("-" if value is None else f"{parse_rate(value) / 1e9:.3g} GB/s")
+        size = format_bytes(parse_bytes(point["bytes"])).replace(".00", "")
+        out.append(f"| {size} | " + " | ".join(cells) + " |")
+    return out + [""]
 
 
 def table(collective: str, ranks: int, rows: list[validation.Row]) -> list[str]:
@@ -21,18 +50,21 @@ def table(collective: str, ranks: int, rows: list[validation.Row]) -> list[str]:
     out = [
         f"#### {collective}, {ranks} ranks",
         "",
-        "| size | algorithms | median error | median \\|error\\| | predicted best | measured best "
-        "| meas(pred best) / meas best | within 10% | tau-b |",
-        "| ---: | ---: | ---: | ---: | --- | --- | ---: | :---: | ---: |",
+        "| size | algorithms | samples | median error | median \\|error\\| | predicted best "
+        "| measured best | meas(pred best) / meas best | within 10% | tau-b |",
+        "| ---: | ---: | ---: | ---: | ---: | --- | --- | ---: | :---: | ---: |",
     ]
     for size in sorted(verdicts):
         v = verdicts[size]
         errors = [r.error for r in rows if r.size_bytes == size and r.error is not None]
+        counts = sorted({len(r.samples_s) for r in rows if r.size_bytes == size})
+        samples = "-".join(str(n) for n in sorted({counts[0], counts[-1]}))
         tied = v.predicted_best.split("=")
         best = tied[0] + (f" (tied with {len(tied) - 1})" if len(tied) > 1 else "")
         tau = "" if v.kendall_tau is None else f"{v.kendall_tau:.2f}"
         out.append(
-            f"| {format_bytes(size)} | {v.algorithms} | {100 * statistics.median(errors):+.0f}% "
+            f"| {format_bytes(size)} | {v.algorithms} | {samples} "
+            f"| {100 * statistics.median(errors):+.0f}% "
             f"| {100 * statistics.median(abs(e) for e in errors):.0f}% | {best} "
             f"| {v.measured_best} | {v.predicted_best_measured_s / v.measured_best_s:.2f} "
             f"| {'yes' if v.best_within_10pct else 'no'} | {tau} |"
@@ -49,8 +81,13 @@ def table(collective: str, ranks: int, rows: list[validation.Row]) -> list[str]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("files", nargs="+", type=Path)
+    parser.add_argument("files", nargs="*", type=Path)
+    parser.add_argument("--machine", type=Path, help="a machine file topocoll calibrate wrote")
     args = parser.parse_args()
+    if args.machine:
+        print("\n".join(working_set_table(json.loads(args.machine.read_text()))))
+    if not args.files:
+        return
     every: list[validation.Row] = []
     ranks: dict[str, int] = {}
     for path in args.files:

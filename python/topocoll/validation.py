@@ -390,7 +390,7 @@ def measure_all(
     signature), interleaved: per (collective, size), rounds of one sample of each row, in
     order, while `repetitions` wants more of any of them. Every row of a size takes every round:
     a row that stopped early would keep the machine's state of its first rounds (on the 2-core
-    VM the medians of one row's first and last 15 of 300 samples differed by up to 1.4 times).
+    VM the medians of one row's first and last 15 of 300 samples differed by up to 1.9 times).
     An algorithm the runtime does not serve at that size is skipped (with the runtime's
     reason); a wrong result is recorded in `wrong`. Collective: every rank gets the same
     samples, so every rank takes the same rounds."""
