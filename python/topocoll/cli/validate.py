@@ -40,15 +40,15 @@ def register(sub) -> None:
     p.add_argument(
         "--max-repetitions",
         type=bounded_int("max-repetitions", 1, 10000),
-        help="take more samples, up to this many, while the median's 95%% interval is wider "
-        "than --precision (default: --repetitions, a fixed count)",
+        help="take more rounds of a size, up to this many samples, while a row's median has a "
+        "95%% interval wider than --precision (default: --repetitions, a fixed count)",
     )
     p.add_argument(
         "--precision",
         type=bounded_float("precision", 0.001, 0.5),
         default=validation.DEFAULT_PRECISION,
-        help="half the median's 95%% interval over the median that ends a row's samples "
-        f"(default {validation.DEFAULT_PRECISION:g})",
+        help="half a median's 95%% interval over the median, which every row of a size must "
+        f"reach to end its rounds (default {validation.DEFAULT_PRECISION:g})",
     )
     p.add_argument(
         "--warmup",
