@@ -1,0 +1,103 @@
+// What one small message and one small exchange cost between two ranks with plain MPI, timed
+// as the MPI runtime's collectives are timed (docs/validation.md, "What remains": the small
+// bcast). Run it as `mpirun -np 2 build/cpp/topocoll_one_message_bench`; rank 0 prints one
+// line per pattern.
+//
+// Every iteration: a barrier, then each rank times its part, and the slowest rank's time
+// counts, as topocoll_time_collective does. Patterns on 8 B of MPI_INT:
+// - the barrier alone (what the clock sees of it);
+// - one message, rank 0 MPI_Isend and rank 1 MPI_Irecv, each then MPI_Wait (a bcast's step);
+// - an exchange, MPI_Irecv then MPI_Isend then MPI_Waitall (the runtime's order in a step);
+// - an exchange with the send posted first.
+// Each pattern runs in rounds alternated with the others; a round's sample is its median
+// iteration, and the line gives the median and the range of the rounds.
+#include <mpi.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <vector>
+
+namespace {
+
+constexpr int kTag = 0;
+constexpr int kIterations = 20000;
+constexpr int kRounds = 15;
+
+enum class Pattern { barrier, one_message, exchange, exchange_send_first };
+constexpr std::array kPatterns = {Pattern::barrier, Pattern::one_message, Pattern::exchange,
+                                  Pattern::exchange_send_first};
+
+const char* name(Pattern p) {
+  switch (p) {
+    case Pattern::barrier: return "the barrier alone";
+    case Pattern::one_message: return "one message (Isend | Irecv, Wait)";
+    case Pattern::exchange: return "exchange (Irecv, Isend, Waitall)";
+    case Pattern::exchange_send_first: return "exchange (Isend, Irecv, Waitall)";
+  }
+  return "";
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+void run_once(Pattern p, int me, int* send, int* receive) {
+  const int peer = 1 - me;
+  std::array<MPI_Request, 2> q{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  auto post_receive = [&] { MPI_Irecv(receive, 2, MPI_INT, peer, kTag, MPI_COMM_WORLD, &q[0]); };
+  auto post_send = [&] { MPI_Isend(send, 2, MPI_INT, peer, kTag, MPI_COMM_WORLD, &q[1]); };
+  switch (p) {
+    case Pattern::barrier: return;
+    case Pattern::one_message: me == 0 ? post_send() : post_receive(); break;
+    case Pattern::exchange:
+      post_receive();
+      post_send();
+      break;
+    case Pattern::exchange_send_first:
+      post_send();
+      post_receive();
+      break;
+  }
+  MPI_Waitall(2, q.data(), MPI_STATUSES_IGNORE);
+}
+
+// The median over iterations of the slowest rank's time.
+double round_median(Pattern p, int me) {
+  std::array<int, 2> send{me, me}, receive{};
+  std::vector<double> times(kIterations);
+  for (double& t : times) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double start = MPI_Wtime();
+    run_once(p, me, send.data(), receive.data());
+    t = MPI_Wtime() - start;
+  }
+  MPI_Allreduce(MPI_IN_PLACE, times.data(), kIterations, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return median(times);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int me = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size != 2) {
+    if (me == 0) std::fprintf(stderr, "error: run it on 2 ranks (mpirun -np 2); got %d\n", size);
+    MPI_Finalize();
+    return 2;
+  }
+  std::array<std::vector<double>, kPatterns.size()> rounds;
+  for (int r = 0; r < kRounds; ++r)
+    for (std::size_t k = 0; k < kPatterns.size(); ++k)
+      rounds[k].push_back(round_median(kPatterns[k], me));
+  for (std::size_t k = 0; k < kPatterns.size() && me == 0; ++k) {
+    const auto [low, high] = std::minmax_element(rounds[k].begin(), rounds[k].end());
+    std::printf("%-36s %.3f us (rounds %.3f to %.3f)\n", name(kPatterns[k]),
+                median(rounds[k]) * 1e6, *low * 1e6, *high * 1e6);
+  }
+  MPI_Finalize();
+  return 0;
+}
