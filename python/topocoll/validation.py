@@ -436,8 +436,9 @@ def validate(
 ) -> Validation:
     """Predicts and measures (see the module's doc); collective over `comm`, every rank gets
     the result. Rank 0 simulates and sends the predictions. Each row takes `repetitions`
-    samples, and more up to `max_repetitions` (None: as many as `repetitions`) while its median
-    is less precise than `precision` (Repetitions). Raises Refused (an InputError) when the
+    samples, and the rows of a size take more, up to `max_repetitions` (None: as many as
+    `repetitions`), while the median of any of them is less precise than `precision`
+    (Repetitions, measure_all). Raises Refused (an InputError) when the
     measurements are estimated beyond `max_seconds` and not `force`, InputError for a bad
     machine file, collective, algorithm or repetition count."""
     start = time.monotonic()
