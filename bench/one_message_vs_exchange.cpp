@@ -1,7 +1,9 @@
 // What one small message and one small exchange cost between two ranks with plain MPI, timed
 // as the MPI runtime's collectives are timed (docs/validation.md, "What remains": the small
 // bcast). Run it as `mpirun -np 2 build/cpp/topocoll_one_message_bench`; rank 0 prints one
-// line per pattern.
+// line per pattern. With the argument `pingpong`, it prints instead the half round trip of a
+// blocking ping-pong (MPI_Send, MPI_Recv) from 64 B to 2 KiB, the median of 21 rounds of
+// 2,000 round trips each, as calibrate's ping-pong sees the sizes (the one-message step).
 //
 // Every iteration: a barrier, then each rank times its part, and the slowest rank's time
 // counts, as topocoll_time_collective does. Patterns on 8 B of MPI_INT:
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <string_view>
 #include <vector>
 
 namespace {
@@ -77,18 +80,37 @@ double round_median(Pattern p, int me) {
   return median(times);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int me = 0, size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &me);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
-  if (size != 2) {
-    if (me == 0) std::fprintf(stderr, "error: run it on 2 ranks (mpirun -np 2); got %d\n", size);
-    MPI_Finalize();
-    return 2;
+// The median over rounds of a round's mean half round trip of `bytes`.
+double half_round_trip(int me, int bytes) {
+  constexpr int kTrips = 2000, kPingPongRounds = 21;
+  const int peer = 1 - me;
+  std::vector<char> buffer(static_cast<std::size_t>(bytes));
+  std::vector<double> rounds;
+  for (int r = 0; r < kPingPongRounds; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double start = MPI_Wtime();
+    for (int i = 0; i < kTrips; ++i) {
+      if (me == 0) {
+        MPI_Send(buffer.data(), bytes, MPI_BYTE, peer, kTag, MPI_COMM_WORLD);
+        MPI_Recv(buffer.data(), bytes, MPI_BYTE, peer, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      } else {
+        MPI_Recv(buffer.data(), bytes, MPI_BYTE, peer, kTag, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Send(buffer.data(), bytes, MPI_BYTE, peer, kTag, MPI_COMM_WORLD);
+      }
+    }
+    rounds.push_back((MPI_Wtime() - start) / (2.0 * kTrips));
   }
+  return median(rounds);
+}
+
+void print_pingpong(int me) {
+  for (int bytes : {64, 128, 256, 384, 448, 512, 1024, 2048}) {
+    const double t = half_round_trip(me, bytes);
+    if (me == 0) std::printf("ping-pong %5d B: half round trip %.3f us\n", bytes, t * 1e6);
+  }
+}
+
+void print_patterns(int me) {
   std::array<std::vector<double>, kPatterns.size()> rounds;
   for (int r = 0; r < kRounds; ++r)
     for (std::size_t k = 0; k < kPatterns.size(); ++k)
@@ -98,6 +120,26 @@ int main(int argc, char** argv) {
     std::printf("%-36s %.3f us (rounds %.3f to %.3f)\n", name(kPatterns[k]),
                 median(rounds[k]) * 1e6, *low * 1e6, *high * 1e6);
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int me = 0, size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const bool pingpong = argc == 2 && std::string_view(argv[1]) == "pingpong";
+  if (size != 2 || (argc > 1 && !pingpong)) {
+    if (me == 0)
+      std::fprintf(stderr,
+                   "error: run it on 2 ranks with no argument or `pingpong` (mpirun -np 2 %s "
+                   "[pingpong]); got %d ranks and %d arguments\n",
+                   argv[0], size, argc - 1);
+    MPI_Finalize();
+    return 2;
+  }
+  pingpong ? print_pingpong(me) : print_patterns(me);
   MPI_Finalize();
   return 0;
 }
