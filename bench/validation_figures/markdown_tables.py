@@ -57,8 +57,9 @@ def table(collective: str, ranks: int, rows: list[validation.Row]) -> list[str]:
     for size in sorted(verdicts):
         v = verdicts[size]
         errors = [r.error for r in rows if r.size_bytes == size and r.error is not None]
-        counts = sorted({len(r.samples_s) for r in rows if r.size_bytes == size})
-        samples = "-".join(str(n) for n in sorted({counts[0], counts[-1]}))
+        counts = [len(r.samples_s) for r in rows if r.size_bytes == size]
+        fewest, most = min(counts), max(counts)
+        samples = str(most) if fewest == most else f"{fewest}-{most}"
         tied = v.predicted_best.split("=")
         best = tied[0] + (f" (tied with {len(tied) - 1})" if len(tied) > 1 else "")
         tau = "" if v.kendall_tau is None else f"{v.kendall_tau:.2f}"

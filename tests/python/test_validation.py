@@ -213,6 +213,20 @@ def test_validate_max_seconds_out_of_range(seconds, tmp_path):
     one_line_exit_2(done, "--max-seconds", "accepted: 1e-06 to 1e+07")
 
 
+@pytest.mark.parametrize(
+    ("flag", "value", "accepted"),
+    [
+        ("--precision", "0", "accepted: 0.001 to 0.5"),
+        ("--precision", "nan", "accepted: 0.001 to 0.5"),
+        ("--max-repetitions", "0", "accepted: 1..10000"),
+        ("--max-repetitions", "many", "accepted: 1..10000"),
+    ],
+)
+def test_validate_precision_flags_out_of_range(flag, value, accepted, tmp_path):
+    done = topocoll("validate", "--machine", str(tmp_path / "m.json"), flag, value)
+    one_line_exit_2(done, flag, accepted)
+
+
 def test_validate_names_each_collective_and_algorithm_once():
     # ring,ring measured and predicted ring twice: two rows per size.
     assert comma_names("ring, ring,bine-lat,,ring") == ["ring", "bine-lat"]
