@@ -26,12 +26,14 @@ def experiments() -> list[Experiment]:
         bine_swing_allgather,
         canary,
         cm200,
+        cm200_speedups,
         swing,
         trivance,
     )
 
-    return [*swing.EXPERIMENTS, *trivance.EXPERIMENTS, *cm200.EXPERIMENTS, *canary.EXPERIMENTS,
-            *bine.EXPERIMENTS, *bine_swing_allgather.EXPERIMENTS, *bine_sota.EXPERIMENTS,
+    return [*swing.EXPERIMENTS, *trivance.EXPERIMENTS, *cm200.EXPERIMENTS,
+            *cm200_speedups.EXPERIMENTS, *canary.EXPERIMENTS, *bine.EXPERIMENTS,
+            *bine_swing_allgather.EXPERIMENTS, *bine_sota.EXPERIMENTS,
             *bine_nodes.EXPERIMENTS]  # fmt: skip
 
 

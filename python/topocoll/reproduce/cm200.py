@@ -117,13 +117,14 @@ def measured_cells(max_d: int) -> list[dict]:
     return cells
 
 
-def comm_ms(case: tuple, machine: str) -> float:
-    """One allgather of M' 64-bit words per node on 2^d nodes, run on the machine file: the
-    "AABC" communication only (transpose, addressing and reordering are separate phases)."""
+def comm_ms(case: tuple, machine: str, collective: str = "allgather") -> float:
+    """One allgather (all-to-all broadcast; reduce-scatter: all-to-all reduction) of M' 64-bit
+    words per node on 2^d nodes, run on the machine file: the "AABC" communication only
+    (transpose, addressing and reordering are separate phases)."""
     words, d, algorithm = case
     ports = {"ports": ALGORITHMS[algorithm]} if ALGORITHMS[algorithm] else {}
-    size = words * 2 * ELEMENT * 2**d  # the gathered vector
-    r = simulate(f"hypercube:{d}", "allgather", algorithm, size, machine=machine, force=True,
+    size = words * 2 * ELEMENT * 2**d  # the gathered vector, or the vector reduced
+    r = simulate(f"hypercube:{d}", collective, algorithm, size, machine=machine, force=True,
                  **ports)  # fmt: skip
     return r.time_s * 1e3
 
