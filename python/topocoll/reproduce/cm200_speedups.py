@@ -139,6 +139,8 @@ def plot(ctx: Context, rows: list[dict]) -> None:
         ax.set_yscale("log")
         ax.set_xlabel("nodes along the axis")
         ax.set_title(f"{table}: {TABLES[table][0]}, {ORDERING[table]}", fontsize=9)
+    axes[0].set_yticks([1, 2, 4, 8], ["1", "2", "4", "8"])
+    axes[0].set_yticks([], minor=True)
     axes[0].set_ylabel("speedup over the CM-200 routine")
     axes[0].legend(fontsize=6)
     fig.suptitle("CM-200 speedups: measured totals, the cycles' communication ours", fontsize=9)
