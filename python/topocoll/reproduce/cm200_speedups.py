@@ -60,6 +60,9 @@ TABLES = {
     }),
 }  # fmt: skip
 ORDERING = {"Table 5": "row major", "Table 12": "column major", "Table 14": "row major"}
+# The machine file's b1-b3 are the paper's fit on the d-cycles communication of Tables 4 and 5
+# (Table 12 repeats Table 5's cells): those cells show the fit's residual, not a test.
+FITTED = {("Table 5", MANY), ("Table 12", MANY)}
 
 
 def cell_rows(table: str, ours_comm: dict) -> list[dict]:
@@ -74,7 +77,7 @@ def cell_rows(table: str, ours_comm: dict) -> list[dict]:
                 "table": table, "operation": operation, "ordering": ORDERING[table],
                 "nodes": nodes, "algorithm": algorithm, "baseline total ms": baseline,
                 "measured total ms": total, "measured comm ms": measured,
-                "ours comm ms": round(ours, 4),
+                "ours comm ms": round(ours, 4), "fitted": (table, algorithm) in FITTED,
                 "paper speedup": round(baseline / total, 4),
                 "ours speedup": round(baseline / (total - measured + ours), 4),
             })  # fmt: skip
