@@ -1,12 +1,13 @@
 // What one small message and one small exchange cost between two ranks with plain MPI, timed
 // as the MPI runtime's collectives are timed (docs/validation.md, "What remains": the small
 // bcast). Run it as `mpirun -np 2 build/cpp/topocoll_one_message_bench`; rank 0 prints one
-// line per pattern. With the argument `pingpong`, it prints instead the half round trip of a
-// blocking ping-pong (MPI_Send, MPI_Recv) from 64 B to 2 KiB, the median of 21 rounds of
-// 2,000 round trips each, as calibrate's ping-pong sees the sizes (the one-message step).
+// line per pattern; a number of bytes as the argument (a multiple of 4, 8 to 65,536) runs the
+// patterns on that size instead of 8 B. With the argument `pingpong`, it prints instead the half
+// round trip of a blocking ping-pong (MPI_Send, MPI_Recv) from 64 B to 2 KiB, the median of 21
+// rounds of 2,000 round trips each, as calibrate's ping-pong sees the sizes (the one-message step).
 //
 // Every iteration: a barrier, then each rank times its part, and the slowest rank's time
-// counts, as topocoll_time_collective does. Patterns on 8 B of MPI_INT:
+// counts, as topocoll_time_collective does. Patterns on 8 B (or the size asked) of MPI_INT:
 // - the barrier alone (what the clock sees of it);
 // - one message, rank 0 MPI_Isend and rank 1 MPI_Irecv, each then MPI_Wait (a bcast's step);
 // - an exchange, MPI_Irecv then MPI_Isend then MPI_Waitall (the runtime's order in a step);
@@ -18,6 +19,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <string_view>
 #include <vector>
 
@@ -46,11 +48,13 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-void run_once(Pattern p, int me, int* send, int* receive) {
+void run_once(Pattern p, int me, int* send, int* receive, int count) {
   const int peer = 1 - me;
   std::array<MPI_Request, 2> q{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
-  auto post_receive = [&] { MPI_Irecv(receive, 2, MPI_INT, peer, kTag, MPI_COMM_WORLD, &q[0]); };
-  auto post_send = [&] { MPI_Isend(send, 2, MPI_INT, peer, kTag, MPI_COMM_WORLD, &q[1]); };
+  auto post_receive = [&] {
+    MPI_Irecv(receive, count, MPI_INT, peer, kTag, MPI_COMM_WORLD, &q[0]);
+  };
+  auto post_send = [&] { MPI_Isend(send, count, MPI_INT, peer, kTag, MPI_COMM_WORLD, &q[1]); };
   switch (p) {
     case Pattern::barrier: return;
     case Pattern::one_message: me == 0 ? post_send() : post_receive(); break;
@@ -67,13 +71,13 @@ void run_once(Pattern p, int me, int* send, int* receive) {
 }
 
 // The median over iterations of the slowest rank's time.
-double round_median(Pattern p, int me) {
-  std::array<int, 2> send{me, me}, receive{};
+double round_median(Pattern p, int me, int count) {
+  std::vector<int> send(static_cast<std::size_t>(count), me), receive(send.size());
   std::vector<double> times(kIterations);
   for (double& t : times) {
     MPI_Barrier(MPI_COMM_WORLD);
     const double start = MPI_Wtime();
-    run_once(p, me, send.data(), receive.data());
+    run_once(p, me, send.data(), receive.data(), count);
     t = MPI_Wtime() - start;
   }
   MPI_Allreduce(MPI_IN_PLACE, times.data(), kIterations, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -110,16 +114,25 @@ void print_pingpong(int me) {
   }
 }
 
-void print_patterns(int me) {
+void print_patterns(int me, int bytes) {
   std::array<std::vector<double>, kPatterns.size()> rounds;
   for (int r = 0; r < kRounds; ++r)
     for (std::size_t k = 0; k < kPatterns.size(); ++k)
-      rounds[k].push_back(round_median(kPatterns[k], me));
+      rounds[k].push_back(round_median(kPatterns[k], me, bytes / 4));
+  if (me == 0) std::printf("%d B:\n", bytes);
   for (std::size_t k = 0; k < kPatterns.size() && me == 0; ++k) {
     const auto [low, high] = std::minmax_element(rounds[k].begin(), rounds[k].end());
     std::printf("%-36s %.3f us (rounds %.3f to %.3f)\n", name(kPatterns[k]),
                 median(rounds[k]) * 1e6, *low * 1e6, *high * 1e6);
   }
+}
+
+// The patterns' size from the command line: a multiple of 4 from 8 to 65,536, else 0.
+int pattern_bytes(const char* text) {
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  const bool valid = end != text && *end == '\0' && value >= 8 && value <= 65536 && value % 4 == 0;
+  return valid ? static_cast<int>(value) : 0;
 }
 
 }  // namespace
@@ -130,16 +143,19 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   const bool pingpong = argc == 2 && std::string_view(argv[1]) == "pingpong";
-  if (size != 2 || (argc > 1 && !pingpong)) {
+  const int bytes = argc == 2 && !pingpong ? pattern_bytes(argv[1]) : 8;
+  if (size != 2 || argc > 2 || bytes == 0) {
     if (me == 0)
       std::fprintf(stderr,
-                   "error: run it on 2 ranks with no argument or `pingpong` (mpirun -np 2 %s "
-                   "[pingpong]); got %d ranks and %d arguments\n",
-                   argv[0], size, argc - 1);
+                   "error: run it on 2 ranks with no argument, `pingpong` or a size in bytes "
+                   "(a multiple of 4, 8 to 65536) (mpirun -np 2 %s [pingpong|BYTES]); got %d "
+                   "ranks and %d arguments%s%s\n",
+                   argv[0], size, argc - 1, argc > 1 ? ", the first " : "",
+                   argc > 1 ? argv[1] : "");
     MPI_Finalize();
     return 2;
   }
-  pingpong ? print_pingpong(me) : print_patterns(me);
+  pingpong ? print_pingpong(me) : print_patterns(me, bytes);
   MPI_Finalize();
   return 0;
 }
