@@ -5,6 +5,13 @@
 // patterns on that size instead of 8 B. With the argument `pingpong`, it prints instead the half
 // round trip of a blocking ping-pong (MPI_Send, MPI_Recv) from 64 B to 2 KiB, the median of 21
 // rounds of 2,000 round trips each, as calibrate's ping-pong sees the sizes (the one-message step).
+// With the argument `frames`, it times one message as the runtime's bcast step sends it (rank 0
+// MPI_Send, rank 1 MPI_Irecv and MPI_Wait) at 128 to 1,024 B in three frames (frame_once):
+// after a barrier as above; as topocoll_time_collective frames a call (both buffers rewritten
+// and a barrier on a duplicate communicator before, a reduction of a code on it after); and
+// from an instant of MPI_Wtime that rank 0 broadcasts 50 us ahead, which both ranks wait for
+// (ReproMPI's window; both ranks read one clock on one node). It prints each rank's median and
+// the median of the slowest rank's time, over 5,000 calls.
 //
 // Every iteration: a barrier, then each rank times its part, and the slowest rank's time
 // counts, as topocoll_time_collective does. Patterns on 8 B (or the size asked) of MPI_INT:
@@ -127,6 +134,66 @@ void print_patterns(int me, int bytes) {
   }
 }
 
+enum class Frame { barrier, time_collective, window };
+constexpr std::array kFrames = {Frame::barrier, Frame::time_collective, Frame::window};
+constexpr double kWindowAhead = 50e-6;
+
+const char* name(Frame f) {
+  switch (f) {
+    case Frame::barrier: return "after a barrier";
+    case Frame::time_collective: return "as topocoll_time_collective frames a call";
+    case Frame::window: return "from an instant 50 us ahead";
+  }
+  return "";
+}
+
+// One message of `count` ints framed by `f`: this rank's time from its start to its end.
+double frame_once(Frame f, int me, std::vector<int>& buffer, int count, MPI_Comm dup) {
+  if (f == Frame::time_collective) std::fill(buffer.begin(), buffer.end(), me);
+  MPI_Barrier(f == Frame::barrier ? MPI_COMM_WORLD : dup);
+  double start = MPI_Wtime();
+  if (f == Frame::window) {
+    start += kWindowAhead;
+    MPI_Bcast(&start, 1, MPI_DOUBLE, 0, dup);
+    while (MPI_Wtime() < start) {
+    }
+  }
+  if (me == 0) {
+    MPI_Send(buffer.data(), count, MPI_INT, 1, kTag, MPI_COMM_WORLD);
+  } else {
+    MPI_Request q = MPI_REQUEST_NULL;
+    MPI_Irecv(buffer.data(), count, MPI_INT, 0, kTag, MPI_COMM_WORLD, &q);
+    MPI_Wait(&q, MPI_STATUS_IGNORE);
+  }
+  const double elapsed = MPI_Wtime() - start;
+  int code = 0;
+  if (f == Frame::time_collective) MPI_Allreduce(MPI_IN_PLACE, &code, 1, MPI_INT, MPI_MAX, dup);
+  return elapsed;
+}
+
+void print_frames(int me) {
+  constexpr int kCalls = 5000;
+  MPI_Comm dup = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  for (int bytes : {128, 256, 320, 512, 1024}) {
+    std::vector<int> buffer(static_cast<std::size_t>(bytes / 4));
+    for (Frame f : kFrames) {
+      std::vector<double> own(kCalls), slowest(kCalls);
+      for (double& t : own) t = frame_once(f, me, buffer, bytes / 4, dup);
+      MPI_Allreduce(own.data(), slowest.data(), kCalls, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+      std::array<double, 2> mine{median(own), 0}, both{};
+      mine[1] = mine[0];
+      if (me == 1) mine[0] = 0;
+      if (me == 0) mine[1] = 0;
+      MPI_Reduce(mine.data(), both.data(), 2, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+      if (me == 0)
+        std::printf("%5d B, %-42s slowest %.3f us (rank 0 %.3f, rank 1 %.3f)\n", bytes, name(f),
+                    median(slowest) * 1e6, both[0] * 1e6, both[1] * 1e6);
+    }
+  }
+  MPI_Comm_free(&dup);
+}
+
 // The patterns' size from the command line: a multiple of 4 from 8 to 65,536, else 0.
 int pattern_bytes(const char* text) {
   char* end = nullptr;
@@ -142,20 +209,26 @@ int main(int argc, char** argv) {
   int me = 0, size = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const bool pingpong = argc == 2 && std::string_view(argv[1]) == "pingpong";
-  const int bytes = argc == 2 && !pingpong ? pattern_bytes(argv[1]) : 8;
+  const std::string_view mode = argc == 2 ? argv[1] : "";
+  const bool pingpong = mode == "pingpong", frames = mode == "frames";
+  const int bytes = argc == 2 && !pingpong && !frames ? pattern_bytes(argv[1]) : 8;
   if (size != 2 || argc > 2 || bytes == 0) {
     if (me == 0)
       std::fprintf(stderr,
-                   "error: run it on 2 ranks with no argument, `pingpong` or a size in bytes "
-                   "(a multiple of 4, 8 to 65536) (mpirun -np 2 %s [pingpong|BYTES]); got %d "
-                   "ranks and %d arguments%s%s\n",
+                   "error: run it on 2 ranks with no argument, `pingpong`, `frames` or a size in "
+                   "bytes (a multiple of 4, 8 to 65536) (mpirun -np 2 %s [pingpong|frames|BYTES]); "
+                   "got %d ranks and %d arguments%s%s\n",
                    argv[0], size, argc - 1, argc > 1 ? ", the first " : "",
                    argc > 1 ? argv[1] : "");
     MPI_Finalize();
     return 2;
   }
-  pingpong ? print_pingpong(me) : print_patterns(me, bytes);
+  if (pingpong)
+    print_pingpong(me);
+  else if (frames)
+    print_frames(me);
+  else
+    print_patterns(me, bytes);
   MPI_Finalize();
   return 0;
 }
