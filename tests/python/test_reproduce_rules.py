@@ -247,3 +247,39 @@ def test_rejudge_of_a_broken_stored_run_is_one_line_exit_2(tmp_path):
                            timeout=120)  # fmt: skip
     assert paper.returncode == 2
     assert "paper cm200; accepted: swing, trivance, canary, bine" in paper.stderr
+
+
+def expected_row(claim: dict) -> str:
+    """The start of a claim's row in the report: its paper cell too, unless the value is a
+    closed form evaluated at the n each scale ran."""
+    from topocoll.reproduce.report import paper_cell
+
+    row = f"| {claim['id']}: {claim['claim']} | {claim['where']} |"
+    if "formula" in claim:
+        return row
+    tol = ", ".join(f"{k} {t}" for k, t in claim.get("tolerance", {}).items())
+    as_judged = {"paper": claim["value"], "unit": claim.get("unit", ""),
+                 "relation": claim.get("relation", "equal")}  # fmt: skip
+    return f"{row} {paper_cell(as_judged, tol)} |"
+
+
+def test_the_report_lists_every_claim_with_its_tolerance_and_note():
+    # docs/reproduction.md, "Every claim": per claim of the claims files, its row with the
+    # paper's value and tolerance as the report writes them, and its note under the table
+    # (a claim added, or a note or tolerance changed, without the page would fail here)
+    from pathlib import Path
+
+    from topocoll.reproduce import experiments
+    from topocoll.reproduce.core import claims_of
+    from topocoll.reproduce.report import notes_block
+
+    page = (Path(__file__).parents[2] / "docs" / "reproduction.md").read_text(encoding="utf-8")
+    every = page[page.index("## Every claim") :]
+    for experiment in experiments():
+        section = every[every.index(f"#### {experiment.name} (") :]
+        end = section.find("\n#### ", 1)
+        section = section[: end if end > 0 else None]
+        claims = claims_of(experiment)
+        for c in claims:
+            assert expected_row(c) in section, c["id"]
+        assert notes_block(claims) in section, experiment.name

@@ -151,6 +151,20 @@ def print_tables(first: dict[str, dict], second: dict[str, dict]) -> None:
                 o = other.get(c["id"])
                 row += f" {fmt(o['ours']) if o else 'not run'} | {o['verdict'] if o else '-'} |"
             print(row)
+        print_notes(v["claims"])
+
+
+def notes_block(claims: list[dict]) -> str:
+    """The claims' notes (the reading behind a value, a tolerance wider than the default),
+    one item per claim that has one, under a table; "" when none has."""
+    items = [f"- {c['id']}: {c['note']}" for c in claims if c.get("note")]
+    return "\n".join(["Notes:", "", *items]) if items else ""
+
+
+def print_notes(claims: list[dict]) -> None:
+    block = notes_block(claims)
+    if block:
+        print(f"\n{block}")
 
 
 if __name__ == "__main__":
