@@ -9,9 +9,11 @@
 // MPI_Send, rank 1 MPI_Irecv and MPI_Wait) at 128 to 1,024 B in three frames (frame_once):
 // after a barrier as above; as topocoll_time_collective frames a call (both buffers rewritten
 // and a barrier on a duplicate communicator before, a reduction of a code on it after); and
-// from an instant of MPI_Wtime that rank 0 broadcasts 50 us ahead, which both ranks wait for
-// (ReproMPI's window; both ranks read one clock on one node). It prints each rank's median and
-// the median of the slowest rank's time, over 5,000 calls.
+// from an instant that rank 0 broadcasts 50 us ahead on its clock, which both ranks wait for
+// (ReproMPI's window). MPI_Wtime need not agree between processes, even on one node: Open MPI
+// 4.1 counts from each process's start (27 to 139 us apart on the 2-core VM), so rank 1 reads
+// rank 0's clock through the offset that Cristian's method gives (clock_offset). It prints
+// each rank's median and the median of the slowest rank's time, over 5,000 calls.
 //
 // Every iteration: a barrier, then each rank times its part, and the slowest rank's time
 // counts, as topocoll_time_collective does. Patterns on 8 B (or the size asked) of MPI_INT:
@@ -147,14 +149,39 @@ const char* name(Frame f) {
   return "";
 }
 
+// Rank 1's MPI_Wtime less rank 0's (0 on rank 0), by Cristian's method: of 1,000 exchanges,
+// the one of least round trip, its reply's time against the round trip's midpoint.
+double clock_offset(int me, MPI_Comm dup) {
+  double best = 1e30, offset = 0;
+  for (int i = 0; i < 1000; ++i) {
+    double t = MPI_Wtime();
+    if (me == 0) {
+      double reply = 0;
+      MPI_Send(&t, 1, MPI_DOUBLE, 1, kTag, dup);
+      MPI_Recv(&reply, 1, MPI_DOUBLE, 1, kTag, dup, MPI_STATUS_IGNORE);
+      const double back = MPI_Wtime();
+      if (back - t < best) best = back - t, offset = reply - (t + back) / 2;
+    } else {
+      MPI_Recv(&t, 1, MPI_DOUBLE, 0, kTag, dup, MPI_STATUS_IGNORE);
+      t = MPI_Wtime();
+      MPI_Send(&t, 1, MPI_DOUBLE, 0, kTag, dup);
+    }
+  }
+  MPI_Bcast(&offset, 1, MPI_DOUBLE, 0, dup);
+  return me == 0 ? 0.0 : offset;
+}
+
 // One message of `count` ints framed by `f`: this rank's time from its start to its end.
-double frame_once(Frame f, int me, std::vector<int>& buffer, int count, MPI_Comm dup) {
+// `offset`: this rank's clock less rank 0's.
+double frame_once(Frame f, int me, std::vector<int>& buffer, int count, MPI_Comm dup,
+                  double offset) {
   if (f == Frame::time_collective) std::fill(buffer.begin(), buffer.end(), me);
   MPI_Barrier(f == Frame::barrier ? MPI_COMM_WORLD : dup);
   double start = MPI_Wtime();
   if (f == Frame::window) {
-    start += kWindowAhead;
+    start += kWindowAhead;  // on rank 0's clock
     MPI_Bcast(&start, 1, MPI_DOUBLE, 0, dup);
+    start += offset;  // on this rank's
     while (MPI_Wtime() < start) {
     }
   }
@@ -175,11 +202,14 @@ void print_frames(int me) {
   constexpr int kCalls = 5000;
   MPI_Comm dup = MPI_COMM_NULL;
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  const double offset = clock_offset(me, dup);
+  if (me == 1) std::printf("rank 1's clock less rank 0's: %.3f us\n", offset * 1e6);
+  MPI_Barrier(MPI_COMM_WORLD);
   for (int bytes : {128, 256, 320, 512, 1024}) {
     std::vector<int> buffer(static_cast<std::size_t>(bytes / 4));
     for (Frame f : kFrames) {
       std::vector<double> own(kCalls), slowest(kCalls);
-      for (double& t : own) t = frame_once(f, me, buffer, bytes / 4, dup);
+      for (double& t : own) t = frame_once(f, me, buffer, bytes / 4, dup, offset);
       MPI_Allreduce(own.data(), slowest.data(), kCalls, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       std::array<double, 2> mine{median(own), 0}, both{};
       mine[1] = mine[0];
