@@ -11,14 +11,17 @@ namespace topocoll::mpi::measuring {
 
 class CommonClock {
  public:
-  // Collective over `comm` (a private communicator: it exchanges messages on it).
-  explicit CommonClock(MPI_Comm comm);
-  // Seconds on rank 0's MPI_Wtime.
-  [[nodiscard]] double now() const { return PMPI_Wtime() - offset_; }
+  using Read = double (*)();
+  // Collective over `comm` (a private communicator: it exchanges messages on it). `read`: this
+  // rank's clock in seconds (tests give one rank a clock that runs ahead).
+  explicit CommonClock(MPI_Comm comm, Read read = &PMPI_Wtime);
+  // Seconds on rank 0's clock.
+  [[nodiscard]] double now() const { return read_() - offset_; }
   // This rank's clock less rank 0's (0 on rank 0).
   [[nodiscard]] double offset() const { return offset_; }
 
  private:
+  Read read_;
   double offset_ = 0;
 };
 

@@ -1,0 +1,99 @@
+// The common clock and the start window of the measurement API (src/mpi/runtime/
+// common_clock.hpp, start_window.hpp; docs/validation.md, "Timing frames"), on 2 or more ranks.
+// No check depends on how fast the machine is:
+// - the last rank reads a clock one second ahead of MPI_Wtime; the offset it finds is that
+//   second (to a millisecond), and rank 0's common time read there agrees with rank 0's own
+//   reading to a millisecond as well;
+// - a call that spins for 20 us on every rank is timed at 20 us or more, and the largest code
+//   any rank's call returned is every rank's.
+// Exits 1 naming each failed check.
+#include "runtime/start_window.hpp"
+
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+
+#include "runtime/common_clock.hpp"
+
+namespace {
+
+using topocoll::mpi::measuring::CommonClock;
+using topocoll::mpi::measuring::StartWindow;
+
+int failures = 0;
+int rank = 0;
+
+void expect(bool ok, const std::string& what) {
+  if (ok) return;
+  ++failures;
+  std::fprintf(stderr, "rank %d: FAILED: %s\n", rank, what.c_str());
+}
+
+double a_second_ahead() { return PMPI_Wtime() + 1.0; }
+
+void a_clock_ahead_is_read_back(MPI_Comm comm, int size) {
+  const int last = size - 1;
+  const CommonClock clock(comm, rank == last ? &a_second_ahead : &PMPI_Wtime);
+  if (rank == last)
+    expect(std::abs(clock.offset() - 1.0) < 1e-3,
+           "offset of a clock 1 s ahead: " + std::to_string(clock.offset()) + " s");
+  if (rank == 0) expect(clock.offset() == 0, "rank 0's offset is 0");
+  // Rank 0 sends its reading; the last rank's common time at arrival is later, by a transit.
+  double sent = rank == 0 ? clock.now() : 0;
+  if (rank == 0) MPI_Send(&sent, 1, MPI_DOUBLE, last, 0, comm);
+  if (rank == last) {
+    MPI_Recv(&sent, 1, MPI_DOUBLE, 0, 0, comm, MPI_STATUS_IGNORE);
+    const double transit = clock.now() - sent;
+    expect(std::abs(transit) < 1e-3,
+           "rank 0's time read on the last rank differs by " + std::to_string(transit) + " s");
+  }
+}
+
+double spin(double seconds) {
+  const double start = PMPI_Wtime();
+  while (PMPI_Wtime() < start + seconds) {
+  }
+  return start;
+}
+
+void the_time_covers_every_call(MPI_Comm comm, int size) {
+  StartWindow window(comm);
+  int prepared = 0;
+  for (int i = 0; i < 5; ++i) {
+    int rc = -1;
+    const double elapsed = window.time([&] { ++prepared; },
+                                       [] {
+                                         spin(20e-6);
+                                         return MPI_SUCCESS;
+                                       },
+                                       rc);
+    expect(rc == MPI_SUCCESS, "the calls' code");
+    expect(elapsed >= 20e-6, "time " + std::to_string(elapsed * 1e6) + " us below the 20 spun");
+  }
+  expect(prepared >= 5, "prepare ran before every call");
+  // One rank's error is every rank's, and ends the attempts.
+  int rc = -1;
+  window.time([] {}, [&] { return rank == size - 1 ? MPI_ERR_OTHER : MPI_SUCCESS; }, rc);
+  expect(rc == MPI_ERR_OTHER, "the last rank's error code on every rank: " + std::to_string(rc));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int size = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  a_clock_ahead_is_read_back(comm, size);
+  the_time_covers_every_call(comm, size);
+  MPI_Comm_free(&comm);
+  int total = failures;
+  MPI_Allreduce(MPI_IN_PLACE, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) std::printf("start window: %d failed check(s)\n", total);
+  MPI_Finalize();
+  return total == 0 ? 0 : 1;
+}
