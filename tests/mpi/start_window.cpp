@@ -2,8 +2,9 @@
 // common_clock.hpp, start_window.hpp; docs/validation.md, "Timing frames"), on 2 or more ranks.
 // No check depends on how fast the machine is:
 // - the last rank reads a clock one second ahead of MPI_Wtime; the offset it finds is that
-//   second (to a millisecond), and rank 0's common time read there agrees with rank 0's own
-//   reading to a millisecond as well;
+//   second, and rank 0's time read there agrees with rank 0's own reading, both to half a
+//   second (which tells the second found from the second left in, however loaded the machine:
+//   under ctest -j2 on 2 cores one message took 4 ms);
 // - a call that spins for 20 us on every rank is timed at 20 us or more, and the largest code
 //   any rank's call returned is every rank's.
 // Exits 1 naming each failed check.
@@ -37,7 +38,7 @@ void a_clock_ahead_is_read_back(MPI_Comm comm, int size) {
   const int last = size - 1;
   const CommonClock clock(comm, rank == last ? &a_second_ahead : &PMPI_Wtime);
   if (rank == last)
-    expect(std::abs(clock.offset() - 1.0) < 1e-3,
+    expect(std::abs(clock.offset() - 1.0) < 0.5,
            "offset of a clock 1 s ahead: " + std::to_string(clock.offset()) + " s");
   if (rank == 0) expect(clock.offset() == 0, "rank 0's offset is 0");
   // Rank 0 sends its reading; the last rank's common time at arrival is later, by a transit.
@@ -46,7 +47,7 @@ void a_clock_ahead_is_read_back(MPI_Comm comm, int size) {
   if (rank == last) {
     MPI_Recv(&sent, 1, MPI_DOUBLE, 0, 0, comm, MPI_STATUS_IGNORE);
     const double transit = clock.now() - sent;
-    expect(std::abs(transit) < 1e-3,
+    expect(std::abs(transit) < 0.5,
            "rank 0's time read on the last rank differs by " + std::to_string(transit) + " s");
   }
 }
